@@ -1,0 +1,1 @@
+"""The headless engine: collect facts, check them, rank findings. Never imports Qt."""

@@ -1,0 +1,1 @@
+"""Typed, frozen facts about one layer each; None where a fact could not be collected."""

@@ -1,0 +1,1 @@
+"""Compatibility knowledge: bundled, sourced tables in resources/compat, loaded and queried."""

@@ -1,0 +1,1 @@
+"""Reading application logs (any size, any encoding) and diagnosing them."""

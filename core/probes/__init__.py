@@ -1,0 +1,1 @@
+"""Crash-prone native work, run in a child process with a timeout."""

@@ -1,0 +1,41 @@
+"""EnvironmentSnapshot: every fact collected, frozen; None where a fact could not be collected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fallback_doctor.core.facts.device import DeviceFacts
+from fallback_doctor.core.facts.driver import DriverFacts
+from fallback_doctor.core.facts.libraries import LibraryFacts
+from fallback_doctor.core.facts.native import NativeFacts
+from fallback_doctor.core.facts.onnxruntime import OrtFacts
+from fallback_doctor.core.facts.platform import PlatformFacts
+from fallback_doctor.core.facts.python_env import PythonEnvFacts
+from fallback_doctor.core.facts.torch import TorchFacts
+
+
+@dataclass(frozen=True)
+class CollectorOutcome:
+    """How one collector went: fine, or "could not collect: why"."""
+
+    name: str
+    ok: bool
+    error: str | None
+    duration_ms: float
+
+
+@dataclass(frozen=True)
+class EnvironmentSnapshot:
+    """The facts about one target, collected once, then only read."""
+
+    platform: PlatformFacts | None = None
+    python: PythonEnvFacts | None = None
+    onnxruntime: OrtFacts | None = None
+    torch: TorchFacts | None = None
+    driver: DriverFacts | None = None
+    device: DeviceFacts | None = None
+    libraries: LibraryFacts | None = None
+    native: NativeFacts | None = None
+    environment: dict[str, str] = field(default_factory=dict)
+    """The environment variables that matter for loading (allowlisted), as the target sees them."""
+    collectors: tuple[CollectorOutcome, ...] = ()

@@ -1,0 +1,96 @@
+"""Finding texts in English and Korean, loaded from resources/texts/*.json (data, not code).
+
+Each file maps a finding id to its texts::
+
+    {"driver.missing": {
+        "en": {"title": "...", "detail": "... {library} ...", "fix": "..."},
+        "ko": {"title": "...", "detail": "...", "fix": "..."},
+        "source": "where the facts in the text come from"}}
+
+Templates use str.format fields filled from the check's parameters.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
+
+LANGUAGES: tuple[str, ...] = ("en", "ko")
+
+
+class _Defaulting(dict[str, Any]):
+    """A format mapping that leaves unknown fields visible instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@cache
+def load_texts() -> dict[str, dict[str, Any]]:
+    """Every finding text, merged from all files in resources/texts/."""
+    merged: dict[str, dict[str, Any]] = {}
+    folder = resources.files("fallback_doctor.resources").joinpath("texts")
+    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        for key, value in data.items():
+            if key in merged:
+                raise ValueError(f"finding text {key!r} is defined twice (in {entry.name})")
+            merged[key] = value
+    return merged
+
+
+def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str, str]:
+    """The title, detail and fix of a finding in one language, with its fields filled in."""
+    entry = load_texts().get(finding_id)
+    if entry is None:
+        raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/")
+    texts = entry.get(lang) or entry["en"]
+    mapping = _Defaulting({key: _stringify(value) for key, value in params.items()})
+    return {part: str(texts.get(part, "")).format_map(mapping) for part in ("title", "detail", "fix")}
+
+
+def _stringify(value: Any) -> str:
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+def make_finding(
+    finding_id: str,
+    cause: str,
+    layer: Layer,
+    severity: Severity,
+    *,
+    params: dict[str, Any] | None = None,
+    evidence: tuple[Evidence, ...] = (),
+    commands: tuple[str, ...] = (),
+    verify: str | None = None,
+) -> Finding:
+    """Build a finding whose words come from resources/texts in every language.
+
+    The English text fills title, detail and remediation summary; every language
+    (English included) is kept in ``texts`` so a renderer can pick one.
+    """
+    values = dict(params or {})
+    texts = {lang: render_text(finding_id, lang, values) for lang in LANGUAGES}
+    english = texts["en"]
+    remediation = None
+    if english["fix"] or commands or verify:
+        remediation = Remediation(summary=english["fix"], commands=commands, verify=verify)
+    return Finding(
+        id=finding_id,
+        cause=cause,
+        layer=layer,
+        severity=severity,
+        title=english["title"],
+        detail=english["detail"],
+        evidence=evidence,
+        remediation=remediation,
+        texts=texts,
+    )

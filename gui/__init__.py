@@ -1,0 +1,1 @@
+"""The PySide6 wizard: thin, renders the core's report."""

@@ -1,0 +1,1 @@
+"""Bundled knowledge: compatibility tables, log signatures, texts in English and Korean."""
