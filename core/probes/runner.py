@@ -78,7 +78,7 @@ def run_child(
     else:
         kwargs["start_new_session"] = True
     try:
-        process = subprocess.Popen(  # noqa: S603 - argv list, no shell
+        process = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,

@@ -1,0 +1,32 @@
+# The two commands of the README: `make wizard` runs the wizard, `make test` runs the tests.
+# Both create the tool's own virtual environment (.venv) on first use; nothing is installed
+# into any application's environment.
+
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { command -v $$p; break; }; \
+	done)
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: wizard test lint setup
+
+$(BIN)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
+	bash scripts/system-deps.sh
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+setup: $(BIN)/.installed
+
+wizard: $(BIN)/.installed
+	$(BIN)/fallback-doctor
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	PYTHONPATH=tools/typecheck $(BIN)/lint-imports
+
+test: lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest

@@ -1,0 +1,50 @@
+"""Median wall time of `fallback-doctor diagnose --quick` beside ONNX Runtime's own print_debug_info.
+
+Usage: python benchmarks/bench_diagnose_quick.py [--python PATH] [--runs N]
+
+Both run as fresh processes, as a technician would run them; the target interpreter
+must have onnxruntime installed for the comparison command to work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+
+def _time(argv: list[str], runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> int:
+    """Print the median and spread of both commands."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--python", default=sys.executable, help="the application's interpreter")
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    ours = _time(
+        [sys.executable, "-m", "fallback_doctor", "diagnose", "--quick", "--json", "--python", args.python],
+        args.runs,
+    )
+    theirs = _time([args.python, "-c", "import onnxruntime; onnxruntime.print_debug_info()"], args.runs)
+    for name, times in (
+        ("fallback-doctor diagnose --quick", ours),
+        ("python -c 'import onnxruntime; onnxruntime.print_debug_info()'", theirs),
+    ):
+        print(
+            f"{name}: median {statistics.median(times) * 1000:.0f} ms "
+            f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}, n={len(times)})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""`fallback-doctor` subcommands for the terminal: diagnose (more come with later issues)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from fallback_doctor import __version__
+from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.core.collect.run import CollectRequest
+from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.report import diagnosis_document, render_text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="fallback-doctor",
+        description="Find out why ONNX Runtime runs on the CPU when it was asked for the GPU.",
+        epilog="Without a subcommand the wizard opens (or, without a display, `diagnose` runs).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_diagnose(subparsers)
+    _add_optional_commands(subparsers)
+    return parser
+
+
+def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    diag = subparsers.add_parser(
+        "diagnose",
+        help="inspect driver -> CUDA -> cuDNN -> ONNX Runtime and print the ranked findings",
+        description="Inspect the GPU stack layer by layer and print the ranked findings with fixes.",
+    )
+    diag.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the application's Python interpreter (default: the one running this tool)",
+    )
+    diag.add_argument("--json", action="store_true", help="print the versioned JSON report")
+    diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
+    diag.add_argument(
+        "--lang",
+        choices=("en", "ko"),
+        default=None,
+        help="language of the text report (default: from the locale)",
+    )
+    diag.set_defaults(handler=run_diagnose)
+
+
+def _add_optional_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Subcommands that live in modules of their own."""
+    from fallback_doctor.cli import explain_log
+
+    explain_log.add_parser(subparsers)
+
+
+def run_diagnose(args: argparse.Namespace) -> int:
+    """`fallback-doctor diagnose`: collect, check, rank, print; exit 0, 1 or 2."""
+    python = args.python or sys.executable
+    if args.python and not os.path.exists(args.python):
+        raise UsageError(f"--python {args.python}: no such file")
+    request = DiagnoseRequest(
+        collect=CollectRequest(python=python, env=dict(os.environ)),
+        quick=args.quick,
+        target={"kind": "python", "python": python},
+    )
+    diagnosis = diagnose(request)
+    document = diagnosis_document(diagnosis)
+    if args.json:
+        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(document, args.lang or default_language()))
+    return exit_code_for(diagnosis.verdict)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; usage errors exit 2 with a one-line message."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "handler", None) is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        code: int = args.handler(args)
+    except UsageError as error:
+        print(f"fallback-doctor: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("fallback-doctor: interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""The `fallback-doctor` command: the wizard when there is a screen, the terminal otherwise.
+
+This module decides between the GUI and the CLI so that neither has to know the other:
+the CLI never imports Qt, and the GUI is only imported when a display is there.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from collections.abc import Mapping, Sequence
+
+
+def display_problem(env: Mapping[str, str], platform: str = sys.platform) -> str | None:
+    """Why no window can be shown here, or None when one can.
+
+    Qt aborts the whole process (not an exception) when it cannot reach a display,
+    so this is decided before Qt is imported.
+    """
+    if env.get("QT_QPA_PLATFORM", "").split(":")[0] in {"offscreen", "minimal", "vnc", "eglfs"}:
+        return None
+    if platform in {"win32", "darwin"}:
+        return None
+    wayland = env.get("WAYLAND_DISPLAY")
+    if wayland:
+        runtime_dir = env.get("XDG_RUNTIME_DIR", "")
+        path = wayland if os.path.isabs(wayland) else os.path.join(runtime_dir, wayland)
+        if os.path.exists(path):
+            return None
+    display = env.get("DISPLAY")
+    if not display:
+        return "no display (DISPLAY is not set)"
+    if _x_display_reachable(display):
+        return None
+    return f"the display {display} cannot be reached"
+
+
+def _x_display_reachable(display: str) -> bool:
+    host, _, rest = display.rpartition(":")
+    number = rest.split(".")[0]
+    if not number.isdigit():
+        return False
+    if host in {"", "unix"}:
+        return os.path.exists(f"/tmp/.X11-unix/X{number}")
+    try:
+        with socket.create_connection((host, 6000 + int(number)), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    wants_gui = not args or args[0] == "gui"
+    if not wants_gui:
+        from fallback_doctor.cli.main import main as cli_main
+
+        return cli_main(args)
+    problem = display_problem(os.environ)
+    if problem is not None:
+        print(
+            f"fallback-doctor: {problem}; running the headless diagnosis instead (fallback-doctor diagnose).",
+            file=sys.stderr,
+        )
+        from fallback_doctor.cli.main import main as cli_main
+
+        return cli_main(["diagnose", *args[1:]] if args else ["diagnose"])
+    from fallback_doctor.gui.app import run
+
+    return run(args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

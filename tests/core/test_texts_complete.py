@@ -1,0 +1,48 @@
+"""Every finding text exists in English and Korean, with a source and the same fields."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.texts import LANGUAGES, load_texts, make_finding
+
+TEXTS = load_texts()
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("finding_id", sorted(TEXTS))
+def test_every_text_has_both_languages_and_a_source(finding_id: str) -> None:
+    entry = TEXTS[finding_id]
+    assert entry.get("source"), f"{finding_id} has no source"
+    for lang in LANGUAGES:
+        assert lang in entry, f"{finding_id} lacks {lang}"
+        for part in ("title", "detail"):
+            assert entry[lang].get(part), f"{finding_id}.{lang}.{part} is empty"
+    for part in ("title", "detail", "fix"):
+        english = _fields(entry["en"].get(part, ""))
+        korean = _fields(entry["ko"].get(part, ""))
+        assert english == korean, f"{finding_id}.{part}: fields differ en={english} ko={korean}"
+
+
+def test_korean_texts_are_korean() -> None:
+    for finding_id, entry in TEXTS.items():
+        title = entry["ko"]["title"]
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in title), f"{finding_id}: ko title has no Hangul"
+
+
+def test_make_finding_fills_fields_in_every_language() -> None:
+    finding = make_finding(
+        "collect.failed",
+        "collection_failed",
+        Layer.PROBE,
+        Severity.WARNING,
+        params={"collector": "driver", "reason": "boom"},
+    )
+    assert "driver" in finding.title
+    assert "boom" in finding.texts["ko"]["detail"]
+    assert finding.remediation is not None

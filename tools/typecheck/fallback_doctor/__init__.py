@@ -1,0 +1,1 @@
+../../../package/__init__.py

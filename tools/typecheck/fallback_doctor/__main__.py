@@ -1,0 +1,1 @@
+../../../package/__main__.py
