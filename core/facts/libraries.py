@@ -37,6 +37,17 @@ class Resolution:
     """Copies of exactly this name that the loader would not find by itself."""
     other_majors: tuple[str, ...]
     """Copies of the same library with another major version (e.g. .so.12 for .so.13)."""
+    lazy: bool = False
+    """Opened at run time by name (dlopen/LoadLibrary), not a load-time dependency: ONNX Runtime
+    >= 1.28 opens cuDNN, cuFFT and nvrtc this way, and libcudnn.so.9 its sub-libraries."""
+    searched: tuple[str, ...] = ()
+    """The directories the loader tried, in order (the ld.so.cache step shows as its file)."""
+    skipped: tuple[str, ...] = ()
+    """Copies the loader would pass over: wrong ELF class/machine (e.g. a 32-bit copy)."""
+    version: str | None = None
+    """The version in the resolved file's real name (symlinks followed), e.g. 13.0.96."""
+    soname: str | None = None
+    """DT_SONAME of the resolved file (None on Windows or where it has none)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,10 @@ class DependencyReport:
     root: str
     resolutions: tuple[Resolution, ...]
     """Every needed library in the tree, breadth-first, each once."""
+    budget_exhausted: bool = False
+    """True when the time budget ran out before the whole tree was resolved."""
+    error: str | None = None
+    """Why the root itself could not be read (missing file, not ELF/PE); None when it was."""
 
 
 @dataclass(frozen=True)

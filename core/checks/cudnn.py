@@ -1,0 +1,204 @@
+"""cuDNN layer: the cuDNN the build needs, its sub-libraries, zlib, and another major shadowing.
+
+By hand: ``ldconfig -p | grep cudnn``, ``ls site-packages/nvidia/cudnn/lib`` and
+``python -c "import ctypes; ctypes.CDLL('libcudnn.so.9')"``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.cuda import (
+    CUDNN_PACKAGES,
+    cuda_major_needed,
+    is_windows,
+    ld_path_command,
+    ordered_reports,
+    other_major_copies,
+    preload_dlls_applies,
+    python_executable,
+    resolution_evidence,
+    shadowed_findings,
+    unresolved,
+    verify_command,
+)
+from fallback_doctor.core.facts.libraries import Resolution
+from fallback_doctor.core.loader import names
+from fallback_doctor.core.model import Finding, Layer, Severity
+from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import make_finding
+
+
+def _is_shim(name: str) -> bool:
+    family = names.family_of(name)
+    return family is not None and family.lower() == "cudnn"
+
+
+def _is_zlib(name: str) -> bool:
+    lowered = name.lower()
+    return lowered == "zlibwapi.dll" or lowered.startswith("libz.so")
+
+
+def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """cuDNN of the needed major not resolvable (load-time or opened lazily since ORT 1.28).
+
+    Installed elsewhere -> which directory to add; absent -> which package to install.
+    By hand: ``python -c "import ctypes; ctypes.CDLL('libcudnn.so.9')"``.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    windows = is_windows(snapshot)
+    covered: set[str] = set()
+    for report in ordered_reports(libraries):
+        for item in unresolved(report):
+            if not _is_shim(item.name) or item.name in covered:
+                continue
+            if not item.installed_elsewhere and other_major_copies(libraries, item):
+                continue  # cudnn_major_mismatch
+            covered.add(item.name)
+            cuda_major = cuda_major_needed(snapshot, report)
+            params = {"provider": report.provider, "name": item.name,
+                      "cuda_major": cuda_major if cuda_major is not None else "?",
+                      "path_var": "PATH" if windows else "LD_LIBRARY_PATH"}
+            verify = verify_command(report, windows, [item.name] if item.lazy else ())
+            lazy = ".lazy" if item.lazy else ""
+            if item.installed_elsewhere:
+                directory = os.path.dirname(item.installed_elsewhere[0])
+                commands = [ld_path_command([directory], windows)]
+                if preload_dlls_applies(snapshot):
+                    commands.append("import onnxruntime; onnxruntime.preload_dlls()  "
+                                    "# in the application, before creating the InferenceSession")
+                yield make_finding(
+                    "cudnn.not_on_loader_path" + lazy, Cause.CUDNN_MISSING, Layer.CUDNN,
+                    Severity.ERROR, params={**params, "dirs": [directory]},
+                    evidence=resolution_evidence([item]), commands=tuple(commands),
+                    verify=verify,
+                )
+                continue
+            package = CUDNN_PACKAGES.get(cuda_major or 0)
+            commands = ([f"{python_executable(snapshot)} -m pip install {package}"]
+                        if package else [])
+            yield make_finding(
+                "cudnn.missing" + lazy, Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR,
+                params={**params, "package": package or "cuDNN for your CUDA major"},
+                evidence=resolution_evidence([item]), commands=tuple(commands), verify=verify,
+            )
+
+
+def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """cuDNN found, but sub-libraries it opens (libcudnn_graph …) or zlib are not loadable.
+
+    By hand: ``ls $(dirname <libcudnn.so.9>)`` and ``ldd <libcudnn_graph.so.9>``.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    windows = is_windows(snapshot)
+    seen: set[str] = set()
+    for report in ordered_reports(libraries):
+        subs: list[Resolution] = []
+        zlib: list[Resolution] = []
+        for item in unresolved(report):
+            if item.name in seen:
+                continue
+            family = (names.family_of(item.name) or "").lower()
+            if family.startswith("cudnn_") and not other_major_copies(libraries, item):
+                subs.append(item)
+            elif _is_zlib(item.name) and names.is_cudnn(os.path.basename(item.needed_by)):
+                zlib.append(item)
+        seen.update(item.name for item in (*subs, *zlib))
+        if subs:
+            directory = os.path.dirname(subs[0].needed_by)
+            yield make_finding(
+                "cudnn.sublibrary_missing", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR,
+                params={"provider": report.provider, "names": [item.name for item in subs],
+                        "cudnn": subs[0].needed_by, "dir": directory},
+                evidence=resolution_evidence(subs),
+                verify=verify_command(report, windows, [item.name for item in subs]),
+            )
+        if zlib:
+            commands = ("sudo apt-get install zlib1g",) if not windows else ()
+            yield make_finding(
+                "cudnn.zlib_missing", Cause.ZLIBWAPI_MISSING, Layer.CUDNN, Severity.ERROR,
+                params={"provider": report.provider, "name": zlib[0].name,
+                        "needed_by": zlib[0].needed_by},
+                evidence=resolution_evidence(zlib), commands=commands,
+                verify=verify_command(report, windows, [zlib[0].name]),
+            )
+
+
+def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The build needs cuDNN N; only another major (e.g. 8 for 9) is present.
+
+    By hand: ``ldconfig -p | grep libcudnn``.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    windows = is_windows(snapshot)
+    seen: set[str] = set()
+    for report in ordered_reports(libraries):
+        for item in unresolved(report):
+            if not names.is_cudnn(item.name) or item.installed_elsewhere or item.name in seen:
+                continue
+            copies = other_major_copies(libraries, item)
+            if not copies:
+                continue
+            seen.add(item.name)
+            cuda_major = cuda_major_needed(snapshot, report)
+            package = CUDNN_PACKAGES.get(cuda_major or 0)
+            wanted = names.parse_library_name(item.name)
+            commands = ([f"{python_executable(snapshot)} -m pip install {package}"]
+                        if package else [])
+            yield make_finding(
+                "cudnn.major_mismatch", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR,
+                params={"provider": report.provider, "name": item.name, "copies": copies,
+                        "cudnn_major": wanted.major if wanted and wanted.major else "?",
+                        "package": package or "cuDNN for your CUDA major"},
+                evidence=resolution_evidence([item]), commands=tuple(commands),
+                verify=verify_command(report, windows, [item.name] if item.lazy else ()),
+            )
+
+
+def cudnn_mixed_versions(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """cuDNN's shim and its sub-libraries would come from different cuDNN releases.
+
+    cuDNN 9 refuses sub-libraries of another version. By hand: ``ls -l`` the resolved files.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    for report in ordered_reports(libraries):
+        versions: dict[str, list[Resolution]] = {}
+        for item in report.resolutions:
+            if item.path is None or not names.is_cudnn(item.name) or not item.version:
+                continue
+            if item.version.count(".") < 1:
+                continue  # only the major is known (pip wheels): nothing to compare
+            versions.setdefault(item.version, []).append(item)
+        if len(versions) < 2:
+            continue
+        items = [item for group in versions.values() for item in group]
+        yield make_finding(
+            "cudnn.mixed_versions", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR,
+            params={"provider": report.provider, "versions": sorted(versions),
+                    "dirs": sorted({os.path.dirname(item.path or "") for item in items})},
+            evidence=resolution_evidence(items),
+        )
+        return
+
+
+def cudnn_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """A cuDNN library the loader would take from a copy of another major.
+
+    By hand: ``readelf -d <file> | grep SONAME``.
+    """
+    yield from shadowed_findings(snapshot, names.is_cudnn, "cudnn.shadowed_by_other_major",
+                                 Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN)
+
+
+CHECKS = (cudnn_missing, cudnn_major_mismatch, cudnn_sublibraries_missing, cudnn_mixed_versions,
+          cudnn_shadowed)

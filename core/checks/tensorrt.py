@@ -1,0 +1,81 @@
+"""TensorRT layer: the TensorRT provider is shipped but libnvinfer / nvonnxparser cannot load.
+
+By hand: ``ldd /path/libonnxruntime_providers_tensorrt.so | grep "not found"`` and
+``ldconfig -p | grep nvinfer``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.cuda import (
+    cuda_major_needed,
+    is_windows,
+    ld_path_command,
+    other_major_copies,
+    python_executable,
+    resolution_evidence,
+    shadowed_findings,
+    unresolved,
+    verify_command,
+)
+from fallback_doctor.core.loader import names
+from fallback_doctor.core.model import Finding, Layer, Severity
+from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import make_finding
+
+TENSORRT_PACKAGES: dict[int, str] = {13: "tensorrt-cu13", 12: "tensorrt-cu12"}
+
+
+def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The TensorRT provider library is present but TensorRT itself is not loadable.
+
+    A warning: the CUDA provider can still run the model. By hand:
+    ``ldd <libonnxruntime_providers_tensorrt.so> | grep nvinfer``.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    windows = is_windows(snapshot)
+    for report in libraries.reports:
+        if "Tensorrt" not in report.provider and "TensorRT" not in report.provider:
+            continue
+        missing = [item for item in unresolved(report) if names.is_tensorrt(item.name)]
+        if not missing:
+            continue
+        wanted = names.parse_library_name(missing[0].name)
+        trt_major = wanted.major if wanted and wanted.major else 10
+        cuda_major = cuda_major_needed(snapshot, report)
+        package = TENSORRT_PACKAGES.get(cuda_major or 0, "tensorrt")
+        elsewhere = [copy for item in missing for copy in item.installed_elsewhere]
+        others = [copy for item in missing for copy in other_major_copies(libraries, item)]
+        commands: list[str] = []
+        if elsewhere:
+            commands.append(ld_path_command(
+                list(dict.fromkeys(os.path.dirname(copy) for copy in elsewhere)), windows))
+        else:
+            commands.append(f"{python_executable(snapshot)} -m pip install {package}")
+        finding_id = "tensorrt.other_major" if others and not elsewhere else "tensorrt.missing"
+        yield make_finding(
+            finding_id, Cause.TENSORRT_MISSING, Layer.TENSORRT, Severity.WARNING,
+            params={"provider": report.provider, "provider_path": report.root,
+                    "names": [item.name for item in missing], "trt_major": trt_major,
+                    "package": package, "copies": others or elsewhere,
+                    "cuda_major": cuda_major if cuda_major is not None else "?"},
+            evidence=resolution_evidence(missing), commands=tuple(commands),
+            verify=verify_command(report, windows),
+        )
+
+
+def tensorrt_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """A TensorRT library the loader would take from a copy of another major.
+
+    By hand: ``readelf -d <libnvinfer.so.10> | grep SONAME``.
+    """
+    yield from shadowed_findings(snapshot, names.is_tensorrt, "tensorrt.shadowed_by_other_major",
+                                 Cause.TENSORRT_MISSING, Layer.TENSORRT)
+
+
+CHECKS = (tensorrt_missing, tensorrt_shadowed)
