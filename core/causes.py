@@ -34,6 +34,7 @@ class Cause(StrEnum):
     COLLECTION_FAILED = "collection_failed"
     PROBE_FAILED = "probe_failed"
     TORCH_CUDA_CONFLICT = "torch_cuda_conflict"
+    NVML_NO_PERMISSION = "nvml_no_permission"
 
 
 CAUSE_LAYER: dict[Cause, Layer] = {
@@ -46,6 +47,7 @@ CAUSE_LAYER: dict[Cause, Layer] = {
     Cause.DRIVER_MISSING: Layer.DRIVER,
     Cause.DRIVER_TOO_OLD: Layer.DRIVER,
     Cause.NVML_DRIVER_LIBRARY_MISMATCH: Layer.DRIVER,
+    Cause.NVML_NO_PERMISSION: Layer.DRIVER,
     Cause.NO_GPU_VISIBLE: Layer.DEVICE,
     Cause.CONTAINER_NO_DEVICE: Layer.DEVICE,
     Cause.UNSUPPORTED_ARCH: Layer.DEVICE,
