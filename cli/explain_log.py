@@ -1,0 +1,178 @@
+"""``fallback-doctor explain-log``: diagnose logs from their text alone.
+
+``explain-log [--json] [--lang en|ko] FILE [FILE ...]`` (``-`` reads standard input). With
+``--json``: one JSON object per file per line (JSON Lines), each with ``file`` and ``causes``
+(``{cause, layer, confidence, evidence}``, the most likely first). Exit 0 when it ran, whatever
+it found; 2 when a file could not be read (the others are still processed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
+from fallback_doctor.core.logs.excerpt import has_startup
+from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText, read_log
+from fallback_doctor.core.logs.signatures import load_signatures
+
+_LABELS = {
+    "en": {
+        "file": "Log",
+        "read": "read",
+        "lines": "lines",
+        "of": "of",
+        "most_likely": "Most likely cause",
+        "confidence": "confidence",
+        "layer": "layer",
+        "why": "Why",
+        "fix": "Fix",
+        "evidence": "Evidence",
+        "others": "Other candidates",
+        "hidden": "The signal may have been hidden",
+        "scope_latest": "from the most recent start-up",
+        "scope_whole": "whole text read",
+        "nothing": "No known failure line was found.",
+    },
+    "ko": {
+        "file": "로그",
+        "read": "읽음",
+        "lines": "줄",
+        "of": "/",
+        "most_likely": "가장 가능성 높은 원인",
+        "confidence": "신뢰도",
+        "layer": "계층",
+        "why": "설명",
+        "fix": "해결",
+        "evidence": "근거",
+        "others": "다른 후보",
+        "hidden": "신호가 가려졌을 수 있습니다",
+        "scope_latest": "가장 최근 시작 이후",
+        "scope_whole": "읽은 전체 텍스트",
+        "nothing": "알려진 실패 줄을 찾지 못했습니다.",
+    },
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``explain-log`` on an argparse sub-parser collection."""
+    parser = subparsers.add_parser(
+        "explain-log",
+        help="diagnose ONNX Runtime GPU fallbacks from log files (text only)",
+        description="Read the end of each log (any size, rotated, UTF-8/UTF-16/CP949, docker, "
+        "journalctl) and rank the likely causes of a GPU-to-CPU fallback.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="log file, directory or - for stdin")
+    parser.add_argument("--json", action="store_true", help="one JSON object per file per line")
+    parser.add_argument("--lang", choices=("en", "ko"), default="en", help="language of the text output")
+    parser.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        help="bytes read from the end of each log (default 8 MiB)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Diagnose each file; print text or JSON Lines; 0 when all were read, 2 otherwise."""
+    status = 0
+    out: TextIO = sys.stdout
+    for name in args.files:
+        try:
+            texts = read_log(name, args.budget, stop_when=has_startup)
+        except (LogReadError, OSError) as error:
+            print(f"fallback-doctor explain-log: {error}", file=sys.stderr)
+            status = 2
+            continue
+        diagnosis = explain_texts(texts)
+        if args.json:
+            out.write(json.dumps(_json_record(name, texts, diagnosis), ensure_ascii=False) + "\n")
+        else:
+            out.write(render_text(name, texts, diagnosis, args.lang))
+        out.flush()
+    return status
+
+
+def _json_record(name: str, texts: list[LogText], diagnosis: LogDiagnosis) -> dict[str, Any]:
+    record: dict[str, Any] = {"file": name}
+    record.update(diagnosis.to_dict())
+    record["read"] = [
+        {
+            "file": text.source,
+            "encoding": text.encoding,
+            "form": text.form,
+            "size": text.size,
+            "bytes_skipped": text.skipped,
+            "lines": len(text.lines),
+        }
+        for text in texts
+    ]
+    return record
+
+
+def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str) -> str:
+    """The report for people: the most likely cause first, with its explanation and fix."""
+    labels = _LABELS.get(lang, _LABELS["en"])
+    causes_text = load_signatures().causes
+    lines: list[str] = []
+    read = ", ".join(
+        f"{text.source} ({text.encoding}, {len(text.lines)} {labels['lines']}"
+        + ("" if text.complete else f", {text.size - text.skipped:,} {labels['of']} {text.size:,} B")
+        + ")"
+        for text in texts
+    )
+    scope = labels["scope_latest"] if diagnosis.scope == "latest start-up" else labels["scope_whole"]
+    lines.append(f"{labels['file']}: {name} — {labels['read']}: {read}; {scope}")
+    top = diagnosis.top
+    texts_for = causes_text.get(top.cause, {}).get(lang) or causes_text.get(top.cause, {}).get("en", {})
+    lines.append("")
+    lines.append(
+        f"{labels['most_likely']}: {texts_for.get('title', top.cause)} "
+        f"[{top.cause}; {labels['layer']} {top.layer}; {labels['confidence']} {top.confidence:.2f}]"
+    )
+    if top.cause == "unknown":
+        lines.append(f"  {labels['nothing']}")
+    if texts_for.get("explanation"):
+        lines.append(f"  {labels['why']}: {texts_for['explanation']}")
+    if texts_for.get("fix"):
+        lines.append(f"  {labels['fix']}: {texts_for['fix']}")
+    if top.evidence:
+        lines.append(f"  {labels['evidence']}:")
+        for quote in top.evidence:
+            lines.append(f"    {quote.where()}: {_shorten(quote.text)}")
+    others = diagnosis.causes[1:4]
+    if others:
+        lines.append("")
+        lines.append(f"{labels['others']}:")
+        for candidate in others:
+            title = (causes_text.get(candidate.cause, {}).get(lang) or {}).get("title", candidate.cause)
+            lines.append(
+                f"  - {title} [{candidate.cause}; {labels['confidence']} {candidate.confidence:.2f}]"
+            )
+    for signal in diagnosis.hidden:
+        lines.append("")
+        lines.append(f"{labels['hidden']}: {signal.says.get(lang) or signal.says.get('en', '')}")
+        for quote in signal.evidence[:3]:
+            lines.append(f"    {quote.where()}: {_shorten(quote.text)}")
+    lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``explain-log`` on its own (``python -m fallback_doctor.cli.explain_log``)."""
+    parser = argparse.ArgumentParser(prog="fallback-doctor")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    add_parser(subparsers)
+    arguments = parser.parse_args(["explain-log", *(sys.argv[1:] if argv is None else argv)])
+    return int(arguments.handler(arguments))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
