@@ -34,4 +34,35 @@ def collectors_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         )
 
 
-CHECKS = (collectors_failed,)
+_DRIVER_STEPS = ("libcuda", "nvcuda", "cuInit", "cuDevice", "cuDriver")
+
+
+def native_probe_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The native child crashed or hung outside the driver (e.g. while loading cuDNN).
+
+    A crash there is a fact about the library it was loading: a missing cuDNN
+    sub-library aborts the process that calls into cuDNN. (Crashes inside the driver
+    are the driver checks' business.) By hand: `python3 -c "import ctypes;
+    ctypes.CDLL('libcudnn.so.9')"` with the application's LD_LIBRARY_PATH.
+    """
+    native = snapshot.native
+    if native is None or native.ok:
+        return
+    step = native.crashed_step or ""
+    if any(marker in step for marker in _DRIVER_STEPS):
+        return
+    yield make_finding(
+        "probe.native_failed",
+        Cause.PROBE_FAILED,
+        Layer.PROBE,
+        Severity.WARNING,
+        params={"outcome": native.outcome, "step": step or "unknown"},
+        evidence=(
+            Evidence(label="native probe", value=native.outcome),
+            Evidence(label="step", value=step or "unknown"),
+            Evidence(label="stderr", value=native.stderr[-800:] or "(empty)"),
+        ),
+    )
+
+
+CHECKS = (collectors_failed, native_probe_failed)

@@ -6,6 +6,7 @@ exception or an overrun becomes "could not collect: why" while the rest goes on.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import time
@@ -51,10 +52,10 @@ class _Collection:
         self.progress = progress
         self.outcomes: list[CollectorOutcome] = []
 
-    def start(self, name: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> Future[T]:
+    def start(self, name: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> Future[tuple[T, float]]:
         if self.progress is not None:
             self.progress(name)
-        return self.pool.submit(_timed, func, *args, **kwargs)
+        return self.pool.submit(functools.partial(_timed, func, *args, **kwargs))
 
     def wait(self, name: str, future: Future[Any], timeout_s: float) -> Any:
         started = time.monotonic()
