@@ -7,10 +7,13 @@ from dataclasses import dataclass, field
 from fallback_doctor.core.facts.device import DeviceFacts
 from fallback_doctor.core.facts.driver import DriverFacts
 from fallback_doctor.core.facts.libraries import LibraryFacts
+from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.native import NativeFacts
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.platform import PlatformFacts
+from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
+from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.facts.torch import TorchFacts
 
 
@@ -28,6 +31,9 @@ class CollectorOutcome:
 class EnvironmentSnapshot:
     """The facts about one target, collected once, then only read."""
 
+    target: TargetFacts | None = None
+    process: ProcessFacts | None = None
+    log: LogFacts | None = None
     platform: PlatformFacts | None = None
     python: PythonEnvFacts | None = None
     onnxruntime: OrtFacts | None = None

@@ -356,11 +356,16 @@ def _marker_span(handle: BinaryIO) -> tuple[int, int]:
     header = handle.read(64)
     try:
         if header[:4] == b"\x7fELF":
-            return _elf_section(handle, header, b".rodata") or (0, _AZURE_SCAN_LIMIT)
-        if header[:2] == b"MZ":
-            return _pe_section(handle, header, b".data") or (0, _AZURE_SCAN_LIMIT)
-    except (struct.error, OSError, ValueError):
-        pass
+            span = _elf_section(handle, header, b".rodata")
+        elif header[:2] == b"MZ":
+            span = _pe_section(handle, header, b".data")
+        else:
+            span = None
+        if span is not None:
+            return span
+    except (struct.error, OSError, ValueError, IndexError, OverflowError):
+        pass  # a truncated or corrupt header: read the file itself
+    handle.seek(0)
     return 0, _AZURE_SCAN_LIMIT
 
 

@@ -189,3 +189,52 @@ def cudnn_sublibrary_names(cudnn_name: str) -> tuple[str, ...]:
     if parsed.windows:
         return tuple(f"{family}64_{parsed.major}.dll" for family in families)
     return tuple(linux_name(family, str(parsed.major)) for family in families)
+
+
+_MAJOR_IS_CUDA = frozenset({"cudart", "cublas", "cublaslt", "nvrtc", "nvjitlink"})
+"""Families whose own major is the CUDA major (compat-reference §5.1)."""
+
+_CUFFT_CUDA: dict[int, int] = {10: 11, 11: 12, 12: 13}
+"""cuFFT major -> CUDA major (compat-reference §5.1: libcufft.so.10/11/12 for CUDA 11/12/13)."""
+
+_WHEEL_DIR = re.compile(r"[\\/]nvidia[\\/]cu(\d+)[\\/]")
+_TOOLKIT_DIR = re.compile(r"[\\/]cuda-(\d+)\.\d+[\\/]|[\\/]CUDA[\\/]v(\d+)\.\d+[\\/]", re.IGNORECASE)
+
+
+def cuda_major_of_name(name: str) -> int | None:
+    """The CUDA major a CUDA library file name belongs to, where the name says so; else None.
+
+    ``libcudart.so.13`` -> 13, ``cublasLt64_12.dll`` -> 12, ``libcufft.so.11`` -> 12 (cuFFT 11
+    ships with CUDA 12). cuRAND keeps ``libcurand.so.10`` in CUDA 11, 12 and 13, so only a full
+    version in the real file name tells: 10.4.x is CUDA 13, 10.3.1 to 10.3.x CUDA 12, 10.3.0 and
+    10.2.x CUDA 11 (the versions of nvidia-curand, nvidia-curand-cu12 and nvidia-curand-cu11 on
+    PyPI). Other libraries (cuDNN, TensorRT) have their own versions and give None.
+    """
+    parsed = parse_library_name(name)
+    if parsed is None or parsed.major is None:
+        return None
+    family = parsed.family.lower()
+    if family in _MAJOR_IS_CUDA:
+        return parsed.major
+    if family == "cufft":
+        return _CUFFT_CUDA.get(parsed.major)
+    if family == "curand" and parsed.version and not parsed.windows:
+        parts = [int(part) for part in parsed.version.split(".") if part.isdigit()]
+        if len(parts) >= 3 and parts[0] == 10:
+            minor, patch = parts[1], parts[2]
+            if minor >= 4:
+                return 13
+            if minor == 3:
+                return 12 if patch >= 1 else 11
+            return 11
+    return None
+
+
+def cuda_major_of_path(path: str) -> int | None:
+    """The CUDA major a folder names: pip's ``site-packages/nvidia/cu13/lib`` (CUDA 13 wheels),
+    a toolkit's ``/usr/local/cuda-12.4/lib64`` or ``C:\\...\\CUDA\\v12.4\\bin``; else None."""
+    for pattern in (_WHEEL_DIR, _TOOLKIT_DIR):
+        match = pattern.search(path)
+        if match:
+            return int(next(group for group in match.groups() if group))
+    return None

@@ -1,0 +1,1 @@
+"""The diagnostic bundle: export with redaction, and safe opening of bundles made elsewhere."""

@@ -1,0 +1,1 @@
+"""Target application profiles: where a target's configuration, log, libraries and process are."""

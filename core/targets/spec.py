@@ -1,0 +1,34 @@
+"""What the user asked to diagnose (the command line or the wizard's start page)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class TargetKind(StrEnum):
+    """The kinds of target: auto picks Bareun when installed, else the Python environment."""
+
+    AUTO = "auto"
+    BAREUN = "bareun"
+    PYTHON = "python"
+    LOG = "log"
+
+
+@dataclass(frozen=True)
+class TargetSpec:
+    """The target as given; resolving it (finding Bareun, reading its config) is a collector's job."""
+
+    kind: TargetKind = TargetKind.AUTO
+    python: str | None = None
+    """--python: the application's interpreter."""
+    bareun_root: str | None = None
+    """--bareun-root: the Bareun installation (else BAREUN_ROOT, /opt/bareun, /bareun, …)."""
+    config: str | None = None
+    """--config: the application's configuration file (for Bareun: <root>/config/bareun.json)."""
+    logs: tuple[str, ...] = ()
+    """--log: log files to read (may be empty: the profile's own log location is used)."""
+    log_text: str | None = None
+    """Log text pasted into the wizard (no file)."""
+    pid: int | None = None
+    """--pid: the running server's process."""
