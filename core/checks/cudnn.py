@@ -13,6 +13,7 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.cuda import (
     CUDNN_PACKAGES,
     cuda_major_needed,
+    foreign_resolutions,
     is_windows,
     ld_path_command,
     ordered_reports,
@@ -26,7 +27,7 @@ from fallback_doctor.core.checks.cuda import (
 )
 from fallback_doctor.core.facts.libraries import Resolution
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -191,6 +192,53 @@ def cudnn_mixed_versions(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
 
 
+def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The loader takes a cuDNN built for another CUDA major than ONNX Runtime's.
+
+    cuDNN 9 keeps libcudnn.so.9 / cudnn64_9.dll for its CUDA 12 and CUDA 13 builds, so the name
+    is found, but the file opens the other major's cuBLAS and runtime. Known from the pip wheel
+    that installed it (nvidia-cudnn-cu12 / -cu13) or from the CUDA libraries it links.
+    By hand: ``pip list | grep nvidia-cudnn`` and ``readelf -d <libcudnn*.so.9> | grep NEEDED``.
+    """
+    libraries = snapshot.libraries
+    if libraries is None:
+        return
+    windows = is_windows(snapshot)
+    seen: set[str] = set()
+    for report in ordered_reports(libraries):
+        major = cuda_major_needed(snapshot, report)
+        foreign, _pulled = foreign_resolutions(snapshot, report, major, names.is_cudnn,
+                                               include_lazy=True)
+        for entry in foreign:
+            item = entry.item
+            if item.name in seen:
+                continue
+            seen.add(item.name)
+            package = CUDNN_PACKAGES.get(major or 0)
+            wrong = CUDNN_PACKAGES.get(entry.belongs.major)
+            python = python_executable(snapshot)
+            commands = []
+            if wrong and snapshot.python is not None and any(
+                    dist.normalized_name == wrong for dist in snapshot.python.distributions):
+                commands.append(f"{python} -m pip uninstall -y {wrong}")
+            if package:
+                commands.append(f"{python} -m pip install --force-reinstall {package}")
+            yield make_finding(
+                "cudnn.built_for_other_cuda", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN,
+                Severity.ERROR,
+                params={"provider": report.provider, "name": item.name, "path": item.path,
+                        "found_major": entry.belongs.major, "reason": entry.belongs.reason,
+                        "cuda_major": major if major is not None else "?",
+                        "package": package or "cuDNN for your CUDA major",
+                        "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}"},
+                evidence=(*resolution_evidence([item]),
+                          Evidence(f"CUDA {entry.belongs.major} file",
+                                   f"{item.path}: {entry.belongs.reason}")),
+                commands=tuple(commands),
+                verify=verify_command(report, windows, [item.name] if item.lazy else ()),
+            )
+
+
 def cudnn_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """A cuDNN library the loader would take from a copy of another major.
 
@@ -200,5 +248,5 @@ def cudnn_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                                  Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN)
 
 
-CHECKS = (cudnn_missing, cudnn_major_mismatch, cudnn_sublibraries_missing, cudnn_mixed_versions,
-          cudnn_shadowed)
+CHECKS = (cudnn_missing, cudnn_major_mismatch, cudnn_built_for_other_cuda, cudnn_sublibraries_missing,
+          cudnn_mixed_versions, cudnn_shadowed)

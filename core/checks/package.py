@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.cuda import other_build_path
 from fallback_doctor.core.collect.onnxruntime import CPU_ONLY_PACKAGES
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.python_env import Distribution, normalize_name
@@ -51,7 +52,8 @@ def choose_gpu_version(snapshot: EnvironmentSnapshot, prefer_major: int | None =
     """The onnxruntime-gpu version to recommend for this machine, from the bundled matrix.
 
     The CUDA major is, in order: ``prefer_major``; the CUDA build of PyTorch in the same
-    environment (so both load the same libraries); the CUDA runtime the loader finds; the
+    environment (so both load the same libraries); a CUDA major of which every library its
+    onnxruntime-gpu needs is installed; the CUDA runtime the loader finds; the
     newest the driver supports; else the newest ONNX Runtime's. Versions whose Python floor
     excludes the target interpreter are skipped.
     """
@@ -79,6 +81,9 @@ def _target_major(snapshot: EnvironmentSnapshot, prefer_major: int | None) -> tu
     torch = snapshot.torch
     if torch is not None and torch.cuda_major is not None:
         return torch.cuda_major, f"PyTorch {torch.version} here is built for CUDA {torch.cuda_build}"
+    complete = _complete_cuda_major(snapshot)
+    if complete is not None:
+        return complete, f"every CUDA {complete} library onnxruntime-gpu needs is installed here"
     runtime = _loader_cudart_major(snapshot)
     if runtime is not None:
         return runtime, f"the CUDA {runtime} runtime is installed where the loader finds it"
@@ -86,6 +91,15 @@ def _target_major(snapshot: EnvironmentSnapshot, prefer_major: int | None) -> tu
     if driver_max is not None:
         return min(driver_max, NEWEST_CUDA_MAJOR), f"the driver supports CUDA {driver_max}"
     return NEWEST_CUDA_MAJOR, f"CUDA {NEWEST_CUDA_MAJOR} is what the newest onnxruntime-gpu uses"
+
+
+def _complete_cuda_major(snapshot: EnvironmentSnapshot) -> int | None:
+    """The newest CUDA major of which every library its onnxruntime-gpu needs is installed."""
+    for major in (13, 12, 11):
+        other = other_build_path(snapshot, major)
+        if other is not None and not other.missing:
+            return major
+    return None
 
 
 def _loader_cudart_major(snapshot: EnvironmentSnapshot) -> int | None:

@@ -334,7 +334,8 @@ def has_azure_provider(binding: str | None) -> bool:
 
     Looks for the RTTI name of its factory class only in the section that holds it: ELF .rodata
     (1.7 MB of the 23 MB Linux module), PE .data (0.4 MB of the 19 MB .pyd); about 1-5 ms.
-    Anything else is read whole, in 4 MB chunks, at most 128 MB. By hand: ``grep -c AzureProviderFactory .../onnxruntime/capi/onnxruntime_pybind11_state*``.
+    Anything else is read whole, in 4 MB chunks, at most 128 MB. By hand:
+    ``grep -c AzureProviderFactory .../onnxruntime/capi/onnxruntime_pybind11_state*``.
     """
     if binding is None:
         return False

@@ -93,10 +93,9 @@ def test_snapshot_agrees_with_onnxruntime_itself(diagnosis, ort, scenario_id):
     run = ort(scenario_id)
     snap = diag.doc["environment"]["onnxruntime"]
     assert snap["version"] == run.result["version"], snap
-    # AzureExecutionProvider (a remote-call provider of the CPU wheels) is left out of the
-    # comparison: it has no library of its own for a static reading to find.
-    ours = set(snap["providers_in_build"]) - {"AzureExecutionProvider"}
-    assert ours == set(run.available) - {"AzureExecutionProvider"}, snap
+    # AzureExecutionProvider (a remote-call provider of the CPU wheels) included: it has no
+    # library of its own, the tool finds it in the binding's RTTI names.
+    assert snap["providers_in_build"] == run.available, snap
 
 
 # --- 1. CPU-only package ----------------------------------------------------------------------
@@ -122,6 +121,8 @@ def test_both_packages_is_package_conflict(diagnosis, ort):
     assert "1.23.2" in text
     remedy = "\n".join(runs.remediation_text(f) for f in diag.with_cause("package_conflict"))
     assert "uninstall" in remedy
+    # It says whose files are in effect, and why the GPU libraries left on disk do not help.
+    assert "CPU-only build" in text and "libonnxruntime_providers_cuda.so" in text, diag.describe()
 
 
 def test_conflict_with_the_gpu_build_in_effect(diagnosis, ort):
@@ -133,6 +134,24 @@ def test_conflict_with_the_gpu_build_in_effect(diagnosis, ort):
         runs.finding_text(f) for f in diag.findings
     )
     _absent(diag, "ep_not_in_build")
+    assert "installed last" in _texts(diag, "package_conflict")
+
+
+def test_partial_other_cuda_major_is_not_offered_as_a_way_out(diagnosis):
+    # /usr/local/cuda-13.0 here has libcudart.so.13 but no cuBLAS or cuRAND: installing the
+    # CUDA 13 build of onnxruntime-gpu alone would fail too, and the fix must not say otherwise.
+    diag = diagnosis("s2b_conflict_gpu_last")
+    mismatch = diag.with_cause("cuda_major_mismatch")
+    assert mismatch, diag.describe()
+    remedy = "\n".join(runs.remediation_text(f) for f in mismatch)
+    assert "onnxruntime-gpu==" not in remedy, diag.describe()
+    assert "libcublasLt.so.13" in remedy and "nvidia-cuda-runtime-cu12" in remedy, diag.describe()
+
+
+def test_complete_other_cuda_major_is_offered_as_a_way_out(diagnosis):
+    diag = diagnosis("s6_cuda12_build_cuda13_libs")
+    remedy = "\n".join(runs.remediation_text(f) for f in diag.with_cause("cuda_major_mismatch"))
+    assert "onnxruntime-gpu==1.31.1" in remedy, diag.describe()
 
 
 # --- 3. GPU build, no CUDA library ------------------------------------------------------------

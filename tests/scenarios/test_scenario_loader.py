@@ -64,10 +64,6 @@ def test_every_unresolved_library_is_in_a_finding(stack, diagnosis, scenario_id)
             assert name in text, f"{name} ({provider} provider) unnamed\n{diag.describe()}"
 
 
-@pytest.mark.xfail(
-    reason="known gap: a same-soname copy of another CUDA major (libcurand.so.10 of CUDA 13, "
-    "which pulls libcudart.so.13 in) satisfies the CUDA 12 build's DT_NEEDED unflagged",
-)
 def test_same_soname_from_another_cuda_major_is_flagged(stack, diagnosis):
     sc = runs.SCENARIOS["s6_cuda12_build_cuda13_libs"]
     truth = stacks.ldd_resolutions(stacks.provider_lib(stack(sc.stack)), sc.env())
@@ -78,3 +74,10 @@ def test_same_soname_from_another_cuda_major_is_flagged(stack, diagnosis):
     diag = diagnosis(sc.id)
     cuda_texts = "\n".join(runs.finding_text(f) for f in diag.findings if f["layer"] == "cuda")
     assert "libcurand.so.10" in cuda_texts, diag.describe()
+    # ... under the major mismatch, with the CUDA 12 cuRAND in its fix, and the CUDA 13 runtime
+    # it pulls in is no need of the build: nothing says CUDA 12's libcudart.so.13 is missing.
+    mismatch = "\n".join(runs.finding_text(f) for f in diag.with_cause("cuda_major_mismatch"))
+    assert "libcurand.so.10" in mismatch, diag.describe()
+    remedy = "\n".join(runs.remediation_text(f) for f in diag.with_cause("cuda_major_mismatch"))
+    assert "nvidia-curand-cu12" in remedy, diag.describe()
+    assert not diag.with_cause("cuda_runtime_missing"), diag.describe()

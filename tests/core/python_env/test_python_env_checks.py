@@ -72,15 +72,20 @@ def test_cpu_only_package_is_ep_not_in_build() -> None:
 
 
 def test_both_packages_are_a_conflict_whatever_the_order() -> None:
-    for name, owner in (("gpu_then_cpu", "onnxruntime"), ("cpu_then_gpu", "onnxruntime-gpu")):
+    for name, owner, in_effect in (
+        ("gpu_then_cpu", "onnxruntime", "cpu_in_effect"),
+        ("cpu_then_gpu", "onnxruntime-gpu", "gpu_in_effect"),
+    ):
         [finding] = findings(snapshot_of(name))  # ep_not_in_build is left to the conflict
         assert (finding.id, finding.cause, finding.severity) == (
-            "package.conflict",
+            f"package.conflict.{in_effect}",
             "package_conflict",
             "error",
         )
         assert "onnxruntime 1.23.2" in finding.detail and "onnxruntime-gpu 1.23.2" in finding.detail
-        assert f"those of {owner} 1.23.2" in finding.detail
+        assert f"files of the CPU-only package {owner} 1.23.2" in finding.detail or (
+            f"those of {owner} 1.23.2, installed last" in finding.detail
+        )
         assert finding.remediation is not None
         python = _python(name)
         uninstall = finding.remediation.commands[0]
@@ -88,6 +93,26 @@ def test_both_packages_are_a_conflict_whatever_the_order() -> None:
         assert set(uninstall.split()[-2:]) == {"onnxruntime", "onnxruntime-gpu"}
         assert finding.remediation.commands[1].startswith(f'"{python}" -m pip install "onnxruntime-gpu==')
         assert any(e.label == "files in onnxruntime/ belong to" for e in finding.evidence)
+
+
+def test_cpu_package_in_effect_says_the_gpu_libraries_left_on_disk_are_not_used() -> None:
+    [finding] = findings(snapshot_of("gpu_then_cpu"))
+    assert "CPU-only build" in finding.title
+    assert "libonnxruntime_providers_cuda.so" in finding.detail
+    assert "never loads them" in finding.detail
+    assert "AzureExecutionProvider, CPUExecutionProvider" in finding.detail
+    assert any(
+        e.label == "provider library on disk, not used"
+        and e.value.endswith("libonnxruntime_providers_cuda.so")
+        for e in finding.evidence
+    )
+
+
+def test_gpu_package_in_effect_warns_that_it_lasts_only_until_a_reinstall() -> None:
+    [finding] = findings(snapshot_of("cpu_then_gpu"))
+    assert "CUDAExecutionProvider" in finding.detail
+    assert "reinstalling onnxruntime 1.23.2" in finding.detail
+    assert not any(e.label == "provider library on disk, not used" for e in finding.evidence)
 
 
 def test_conflict_keeps_the_installed_gpu_version_when_it_fits() -> None:

@@ -6,14 +6,23 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
+import time
 from functools import cache
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime, is_ort_distribution
+from fallback_doctor.core.collect.onnxruntime import (
+    _binding,
+    collect_onnxruntime,
+    has_azure_provider,
+    is_ort_distribution,
+)
 from fallback_doctor.core.collect.python_env import collect_python_env
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from python_env_venvs import WHEELS, files_missing, scenario, site_packages, venv_python, windows_site
 
 _TRUTH = """
@@ -48,7 +57,7 @@ def facts_of(name: str) -> tuple[PythonEnvFacts, OrtFacts]:
 def _compiled_providers(truth: dict[str, object]) -> set[str]:
     providers = truth["providers"]
     assert isinstance(providers, list)
-    return set(providers) - {"AzureExecutionProvider"}  # compiled into every build, no library
+    return set(providers)  # AzureExecutionProvider included: read from the binding's RTTI names
 
 
 @pytest.mark.parametrize("name", ["cpu_1_23_2", "gpu_1_23_2", "gpu_1_31_1", "gpu_then_cpu", "cpu_then_gpu"])
@@ -67,7 +76,7 @@ def test_cpu_only_package() -> None:
     assert [(d.name, d.version) for d in ort.distributions] == [("onnxruntime", "1.23.2")]
     assert ort.build_package_name == "onnxruntime"
     assert ort.version_source == "build_and_package_info.py"
-    assert ort.providers_in_build == ("CPUExecutionProvider",)
+    assert ort.providers_in_build == ("AzureExecutionProvider", "CPUExecutionProvider")
     assert ort.provider_libraries == ()
     assert ort.shared_library is not None and ort.shared_library.endswith(
         "libonnxruntime_providers_shared.so"
@@ -111,7 +120,8 @@ def test_cpu_installed_over_gpu_leaves_a_cpu_build_with_leftover_libraries() -> 
     _, ort = facts_of("gpu_then_cpu")
     assert sorted(d.name for d in ort.distributions) == ["onnxruntime", "onnxruntime-gpu"]
     assert ort.build_package_name == "onnxruntime"
-    assert ort.providers_in_build == ("CPUExecutionProvider",)  # onnxruntime itself agrees (see above)
+    # onnxruntime itself agrees (see above): the CPU wheel's binding, with its Azure provider
+    assert ort.providers_in_build == ("AzureExecutionProvider", "CPUExecutionProvider")
     assert ort.provider_libraries == ()
     assert {lib.provider for lib in ort.leftover_libraries} == {
         "CUDAExecutionProvider",
@@ -164,7 +174,7 @@ def test_the_windows_wheel_layout() -> None:
         sys_path=(str(site),),
     )
     ort = collect_onnxruntime(python)
-    assert ort.providers_in_build == (
+    assert ort.providers_in_build == (  # no Azure: the GPU .pyd has no AzureProviderFactory
         "TensorrtExecutionProvider",
         "CUDAExecutionProvider",
         "CPUExecutionProvider",
@@ -198,3 +208,51 @@ def test_which_distributions_are_onnx_runtime(tmp_path: Path) -> None:
     assert not is_ort_distribution(_dist(tmp_path, "onnxruntime-genai-cuda", None))  # by name
     assert is_ort_distribution(_dist(tmp_path, "onnxruntime-directml", None))
     assert not is_ort_distribution(Distribution("onnx", "1.17", str(tmp_path)))
+
+
+def _binding_of(capi: Path) -> str:
+    found = _binding(str(capi))
+    assert found is not None, capi
+    return found
+
+
+@pytest.mark.parametrize(
+    ("name", "azure"), [("cpu_1_23_2", True), ("gpu_1_23_2", False), ("gpu_1_31_1", False)]
+)
+def test_azure_provider_is_read_from_the_binding_in_milliseconds(name: str, azure: bool) -> None:
+    binding = _binding_of(site_packages(scenario(name)) / "onnxruntime" / "capi")
+    has_azure_provider(binding)  # warm the page cache: what is timed is our reading, not the disk
+    start = time.perf_counter()
+    assert has_azure_provider(binding) is azure
+    assert time.perf_counter() - start < 0.05
+
+
+def test_azure_provider_in_the_windows_cpu_wheel_not_in_the_gpu_wheel() -> None:
+    win = Path.home() / ".cache" / "gpu-fallback-doctor" / "win"
+    cpu = win / "onnxruntime-1.23.2-cp311-cp311-win_amd64" / "onnxruntime" / "capi"
+    gpu = win / "onnxruntime_gpu-1.31.1-cp311-cp311-win_amd64" / "onnxruntime" / "capi"
+    if not (cpu.is_dir() and gpu.is_dir()):
+        pytest.skip("the win_amd64 onnxruntime 1.23.2 / onnxruntime-gpu 1.31.1 wheels are not unpacked here")
+    assert has_azure_provider(_binding_of(cpu)) is True  # .?AVAzureProviderFactory@onnxruntime@@ in .data
+    assert has_azure_provider(_binding_of(gpu)) is False
+
+
+def test_azure_marker_in_sections_and_in_plain_files(tmp_path: Path) -> None:
+    plain = tmp_path / "onnxruntime_pybind11_state.so"
+    plain.write_bytes(b"x" * (5 << 20) + b"N11onnxruntime20AzureProviderFactoryE" + b"y" * 100)
+    assert has_azure_provider(str(plain))  # not ELF or PE: the whole file, across chunk borders
+    plain.write_bytes(b"x" * ((4 << 20) - 10) + b"AzureProviderFactory")
+    assert has_azure_provider(str(plain))
+    plain.write_bytes(b"AzureExecutionProvider\0CPUExecutionProvider")  # the name table of any build
+    assert not has_azure_provider(str(plain))
+    assert not has_azure_provider(str(tmp_path / "missing.so")) and not has_azure_provider(None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=512))
+def test_azure_reader_survives_garbage_headers(data: bytes) -> None:
+    for head in (b"\x7fELF", b"MZ", b""):
+        with tempfile.NamedTemporaryFile(suffix=".so") as handle:
+            handle.write(head + data)
+            handle.flush()
+            assert has_azure_provider(handle.name) in (True, False)
