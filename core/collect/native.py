@@ -41,7 +41,7 @@ def collect_native(
     """
     request = json.dumps({"libraries": list(requests), "libcuda": True})
     outcome = run_child(
-        [python, "-I", str(child_script())],
+        [python, "-I", "-S", str(child_script())],
         env=dict(env),
         timeout_s=timeout_s,
         stdin_text=request,
