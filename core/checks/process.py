@@ -21,7 +21,7 @@ GPU_PROVIDERS = frozenset({"cuda", "tensorrt", "gpu", "trt", "nv_tensorrt_rtx"})
 
 IMPORTANT_VARIABLES: tuple[str, ...] = (
     "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_PRELOAD",
-    "CUDA_HOME", "CUDA_PATH", "CUDNN_HOME", "ORT_CUDA_HOME", "PATH",
+    "CUDA_HOME", "CUDA_PATH", "CUDNN_HOME", "ORT_CUDA_HOME",
 )
 """The variables whose difference between the shell and the server changes what loads or is seen."""
 

@@ -2,7 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class LogQuote:
+    """A quoted log line: file, line number (None when only the position from the end is known)."""
+
+    file: str
+    line: int | None
+    text: str
+    role: str = "cause"
+    """cause, fallback, context, hidden or startup."""
+
+
+@dataclass(frozen=True)
+class LogCandidate:
+    """One candidate cause from the log, with its confidence (0..1) and the lines behind it."""
+
+    cause: str
+    layer: str
+    confidence: float
+    evidence: tuple[LogQuote, ...]
+    fields: dict[str, str] = field(default_factory=dict)
+    """What the lines captured: library, family, needed_major, errno …"""
+    signatures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LogHiddenSignal:
+    """A reason the failure's own message is probably not in the log (severity raised, stderr lost)."""
+
+    reason: str
+    """log_severity, python_warnings, stderr_discarded or cause_not_logged."""
+    says: dict[str, str]
+    """The note in each language ("en", "ko")."""
+    evidence: tuple[LogQuote, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -10,6 +45,17 @@ class LogFacts:
     """The log diagnosis as data (see core/logs/diagnose_log.py for how it is made)."""
 
     sources: tuple[str, ...]
-    causes: tuple[dict[str, object], ...]
-    """Ranked candidates: {cause, layer, confidence, evidence: [{text, source, line}]}."""
-    hidden_signal: tuple[str, ...]
+    causes: tuple[LogCandidate, ...]
+    """Ranked candidates from the text alone, most likely first (``unknown`` when none)."""
+    hidden_signal: tuple[LogHiddenSignal, ...]
+    unreadable: tuple[tuple[str, str], ...] = ()
+    """(file, why) for each log that could not be read."""
+    scope: str = "whole text"
+    """``latest start-up`` or ``whole text``."""
+    startup: LogQuote | None = None
+    required_cuda_major: int | None = None
+    """The CUDA major ONNX Runtime said its build requires ("Require cuDNN 9.* and CUDA 12.*")."""
+    required_cudnn_major: int | None = None
+    fallback: tuple[LogQuote, ...] = ()
+    """Lines that say the application fell back to the CPU."""
+    lines_examined: int = 0

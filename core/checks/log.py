@@ -1,0 +1,284 @@
+"""The application's log: its most likely cause, settled with the machine's facts, and hidden signals.
+
+The log alone cannot always tell a missing CUDA runtime from one of another major
+(``libcublasLt.so.11`` not found); the machine can: with CUDA 12 installed it is a major
+mismatch, with no CUDA at all a missing runtime. The CUDA and cuDNN majors installed come from
+the library inventory (and what the running server mapped), the driver from NVML.
+
+Duplicates: a static check that finds the same cause is the better finding (it knows the
+paths); ``merge_log_findings`` then adds the log's quoted lines to it as evidence and drops the
+log's own finding. The diagnosis calls it after the checks.
+
+By hand: ``fallback-doctor explain-log FILE``, ``ldconfig -p | grep -E 'cublas|cudnn'``,
+``nvidia-smi``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from fallback_doctor.core.causes import Cause, layer_of
+from fallback_doctor.core.checks.driver import driver_present
+from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
+from fallback_doctor.core.loader import names
+from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
+from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import LANGUAGES, load_texts, render_text
+
+LOG_CAUSE_ID = "log.cause"
+CONFIRMED_LABEL = "log line (confirms)"
+_HIDDEN_IDS = {
+    "log_severity": "log.hidden.log_severity",
+    "python_warnings": "log.hidden.python_warnings",
+    "stderr_discarded": "log.hidden.stderr_discarded",
+    "cause_not_logged": "log.hidden.cause_not_logged",
+}
+_PAIRS = {
+    "cuda": ("cuda_runtime_missing", "cuda_major_mismatch"),
+    "cudnn": ("cudnn_missing", "cudnn_major_mismatch"),
+}
+
+
+# -- machine facts ---------------------------------------------------------------------------------
+
+
+def installed_majors(snapshot: EnvironmentSnapshot) -> tuple[frozenset[int] | None, frozenset[int] | None]:
+    """The CUDA and cuDNN majors on this machine (library inventory + what the server mapped).
+
+    None for a family when the libraries were not collected (then the log's ranking stands).
+    By hand: ``ldconfig -p | grep -E 'libcudart|libcublas|libcudnn'``.
+    """
+    libraries = snapshot.libraries
+    process = snapshot.process
+    if libraries is None and (process is None or not process.maps_read):
+        return None, None
+    files: list[str] = [copy.name for copy in libraries.inventory] if libraries else []
+    if process is not None:
+        files.extend(lib.name for lib in process.mapped_libraries)
+    cuda: set[int] = set()
+    cudnn: set[int] = set()
+    for name in files:
+        if names.is_cuda_runtime(name):
+            major = names.cuda_major_of_name(name)
+            if major is not None:
+                cuda.add(major)
+        elif names.is_cudnn(name):
+            parsed = names.parse_library_name(name)
+            if parsed is not None and parsed.major is not None:
+                cudnn.add(parsed.major)
+    return frozenset(cuda), frozenset(cudnn)
+
+
+def machine_driver(snapshot: EnvironmentSnapshot) -> bool | None:
+    """True: a driver answered; False: NVML found no driver library; None: not known."""
+    if snapshot.driver is None and snapshot.native is None:
+        return None
+    if driver_present(snapshot):
+        return True
+    if snapshot.driver is not None and snapshot.driver.nvml_status == "library_not_found":
+        return False
+    return None
+
+
+def settled_candidates(snapshot: EnvironmentSnapshot, log: LogFacts) -> tuple[LogCandidate, ...]:
+    """The log's candidates re-ranked with the machine's facts (core/logs ``settle_with_machine``)."""
+    from fallback_doctor.core.collect.log import as_candidate_cause, candidate_of
+    from fallback_doctor.core.logs.diagnose_log import settle_with_machine
+
+    cuda, cudnn = installed_majors(snapshot)
+    settled = settle_with_machine(
+        [as_candidate_cause(candidate) for candidate in log.causes],
+        cuda_majors_installed=cuda,
+        cudnn_majors_installed=cudnn,
+        driver_present=machine_driver(snapshot),
+    )
+    return tuple(candidate_of(candidate) for candidate in settled)
+
+
+# -- texts -----------------------------------------------------------------------------------------
+
+
+def _cause_texts(cause: str, lang: str) -> dict[str, str]:
+    from fallback_doctor.core.logs.signatures import load_signatures
+
+    entry: dict[str, Any] = load_signatures().causes.get(cause) or {}
+    texts = entry.get(lang) or entry.get("en") or {}
+    return {key: str(value) for key, value in texts.items()}
+
+
+def _phrase(key: str, lang: str, params: dict[str, Any]) -> str:
+    entry = load_texts()[LOG_CAUSE_ID]
+    template = str((entry.get(lang) or entry["en"]).get(key, ""))
+    return template.format(**{name: _join(value) for name, value in params.items()})
+
+
+def _join(value: Any) -> str:
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(str(item) for item in sorted(value)) if value else "-"
+    return str(value)
+
+
+def _machine_key(candidate: LogCandidate, cuda: frozenset[int] | None, cudnn: frozenset[int] | None) -> str:
+    for family, (missing, mismatch) in _PAIRS.items():
+        if candidate.cause not in (missing, mismatch):
+            continue
+        majors = cuda if family == "cuda" else cudnn
+        if majors is None:
+            return "machine_unknown"
+        needed = candidate.fields.get("needed_major")
+        if not majors:
+            return "machine_none"
+        if needed is not None and needed.isdigit() and int(needed) in majors:
+            return "machine_same"
+        return "machine_other"
+    return ""
+
+
+def _finding(
+    finding_id: str,
+    cause: str,
+    layer: Layer,
+    severity: Severity,
+    per_lang: dict[str, dict[str, Any]],
+    evidence: tuple[Evidence, ...],
+    commands: tuple[str, ...] = (),
+) -> Finding:
+    """make_finding, with parameters that differ by language (cause names come in both)."""
+    texts = {lang: render_text(finding_id, lang, per_lang[lang]) for lang in LANGUAGES}
+    english = texts["en"]
+    remediation = Remediation(english["fix"], commands) if english["fix"] or commands else None
+    return Finding(finding_id, cause, layer, severity, english["title"], english["detail"], evidence,
+                   remediation, texts)
+
+
+def quote_evidence(quote: LogQuote, label: str | None = None) -> Evidence:
+    """A quoted log line as evidence, with its file and line number."""
+    return Evidence(label or f"log line ({quote.role})", quote.text, source=quote.file, line=quote.line)
+
+
+# -- the checks ------------------------------------------------------------------------------------
+
+
+def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The log's most likely cause, settled with the machine's facts, with the quoted lines.
+
+    By hand: ``fallback-doctor explain-log FILE`` and ``ldconfig -p | grep -E 'cublas|cudnn'``.
+    """
+    log = snapshot.log
+    if log is None:
+        return
+    for path, why in log.unreadable:
+        yield _finding(
+            "log.unreadable", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO,
+            {lang: {"file": path, "why": why} for lang in LANGUAGES},
+            (Evidence("log", why, source=path),),
+        )
+    if not log.causes:
+        return
+    cuda, cudnn = installed_majors(snapshot)
+    ranked = settled_candidates(snapshot, log)
+    top = ranked[0]
+    where = ", ".join(dict.fromkeys(f"{q.file}:{q.line}" if q.line else q.file for q in top.evidence[:3]))
+    sources = ", ".join(log.sources) or "-"
+    if top.cause == "unknown":
+        if not log.fallback:
+            yield _finding(
+                "log.clean", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO,
+                {lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope}
+                 for lang in LANGUAGES},
+                tuple(Evidence("log", source, source=source) for source in log.sources),
+            )
+            return
+        yield _finding(
+            "log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, Severity.WARNING,
+            {lang: {"files": sources, "where": where or sources} for lang in LANGUAGES},
+            tuple(quote_evidence(q) for q in log.fallback),
+        )
+        return
+    machine = _machine_key(top, cuda, cudnn)
+    per_lang: dict[str, dict[str, Any]] = {}
+    for lang in LANGUAGES:
+        words = _cause_texts(top.cause, lang)
+        params: dict[str, Any] = {
+            "cause": top.cause,
+            "cause_title": words.get("title", top.cause),
+            "explanation": words.get("explanation", ""),
+            "cause_fix": words.get("fix", ""),
+            "confidence": f"{top.confidence:.0%}",
+            "where": where or sources,
+            "files": sources,
+            "library": top.fields.get("library", "-"),
+            "needed": top.fields.get("needed_major", "?"),
+        }
+        family = "cudnn" if top.cause.startswith("cudnn") else "cuda"
+        majors = cudnn if family == "cudnn" else cuda
+        params["family_name"] = "cuDNN" if family == "cudnn" else "CUDA"
+        params["installed"] = sorted(majors) if majors else "-"
+        params["machine"] = _phrase(machine, lang, params) if machine else ""
+        per_lang[lang] = params
+    severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
+    evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
+    if machine:
+        evidence.append(Evidence("machine", f"CUDA majors installed: {_join(cuda)}; "
+                                            f"cuDNN majors installed: {_join(cudnn)}"))
+    for other in ranked[1:4]:
+        evidence.append(Evidence("other candidate", f"{other.cause} ({other.confidence:.0%})"))
+    yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
+
+
+def check_log_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """Why the failure's own message is probably not in the log (severity raised, stderr lost).
+
+    By hand: ``grep -n -E 'log_severity_level|filterwarnings|/dev/null' FILE``.
+    """
+    log = snapshot.log
+    if log is None:
+        return
+    for signal in log.hidden_signal:
+        finding_id = _HIDDEN_IDS.get(signal.reason, "log.hidden.other")
+        per_lang = {
+            lang: {"reason": signal.reason, "says": signal.says.get(lang) or signal.says.get("en", "")}
+            for lang in LANGUAGES
+        }
+        yield _finding(finding_id, Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, per_lang,
+                       tuple(quote_evidence(q) for q in signal.evidence))
+
+
+def merge_log_findings(findings: Sequence[Finding] | Iterable[Finding]) -> list[Finding]:
+    """Fold the log's finding into a static finding of the same cause, where one exists.
+
+    The first non-log finding with the same cause gains the log's quoted lines as evidence
+    (labelled "log line (confirms)", with file and line), and the log's own finding is
+    dropped: one cause, one finding. A log cause that no static check found stays as it is.
+    Order is kept (the caller ranks afterwards).
+    """
+    listed = list(findings)
+    result: list[Finding] = []
+    merged_into: dict[int, list[Evidence]] = {}
+    log_findings = [f for f in listed if f.id == LOG_CAUSE_ID]
+    dropped: set[int] = set()
+    for log_finding in log_findings:
+        for index, other in enumerate(listed):
+            if other.id.startswith("log.") or other.cause != log_finding.cause:
+                continue
+            quoted = [
+                dataclasses.replace(item, label=CONFIRMED_LABEL)
+                for item in log_finding.evidence
+                if item.label.startswith("log line")
+            ]
+            merged_into.setdefault(index, []).extend(quoted)
+            dropped.add(id(log_finding))
+            break
+    for index, finding in enumerate(listed):
+        if id(finding) in dropped:
+            continue
+        extra = merged_into.get(index)
+        if extra:
+            finding = dataclasses.replace(finding, evidence=finding.evidence + tuple(extra))
+        result.append(finding)
+    return result
+
+
+CHECKS = (check_log_cause, check_log_hidden)
