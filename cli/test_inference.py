@@ -1,0 +1,354 @@
+"""``fallback-doctor test-inference``: the CPU baseline and the GPU retry on the application's own runtime.
+
+``test-inference [--target auto|python|bareun] [--bareun-root DIR] [--python PATH] [--model FILE]
+[--dim NAME=VALUE ...] [--runs N] [--provider cuda|tensorrt] [--lib-path DIR ...] [--json]``
+
+A Python target: the probe runs under the application's interpreter (``--python``), strategy by
+strategy (as is, ``onnxruntime.preload_dlls()``, library folders first). A Bareun target: the
+probe drives the ONNX Runtime library in its ``libPath`` through the C API. Prints the CPU baseline
+beside the GPU retry (p50/p95/p99, speed-up, outputs equal, providers active, nodes per provider),
+the verdict and ONNX Runtime's own words. Exit 0 when an inference ran on the GPU, 1 when it did
+not (or the probe failed), 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.core.checks.inference import gpu_verified, inference_findings, stage_words
+from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model, resolve_dims
+from fallback_doctor.core.inference.python_probe import run_python_probe
+from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
+from fallback_doctor.core.model import Finding
+from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+
+_PROVIDERS = {
+    "cuda": ("CUDAExecutionProvider", "CPUExecutionProvider"),
+    "tensorrt": ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"),
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``test-inference`` on an argparse sub-parser collection."""
+    parser = subparsers.add_parser(
+        "test-inference",
+        help="run a test inference: CPU baseline, then the GPU retry on the application's own runtime",
+        description="Run a CPU baseline and a GPU retry in an isolated probe with the application's own "
+        "ONNX Runtime, and say whether the inference really ran on the GPU.",
+    )
+    parser.add_argument(
+        "--target",
+        choices=[TargetKind.AUTO.value, TargetKind.PYTHON.value, TargetKind.BAREUN.value],
+        default=TargetKind.AUTO.value,
+        help="auto (Bareun when installed, else the Python environment), python or bareun",
+    )
+    parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
+    parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
+    parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
+    parser.add_argument("--model", metavar="FILE", help="an .onnx model (default: the bundled test encoder)")
+    parser.add_argument(
+        "--dim",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="value of a symbolic dimension (repeatable), e.g. --dim batch=4",
+    )
+    parser.add_argument("--runs", type=_positive, default=20, help="timed runs per session (default 20)")
+    parser.add_argument("--warmup", type=_non_negative, default=3, help="warm-up runs (default 3)")
+    parser.add_argument("--provider", choices=sorted(_PROVIDERS), default=None, help="GPU provider to try")
+    parser.add_argument(
+        "--lib-path",
+        metavar="DIR",
+        action="append",
+        default=None,
+        help="a library folder for the 'library folders first' strategy (repeatable)",
+    )
+    parser.add_argument("--threads", type=_positive, default=2, help="thread cap of the probe (default 2)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds per probe run (default 180)")
+    parser.add_argument("--json", action="store_true", help="print the result and findings as JSON")
+    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text output")
+    parser.set_defaults(handler=run)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def bundled_model() -> Path:
+    """The bundled test encoder (resources/model/encoder.onnx)."""
+    return Path(str(resources.files("fallback_doctor.resources").joinpath("model", "encoder.onnx")))
+
+
+def model_description(model: Path) -> dict[str, Any]:
+    """The description JSON beside a model (``encoder.json`` for ``encoder.onnx``), or {}."""
+    beside = model.with_suffix(".json")
+    try:
+        data = json.loads(beside.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def parse_dims(items: list[str]) -> dict[str, int]:
+    """``["batch=4", "seq=64"]`` -> ``{"batch": 4, "seq": 64}``; a usage error otherwise."""
+    dims: dict[str, int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().isdigit() or int(value) < 1:
+            raise UsageError(f"--dim {item}: expected NAME=VALUE with a positive integer, e.g. --dim batch=4")
+        dims[name.strip()] = int(value)
+    return dims
+
+
+def build_request(
+    args: argparse.Namespace, model: Path, info: ModelInfo, providers: tuple[str, ...]
+) -> ProbeRequest:
+    """The probe request from the options and the model (dims: --dim, then the description, then names)."""
+    description = model_description(model)
+    defaults = description.get("dims") if isinstance(description.get("dims"), dict) else None
+    dims = resolve_dims(info, parse_dims(args.dim), defaults)
+    ranges_raw = description.get("input_ranges")
+    ranges: dict[str, tuple[int, int]] = {}
+    if isinstance(ranges_raw, dict):
+        for name, pair in ranges_raw.items():
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair):
+                ranges[str(name)] = (pair[0], pair[1])
+    return ProbeRequest(
+        model=str(model),
+        runs=args.runs,
+        warmup=args.warmup,
+        dims=dims,
+        providers=providers,
+        threads=args.threads,
+        input_ranges=ranges,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the test inference on the target; print text or JSON; 0 GPU verified, 1 not, 2 usage."""
+    env = dict(os.environ)
+    if args.python and not os.path.exists(args.python):
+        raise UsageError(f"--python {args.python}: no such file")
+    spec = TargetSpec(
+        kind=TargetKind(args.target), python=args.python, bareun_root=args.bareun_root, config=args.config
+    )
+    try:
+        target = resolve_target(spec, env, load_library=False)
+    except TargetNotFound as error:
+        raise UsageError(str(error)) from None
+    model = Path(args.model).resolve() if args.model else bundled_model()
+    if not model.is_file():
+        raise UsageError(f"--model {args.model}: no such file")
+    try:
+        info = read_model(model)
+    except ModelReadError as error:
+        raise UsageError(f"--model {model}: not an ONNX model this tool can read ({error})") from None
+    problems = info.unrunnable()
+    if problems:
+        raise UsageError(
+            f"--model {model}: cannot be run with generated inputs: "
+            + "; ".join(problems)
+            + ". Use the bundled test model (leave out --model) or a model with numeric tensor inputs."
+        )
+    provider_key = args.provider or _provider_from_target(target.requested_provider)
+    request = build_request(args, model, info, _PROVIDERS[provider_key])
+    if target.kind == "bareun":
+        result = _run_bareun(
+            target.lib_path,
+            target.lib_ort.core_library if target.lib_ort else None,
+            request,
+            env,
+            args.timeout,
+        )
+    else:
+        python = args.python or target.python or sys.executable
+        result = run_python_probe(python, request, env=env, timeout_s=args.timeout, lib_dirs=args.lib_path)
+    findings = inference_findings(result)
+    lang = args.lang or default_language()
+    if args.json:
+        document = {
+            "schema": 1,
+            "target": {"kind": target.kind, "python": target.python, "lib_path": target.lib_path},
+            "model": {
+                "path": str(model),
+                "inputs": [value.describe() for value in info.inputs],
+                "dims": request.dims,
+                "nodes": len(info.nodes),
+                "matmul_flops_per_batch": info.matmul_flops(request.dims),
+            },
+            "verdict": "gpu_verified" if gpu_verified(result) else result.verdict.value,
+            "result": result.to_json(),
+            "findings": [_finding_json(f, lang) for f in findings],
+        }
+        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(result, findings, info, request, lang))
+    return 0 if gpu_verified(result) else 1
+
+
+def _provider_from_target(requested: str | None) -> str:
+    return "tensorrt" if requested == "tensorrt" else "cuda"
+
+
+def _run_bareun(
+    lib_path: str | None,
+    core_library: str | None,
+    request: ProbeRequest,
+    env: Mapping[str, str],
+    timeout: float | None,
+) -> ProbeResult:
+    if not lib_path:
+        raise UsageError("the Bareun configuration names no libPath: nothing to test")
+    try:
+        capi = importlib.import_module("fallback_doctor.core.inference.capi")
+    except ImportError:
+        raise UsageError("the C-API probe is not available in this build") from None
+    library = core_library or lib_path
+    result: ProbeResult = capi.run_capi_probe(
+        library, request.model, request.to_json(), env, timeout or 180.0
+    )
+    return result
+
+
+def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
+    texts = finding.texts.get(lang) or {}
+    return {
+        "id": finding.id,
+        "cause": finding.cause,
+        "layer": finding.layer.value,
+        "severity": finding.severity.value,
+        "title": texts.get("title", finding.title),
+        "detail": texts.get("detail", finding.detail),
+        "fix": texts.get("fix", finding.remediation.summary if finding.remediation else ""),
+        "commands": list(finding.remediation.commands) if finding.remediation else [],
+        "evidence": [{"label": e.label, "value": e.value, "source": e.source} for e in finding.evidence],
+    }
+
+
+def _cell(session: SessionRun | None, attribute: str) -> str:
+    if session is None or session.latency is None:
+        return "-"
+    return f"{getattr(session.latency, attribute):.1f}"
+
+
+def render_text(
+    result: ProbeResult, findings: list[Finding], info: ModelInfo, request: ProbeRequest, lang: str
+) -> str:
+    """The side-by-side table, the strategies, the verdict and the quoted evidence."""
+    lines: list[str] = []
+    runtime = result.runtime
+    lines.append(f"Runtime:  ONNX Runtime {runtime.ort_version or '?'} at {runtime.ort_location or '?'}")
+    if runtime.interpreter:
+        lines.append(f"Python:   {runtime.interpreter} ({runtime.python_version or '?'})")
+    flops = info.matmul_flops(request.dims)
+    dims = ", ".join(f"{k}={v}" for k, v in request.dims.items()) or "fixed"
+    lines.append(
+        f"Model:    {Path(request.model).name} ({len(info.nodes)} nodes; {dims}"
+        + (f"; {flops / 1e9:.2f} GFLOPs per batch" if flops else "")
+        + ")"
+    )
+    cpu = result.cpu
+    as_is = result.as_is
+    gpu = as_is.gpu if as_is is not None else None
+    lines.append("")
+    lines.append(f"{'':24}{'CPU baseline':>16}{'GPU retry':>16}")
+    for label, attribute in (
+        ("p50 latency (ms)", "p50_ms"),
+        ("p95 latency (ms)", "p95_ms"),
+        ("p99 latency (ms)", "p99_ms"),
+    ):
+        lines.append(f"{label:24}{_cell(cpu, attribute):>16}{_cell(gpu, attribute):>16}")
+    speedup = "-"
+    if cpu and gpu and cpu.latency and gpu.latency and gpu.latency.p50_ms > 0:
+        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x"
+    lines.append(f"{'speed-up':24}{'':>16}{speedup:>16}")
+    equal = "-"
+    if gpu is not None and gpu.comparison is not None:
+        equal = "yes" if gpu.comparison.equal else "NO"
+        if gpu.comparison.bitwise_equal:
+            equal += " (bitwise)"
+    lines.append(f"{'outputs equal':24}{'':>16}{equal:>16}")
+    lines.append(f"{'providers active':24}{_providers(cpu):>16}{_providers(gpu):>16}")
+    lines.append(f"{'nodes per provider':24}{_placement(cpu):>16}{_placement(gpu):>16}")
+    if result.strategies:
+        lines.append("")
+        lines.append("Strategies (furthest stage reached):")
+        for strategy in result.strategies:
+            state = f"skipped: {strategy.skipped}" if strategy.skipped else stage_words(strategy.stage)
+            if strategy.failure is not None:
+                state += f" — {strategy.failure.sentence}"
+            lines.append(f"  {strategy.name.value:16} {state}")
+    lines.append("")
+    verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
+    lines.append(f"Verdict:  {verdict}")
+    for finding in findings:
+        texts = finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail}
+        lines.append("")
+        lines.append(f"[{finding.severity.value}] {texts.get('title')}")
+        lines.append(f"  {texts.get('detail')}")
+        if finding.remediation is not None:
+            fix = texts.get("fix") or finding.remediation.summary
+            if fix:
+                lines.append(f"  Fix: {fix}")
+            for command in finding.remediation.commands:
+                lines.append(f"    {command}")
+    cost = result.cost
+    lines.append("")
+    lines.append(
+        "Probe cost: process start "
+        + _seconds(cost.process_start_s)
+        + ", import "
+        + _seconds(cost.import_s)
+        + ", CPU session "
+        + _seconds(cost.cpu_session_create_s)
+        + ", GPU session "
+        + _seconds(cost.gpu_session_create_s)
+        + ", first child in all "
+        + _seconds(cost.total_s)
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value: float | None) -> str:
+    return "?" if value is None else f"{value:.2f} s"
+
+
+def _providers(session: SessionRun | None) -> str:
+    if session is None:
+        return "-"
+    return ",".join(p.replace("ExecutionProvider", "") for p in session.active_providers) or "none"
+
+
+def _placement(session: SessionRun | None) -> str:
+    if session is None or not session.nodes_per_provider:
+        return "-"
+    return ",".join(
+        f"{p.replace('ExecutionProvider', '')}:{n}" for p, n in session.nodes_per_provider.items()
+    )

@@ -1,0 +1,18 @@
+"""Facts from a test inference: the probe's result, kept as it came (see core/inference/result.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fallback_doctor.core.inference.result import ProbeResult
+
+
+@dataclass(frozen=True)
+class InferenceFacts:
+    """The test inference of one target: the result, or why none was run."""
+
+    result: ProbeResult | None = None
+    skipped: str | None = None
+    """Why no test inference was run (``diagnose --quick``, no ONNX Runtime found, ...)."""
+    model_description: str | None = None
+    """The model in words ("encoder.onnx: 2 inputs, 154 nodes, 3.76 GFLOPs per batch")."""

@@ -1,0 +1,400 @@
+"""Test inference for a Python application: its own interpreter, its own ONNX Runtime, in a child.
+
+The child (core/probes/ort_python_child.py: standard library, onnxruntime and numpy only) runs the
+CPU baseline and the GPU retry; this module runs it through ``runner.run_child`` (timeout, process
+group killed), once per library strategy:
+
+1. as is: the application's environment unchanged (CPU baseline + GPU retry);
+2. ``onnxruntime.preload_dlls()`` first (ONNX Runtime 1.21+): the CUDA/cuDNN wheels' libraries;
+3. library folders first on the loader path (``LD_LIBRARY_PATH``): a re-exec with that environment.
+
+Each strategy is graded by the furthest :class:`Stage` it reached. A crash, a hang, a flood or
+garbage on stdout becomes a :class:`ProbeFailure` in words, with the phase it happened in and what
+ONNX Runtime had written (the child's capture file) as evidence. By hand::
+
+    echo '{"model": "encoder.onnx"}' | /path/to/app/python ort_python_child.py
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from fallback_doctor.core.inference.result import (
+    FailureKind,
+    PhaseMark,
+    ProbeCost,
+    ProbeFailure,
+    ProbeRequest,
+    ProbeResult,
+    RuntimeInfo,
+    Stage,
+    StrategyName,
+    StrategyResult,
+    stage_rank,
+)
+from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name
+
+TEST_ENV = "FALLBACK_DOCTOR_PROBE_TEST"
+"""TEST ONLY: the child honours ``ProbeRequest.test_mode`` only with this variable set to 1."""
+
+DEFAULT_TIMEOUT_S = 180.0
+TENSORRT_TIMEOUT_S = 900.0
+"""Building a TensorRT engine can take minutes: the TensorRT-first retry gets a longer timeout."""
+
+_TAIL = 4000
+_LOG_LINES = 60
+
+#: What the child was doing in each phase, for the failure sentence.
+PHASE_WORDS: dict[str, str] = {
+    "import": "importing onnxruntime and numpy",
+    "preload": "calling onnxruntime.preload_dlls()",
+    "cpu.session": "creating the CPU session",
+    "cpu.warmup": "running the CPU baseline (warm-up)",
+    "cpu.timed": "running the CPU baseline (timed runs)",
+    "gpu.session": "creating the {gpu} session",
+    "gpu.warmup": "running the GPU retry (warm-up)",
+    "gpu.timed": "running the GPU retry (timed runs)",
+    "gpu.strict": "creating the strict {gpu} session (session.disable_cpu_ep_fallback = 1)",
+}
+
+PhaseListener = Callable[[str, str, float, bool | None], None]
+"""Called with (phase name, "start" | "end", wall-clock time, ok) for each phase of each child."""
+
+
+def child_script() -> Path:
+    """The path of the self-contained Python child (copied and run by path, never imported)."""
+    return Path(__file__).resolve().parent.parent / "probes" / "ort_python_child.py"
+
+
+def python_lib_dirs(python: str) -> list[str]:
+    """The NVIDIA wheels' library folders of an environment: ``site-packages/nvidia/*/lib``.
+
+    What ``onnxruntime.preload_dlls()`` loads from, and what ``LD_LIBRARY_PATH`` needs when the
+    wheels are installed but not found. By hand: ``ls <venv>/lib/python3*/site-packages/nvidia/*/lib``.
+    """
+    prefix = Path(os.path.abspath(Path(python).parent.parent))
+    patterns = [
+        str(prefix / "lib" / "python3*" / "site-packages" / "nvidia" / "*" / "lib"),
+        str(prefix / "Lib" / "site-packages" / "nvidia" / "*" / "bin"),
+    ]
+    found: list[str] = []
+    for pattern in patterns:
+        for folder in sorted(glob.glob(pattern)):
+            if any(name.endswith((".so", ".dll")) or ".so." in name for name in os.listdir(folder)):
+                found.append(folder)
+    return found
+
+
+def lib_first_env(env: Mapping[str, str], directories: Sequence[str]) -> dict[str, str]:
+    """``env`` with ``directories`` first on the loader path (LD_LIBRARY_PATH; PATH on Windows)."""
+    variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
+    result = dict(env)
+    existing = [part for part in result.get(variable, "").split(os.pathsep) if part]
+    wanted = [str(d) for d in directories if d]
+    result[variable] = os.pathsep.join(wanted + [part for part in existing if part not in wanted])
+    return result
+
+
+def run_python_probe(
+    python: str,
+    request: ProbeRequest,
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float | None = None,
+    strategies: Sequence[StrategyName] = tuple(StrategyName),
+    lib_dirs: Sequence[str] | None = None,
+    on_phase: PhaseListener | None = None,
+) -> ProbeResult:
+    """The CPU baseline and the GPU retry with the application's interpreter, strategy by strategy.
+
+    ``env`` is the application's environment (default: ours). The first strategy (as is) runs the
+    CPU baseline too; later ones compare with its stored outputs. Later strategies run only while
+    none has reached inference on the GPU. ``lib_dirs``: the folders the "library folders first"
+    strategy puts first (default: the environment's ``site-packages/nvidia/*/lib``).
+
+    By hand: ``echo '{"model": "m.onnx"}' | <python> core/probes/ort_python_child.py``.
+    """
+    if os.sep in python or (os.altsep and os.altsep in python):
+        python = os.path.abspath(python)  # the child runs in a work folder: a relative path would break
+    base_env = dict(os.environ if env is None else env)
+    if timeout_s is None:
+        trt = bool(request.providers) and request.providers[0].startswith("Tensorrt")
+        timeout_s = TENSORRT_TIMEOUT_S if trt else DEFAULT_TIMEOUT_S
+    merged: ProbeResult | None = None
+    collected: list[StrategyResult] = []
+    with tempfile.TemporaryDirectory(prefix="gfd-probe-") as work:
+        script = Path(work) / "ort_python_child.py"
+        shutil.copyfile(child_script(), script)
+        baseline_dir = str(Path(work) / "baseline")
+        for index, name in enumerate(strategies):
+            if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
+                collected.append(StrategyResult(name=name, skipped="the interpreter could not be started"))
+                continue
+            if collected and any(
+                stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected
+            ):
+                collected.append(
+                    StrategyResult(name=name, skipped="not needed: an earlier strategy ran on the GPU")
+                )
+                continue
+            child_env = dict(base_env)
+            changes: dict[str, str] = {}
+            if name == StrategyName.LIB_PATH_FIRST:
+                dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
+                if not dirs:
+                    collected.append(
+                        StrategyResult(
+                            name=name,
+                            skipped="no library folder to put first (no nvidia/*/lib folder, no libPath)",
+                        )
+                    )
+                    continue
+                child_env = lib_first_env(child_env, dirs)
+                variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
+                changes[variable] = child_env[variable]
+            child_request = dataclasses.replace(
+                request,
+                strategy=name,
+                cpu_baseline=request.cpu_baseline and index == 0,
+                baseline_dir=baseline_dir,
+            )
+            result = run_child_once(
+                python,
+                script,
+                child_request,
+                env=child_env,
+                timeout_s=timeout_s,
+                work=work,
+                on_phase=on_phase,
+            )
+            strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
+            if changes:
+                strategy = dataclasses.replace(strategy, environment=changes)
+            if result.failure is not None and strategy.failure is None:
+                strategy = dataclasses.replace(strategy, failure=result.failure)
+            collected.append(strategy)
+            if merged is None:
+                merged = result
+            else:
+                merged = dataclasses.replace(
+                    merged,
+                    notes=merged.notes + result.notes,
+                    phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
+                )
+    if merged is None:
+        merged = ProbeResult(kind="python", runtime=RuntimeInfo(interpreter=python))
+    return dataclasses.replace(merged, strategies=tuple(collected))
+
+
+def _shift(phases: Sequence[PhaseMark], prefix: str) -> list[PhaseMark]:
+    return [dataclasses.replace(mark, name=prefix + mark.name) for mark in phases]
+
+
+def run_child_once(
+    python: str,
+    script: Path,
+    request: ProbeRequest,
+    *,
+    env: Mapping[str, str],
+    timeout_s: float,
+    work: str,
+    on_phase: PhaseListener | None = None,
+) -> ProbeResult:
+    """One child run for one strategy: spawn, wait (or kill at the timeout), read its JSON lines."""
+    capture = Path(work) / f"capture-{request.strategy.value}.log"
+    child_env = dict(env)
+    if request.test_mode:
+        child_env[TEST_ENV] = "1"
+    else:
+        child_env.pop(TEST_ENV, None)
+    threads = str(max(1, request.threads))
+    child_env.setdefault("OMP_NUM_THREADS", threads)
+    child_env.setdefault("MKL_NUM_THREADS", threads)
+    child_env.setdefault("OPENBLAS_NUM_THREADS", threads)
+    started_wall = time.time()
+    outcome = run_child(
+        [python, str(script), "--capture", str(capture)],
+        env=child_env,
+        timeout_s=timeout_s,
+        stdin_text=json.dumps(request.to_json()),
+        cwd=work,
+    )
+    try:
+        captured = capture.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        captured = ""
+    return parse_child_output(outcome, request, captured, started_wall, on_phase)
+
+
+def parse_child_output(
+    outcome: ChildOutcome,
+    request: ProbeRequest,
+    captured: str = "",
+    started_wall: float | None = None,
+    on_phase: PhaseListener | None = None,
+) -> ProbeResult:
+    """The child's JSON lines as a ProbeResult; without a result line, a failure in words."""
+    events: list[dict[str, Any]] = []
+    garbage: list[str] = []
+    for line in outcome.stdout.splitlines():
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            garbage.append(line)
+            continue
+        if isinstance(event, dict) and "event" in event:
+            events.append(event)
+        else:
+            garbage.append(line)
+    if on_phase is not None:
+        for event in events:
+            if event.get("event") == "phase" and isinstance(event.get("wall"), int | float):
+                ok = event.get("ok")
+                on_phase(
+                    str(event.get("name")),
+                    str(event.get("state")),
+                    float(event["wall"]),
+                    ok if isinstance(ok, bool) else None,
+                )
+    hello = next((e for e in events if e.get("event") == "hello"), None)
+    process_start = None
+    if hello is not None and started_wall is not None and isinstance(hello.get("wall"), int | float):
+        process_start = max(0.0, float(hello["wall"]) - started_wall)
+    final = next((e for e in reversed(events) if e.get("event") == "result"), None)
+    if final is not None and isinstance(final.get("result"), dict) and not outcome.truncated:
+        try:
+            result = ProbeResult.from_json(final["result"])
+        except (TypeError, ValueError) as error:
+            garbage.append(f"the result could not be read: {error}")
+        else:
+            cost = dataclasses.replace(result.cost, process_start_s=process_start, total_s=outcome.duration_s)
+            return dataclasses.replace(result, cost=cost)
+    return _failed_result(outcome, request, events, garbage, captured, process_start)
+
+
+def _open_phase(events: list[dict[str, Any]]) -> tuple[list[PhaseMark], str | None]:
+    marks: list[PhaseMark] = []
+    stack: list[str] = []
+    for event in events:
+        if event.get("event") != "phase":
+            continue
+        name = str(event.get("name"))
+        at = float(event.get("t", 0.0))
+        if event.get("state") == "start":
+            marks.append(PhaseMark(name, at))
+            stack.append(name)
+        elif event.get("state") == "end":
+            for index in range(len(marks) - 1, -1, -1):
+                if marks[index].name == name and marks[index].end_s is None:
+                    marks[index] = PhaseMark(name, marks[index].start_s, at, bool(event.get("ok")))
+                    break
+            if name in stack:
+                stack.remove(name)
+    return marks, (stack[-1] if stack else None)
+
+
+def _gpu_name(request: ProbeRequest) -> str:
+    first = next((p for p in request.providers if p != "CPUExecutionProvider"), "CUDAExecutionProvider")
+    return "TensorRT" if first.startswith("Tensorrt") else "CUDA"
+
+
+def _log_lines(captured: str) -> list[str]:
+    lines = [_strip_ansi(line).rstrip() for line in captured.splitlines() if line.strip()]
+    important = [
+        line for line in lines if "onnxruntime" in line and ("[E:" in line or "[W:" in line or "[F:" in line)
+    ]
+    tail = [line for line in lines[-10:] if line not in important and "[V:" not in line and "[I:" not in line]
+    return (important + tail)[-_LOG_LINES:]
+
+
+def _strip_ansi(text: str) -> str:
+    out: list[str] = []
+    index = 0
+    while index < len(text):
+        if text[index] == "\x1b" and text[index + 1 : index + 2] == "[":
+            end = index + 2
+            while end < len(text) and (text[end].isdigit() or text[end] == ";"):
+                end += 1
+            index = end + 1
+            continue
+        out.append(text[index])
+        index += 1
+    return "".join(out)
+
+
+def _failed_result(
+    outcome: ChildOutcome,
+    request: ProbeRequest,
+    events: list[dict[str, Any]],
+    garbage: list[str],
+    captured: str,
+    process_start: float | None,
+) -> ProbeResult:
+    """No usable result line: a crash, a timeout, a flood, garbage, an error, or no start at all."""
+    marks, open_phase = _open_phase(events)
+    doing = PHASE_WORDS.get(open_phase or "", "running the Python probe").format(gpu=_gpu_name(request))
+    error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
+    if outcome.timed_out:
+        kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
+    elif outcome.returncode is None:
+        kind = FailureKind.START
+        sentence = outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"
+    elif outcome.returncode < 0:
+        kind, sentence = FailureKind.CRASH, outcome.sentence(doing)
+    elif outcome.truncated:
+        kind = FailureKind.FLOOD
+        sentence = f"the probe wrote more output than is kept (over 4 MiB) while {doing}, and was ignored"
+    elif garbage:
+        kind = FailureKind.GARBAGE
+        sentence = f"the probe wrote something other than its JSON lines while {doing}: {garbage[0][:200]!r}"
+    elif error_event is not None:
+        kind = FailureKind.ERROR
+        phase = error_event.get("phase") or open_phase
+        where = PHASE_WORDS.get(str(phase), "running the Python probe").format(gpu=_gpu_name(request))
+        sentence = f"the probe failed while {where}: {error_event.get('message')}"
+    else:
+        kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
+    code = outcome.returncode
+    failure = ProbeFailure(
+        kind=kind,
+        sentence=sentence,
+        phase=open_phase,
+        returncode=code,
+        signal=signal_name(-code) if code is not None and code < 0 else None,
+        stdout_tail=outcome.stdout[-_TAIL:],
+        stderr_tail=(outcome.stderr + _strip_ansi(captured))[-_TAIL:],
+    )
+    imported = any(m.name == "import" and m.ok for m in marks)
+    strategy = StrategyResult(
+        name=request.strategy,
+        stage=Stage.RUNTIME_LOADED if imported else Stage.NOTHING,
+        failure=failure,
+    )
+    hello = next((e for e in events if e.get("event") == "hello"), None)
+    runtime = RuntimeInfo(
+        interpreter=str(hello.get("executable")) if hello else None,
+        python_version=str(hello.get("python")) if hello else None,
+        pid=int(hello["pid"]) if hello and isinstance(hello.get("pid"), int) else None,
+    )
+    return ProbeResult(
+        kind="python",
+        completed=False,
+        runtime=runtime,
+        strategies=(strategy,),
+        failure=failure,
+        phases=tuple(marks),
+        cost=ProbeCost(process_start_s=process_start, total_s=outcome.duration_s),
+        log_excerpt=tuple(_log_lines(captured)),
+    )

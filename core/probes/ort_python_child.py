@@ -1,0 +1,823 @@
+"""Test-inference probe child: run by the APPLICATION's interpreter, in the application's environment.
+
+SELF-CONTAINED: Python 3.8+, the standard library, onnxruntime and numpy (the application's own).
+It never imports fallback_doctor. The request (JSON, the fields of ProbeRequest in
+fallback_doctor/core/inference/result.py) comes on stdin; progress and the result go to stdout as
+JSON lines, one object per line::
+
+    {"event": "hello", "pid": 123, "wall": 1718000000.1, ...}
+    {"event": "phase", "name": "cpu.session", "state": "start", "t": 0.41, "wall": ...}
+    {"event": "phase", "name": "cpu.session", "state": "end", "ok": true, "t": 0.45, "wall": ...}
+    {"event": "result", "result": {...ProbeResult JSON...}}
+
+So a crash says where it happened: the last phase started and not ended. Everything else the
+process writes (ONNX Runtime's C++ log on fd 2, its Python "EP Error" banner on fd 1) goes to a
+temporary file via os.dup2 at the file-descriptor level, is read back per phase and quoted in the
+result; the protocol has its own duplicate of the original stdout.
+
+By default the probe lowers its priority (nice) and caps ONNX Runtime's threads, because it may
+run beside a production server. A technician can run it by hand::
+
+    echo '{"model": "encoder.onnx", "dims": {"batch": 16, "seq": 128}}' | python ort_python_child.py
+
+TEST ONLY: ``test_mode`` ("crash", "hang", "flood", "garbage") makes the child misbehave on
+purpose, and only when the environment also has FALLBACK_DOCTOR_PROBE_TEST=1 (set by the tests).
+"""
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import time
+
+_START = time.monotonic()
+_PROTO = None  # the protocol stream (a duplicate of the original stdout)
+_CAPTURE = None  # (path, fd) of the file that receives fds 1 and 2
+_OWN_CAPTURE = False  # True when this process made the capture file (and removes it)
+_OPEN_PHASES = []
+_PHASES = []
+_GPU_PROVIDERS = (
+    "CUDAExecutionProvider",
+    "TensorrtExecutionProvider",
+    "ROCMExecutionProvider",
+    "MIGraphXExecutionProvider",
+    "DmlExecutionProvider",
+)
+_NUMPY_TYPES = {
+    "tensor(float)": "float32",
+    "tensor(float16)": "float16",
+    "tensor(double)": "float64",
+    "tensor(int64)": "int64",
+    "tensor(int32)": "int32",
+    "tensor(int16)": "int16",
+    "tensor(int8)": "int8",
+    "tensor(uint64)": "uint64",
+    "tensor(uint32)": "uint32",
+    "tensor(uint16)": "uint16",
+    "tensor(uint8)": "uint8",
+    "tensor(bool)": "bool",
+}
+_PLACEMENT_MARKERS = ("All nodes placed on [", "Node(s) placed on [")
+_IMPORTANT_TAGS = ("[E:onnxruntime", "[W:onnxruntime", "[F:onnxruntime", " when using [", "UserWarning")
+_IMPORTANT_STARTS = ("EP Error", "Falling back to")
+
+
+class UnusableModelError(Exception):
+    """The model cannot be run with generated inputs (a string input, a sequence, ...)."""
+
+
+def emit(obj):
+    """Write one protocol line (JSON) and flush it."""
+    obj.setdefault("t", round(time.monotonic() - _START, 6))
+    obj.setdefault("wall", time.time())
+    _PROTO.write(json.dumps(obj) + "\n")
+    _PROTO.flush()
+
+
+def phase_start(name):
+    """Mark the start of a phase (also on stdout, so a crash says where)."""
+    _OPEN_PHASES.append((name, time.monotonic() - _START))
+    emit({"event": "phase", "name": name, "state": "start"})
+
+
+def phase_end(ok=True):
+    """Mark the end of the innermost open phase."""
+    name, start = _OPEN_PHASES.pop()
+    end = time.monotonic() - _START
+    _PHASES.append({"name": name, "start_s": round(start, 6), "end_s": round(end, 6), "ok": bool(ok)})
+    emit({"event": "phase", "name": name, "state": "end", "ok": bool(ok)})
+
+
+def setup_capture(path=None):
+    """Send fds 1 and 2 to a file (the parent's ``--capture PATH``, else a temporary one that is
+    removed at the end); keep a private duplicate of stdout for the protocol."""
+    global _PROTO, _CAPTURE, _OWN_CAPTURE
+    proto_fd = os.dup(1)
+    _PROTO = os.fdopen(proto_fd, "w", encoding="utf-8", errors="replace")
+    if path:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    else:
+        fd, path = tempfile.mkstemp(prefix="gfd-probe-", suffix=".log")
+        _OWN_CAPTURE = True
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    _CAPTURE = (path, fd)
+
+
+def capture_offset():
+    """The current size of the capture file (a phase's log starts here)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return os.fstat(_CAPTURE[1]).st_size
+
+
+def capture_since(offset):
+    """The text written to fds 1 and 2 since ``offset``."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with open(_CAPTURE[0], "rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
+    return strip_ansi(data.decode("utf-8", errors="replace"))
+
+
+def strip_ansi(text):
+    """Remove the colour codes ONNX Runtime puts around its log lines."""
+    out = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\x1b" and i + 1 < len(text) and text[i + 1] == "[":
+            j = i + 2
+            while j < len(text) and (text[j].isdigit() or text[j] == ";"):
+                j += 1
+            i = j + 1
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
+
+
+def cleanup_capture():
+    """Remove the temporary capture file (not the parent's: the parent reads and removes it)."""
+    if _CAPTURE is not None and _OWN_CAPTURE:
+        try:
+            os.unlink(_CAPTURE[0])
+        except OSError:
+            pass
+
+
+def important_lines(text):
+    """ONNX Runtime's warning and error lines (and the Python EP Error banner), in order."""
+    keep = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        tagged = any(tag in line for tag in _IMPORTANT_TAGS) or line.startswith(_IMPORTANT_STARTS)
+        python_error = "Error" in line and "onnxruntime" in line and "[V:" not in line and "[I:" not in line
+        if tagged or python_error:
+            keep.append(line)
+    return keep
+
+
+def count_placements(text):
+    """Nodes per provider from ONNX Runtime's VERBOSE "Node placements" lines (summed over graphs)."""
+    counts = {}
+    found = False
+    for line in text.splitlines():
+        for marker in _PLACEMENT_MARKERS:
+            at = line.find(marker)
+            if at < 0:
+                continue
+            rest = line[at + len(marker) :]
+            provider, _, tail = rest.partition("]")
+            number = tail.rsplit(":", 1)[-1].strip()
+            if number.isdigit():
+                counts[provider] = counts.get(provider, 0) + int(number)
+                found = True
+    return counts if found else {}
+
+
+def mapped_libraries():
+    """Shared objects mapped into this process (Linux /proc/self/maps), by file name."""
+    names = set()
+    try:
+        with open("/proc/self/maps") as handle:
+            for line in handle:
+                parts = line.split()
+                if len(parts) >= 6 and ".so" in parts[-1]:
+                    names.add(os.path.basename(parts[-1]))
+    except OSError:
+        return None
+    return names
+
+
+def lower_priority(nice):
+    """Lower this process's priority (it may run beside a production server)."""
+    if nice and hasattr(os, "nice"):
+        try:
+            os.nice(int(nice))
+        except OSError:
+            pass
+
+
+def test_misbehave(mode, when):
+    """TEST ONLY: misbehave on purpose, when FALLBACK_DOCTOR_PROBE_TEST=1 is set as well."""
+    if not mode or os.environ.get("FALLBACK_DOCTOR_PROBE_TEST") != "1":
+        return
+    if mode == "garbage" and when == "start":
+        _PROTO.write("this is not JSON\n")
+        _PROTO.flush()
+        sys.exit(0)
+    if mode == "flood" and when == "start":
+        chunk = ("x" * 1023 + "\n") * 1024
+        for _ in range(64):  # 64 MiB: far more than the parent keeps
+            _PROTO.write(chunk)
+        _PROTO.flush()
+        sys.exit(0)
+    if mode == "hang" and when == "gpu.session":
+        child_pid = os.fork() if hasattr(os, "fork") else 0
+        if child_pid == 0 and hasattr(os, "fork"):
+            time.sleep(3600)  # a grandchild in the same process group: it must not survive either
+            os._exit(0)
+        time.sleep(3600)
+    if mode == "crash" and when == "gpu.session":
+        sys.stdout.write("about to crash on purpose (test mode)\n")
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+# --- inputs, outputs, statistics -----------------------------------------------------------------
+
+
+def resolve_shape(shape, request):
+    """Concrete dims: symbolic names from request["dims"], unknown ones request["default_dim"]."""
+    dims = request.get("dims") or {}
+    default = int(request.get("default_dim") or 1)
+    out = []
+    for dim in shape:
+        if isinstance(dim, int) and dim >= 0:
+            out.append(dim)
+        elif isinstance(dim, str) and dim in dims:
+            out.append(int(dims[dim]))
+        else:
+            out.append(default)
+    return out
+
+
+def make_inputs(np, session_inputs, request):
+    """Deterministic input data for every declared input (same seed: same data in every child)."""
+    feeds = {}
+    described = []
+    ranges = request.get("input_ranges") or {}
+    seed = int(request.get("seed") or 0)
+    for index, arg in enumerate(session_inputs):
+        dtype = _NUMPY_TYPES.get(arg.type)
+        if dtype is None:
+            raise UnusableModelError(
+                "input %r has type %s; the probe can only generate numeric and boolean tensors"
+                % (arg.name, arg.type)
+            )
+        shape = resolve_shape(list(arg.shape or []), request)
+        rng = np.random.default_rng(seed + index)
+        lowered = arg.name.lower()
+        if dtype == "bool":
+            data = np.ones(shape, dtype=bool)
+        elif dtype.startswith("float"):
+            data = rng.standard_normal(shape).astype(dtype)
+        else:
+            if arg.name in ranges:
+                low, high = ranges[arg.name]
+                data = rng.integers(int(low), int(high), size=shape).astype(dtype)
+            elif "mask" in lowered:
+                data = np.ones(shape, dtype=dtype)
+            elif "type" in lowered or "segment" in lowered:
+                data = np.zeros(shape, dtype=dtype)
+            else:
+                data = rng.integers(0, 100, size=shape).astype(dtype)
+        feeds[arg.name] = data
+        described.append(
+            {
+                "name": arg.name,
+                "dtype": dtype,
+                "shape": [d if isinstance(d, (int, str)) else None for d in (arg.shape or [])],
+                "resolved_shape": shape,
+            }
+        )
+    return feeds, described
+
+
+def digest(np, name, value):
+    """A short summary of one output tensor."""
+    arr = np.ascontiguousarray(value)
+    info = {
+        "name": name,
+        "dtype": str(arr.dtype),
+        "shape": list(arr.shape),
+        "sha256": hashlib.sha256(arr.tobytes()).hexdigest(),
+    }
+    if arr.size and arr.dtype.kind in "fiub":
+        flat = arr.reshape(-1).astype("float64")
+        info["mean"] = float(flat.mean())
+        info["abs_max"] = float(np.abs(flat).max())
+        info["head"] = [float(x) for x in flat[:6]]
+    return info
+
+
+def latency_stats(np, times, warmup, batch):
+    """Percentiles (ms) and throughput of timed runs."""
+    ms = np.array(times, dtype="float64") * 1000.0
+    mean = float(ms.mean())
+    stats = {
+        "runs": len(times),
+        "warmup": warmup,
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+        "p99_ms": float(np.percentile(ms, 99)),
+        "mean_ms": mean,
+        "min_ms": float(ms.min()),
+        "max_ms": float(ms.max()),
+        "batches_per_s": 1000.0 / mean if mean > 0 else 0.0,
+    }
+    if batch:
+        stats["items_per_s"] = stats["batches_per_s"] * batch
+    return stats
+
+
+def compare(np, names, gpu_values, cpu_values, atol, rtol):
+    """GPU outputs against the CPU baseline's, within |g - c| <= atol + rtol * |c|."""
+    result = {
+        "equal": True,
+        "bitwise_equal": True,
+        "max_abs_diff": 0.0,
+        "max_rel_diff": 0.0,
+        "tolerance_abs": atol,
+        "tolerance_rel": rtol,
+        "detail": "",
+    }
+    problems = []
+    for name, g, c in zip(names, gpu_values, cpu_values):  # noqa: B905 (Python 3.8)
+        g = np.asarray(g)
+        c = np.asarray(c)
+        if g.shape != c.shape or g.dtype != c.dtype:
+            problems.append("%s: %s %s against the CPU's %s %s" % (name, g.dtype, g.shape, c.dtype, c.shape))
+            result["equal"] = False
+            result["bitwise_equal"] = False
+            continue
+        if g.tobytes() != c.tobytes():
+            result["bitwise_equal"] = False
+        if g.dtype.kind in "fc":
+            diff = np.abs(g.astype("float64") - c.astype("float64"))
+            ref = np.abs(c.astype("float64"))
+            max_abs = float(diff.max()) if diff.size else 0.0
+            max_rel = float((diff / np.maximum(ref, 1e-12)).max()) if diff.size else 0.0
+            result["max_abs_diff"] = max(result["max_abs_diff"], max_abs)
+            result["max_rel_diff"] = max(result["max_rel_diff"], max_rel)
+            if not np.all(diff <= atol + rtol * ref):
+                problems.append("%s differs: max |diff| %.3g (max relative %.3g)" % (name, max_abs, max_rel))
+                result["equal"] = False
+        elif not np.array_equal(g, c):
+            problems.append("%s differs" % name)
+            result["equal"] = False
+    result["detail"] = "; ".join(problems)
+    return result
+
+
+def timed_runs(ort, np, session, feeds, warmup, runs, prefix, batch):
+    """Warm-up runs, then timed runs (ONNX Runtime's run log at ERROR only, so the VERBOSE session
+    log costs nothing here); returns (stats, outputs of the last run)."""
+    options = ort.RunOptions()
+    options.log_severity_level = 3
+    phase_start(prefix + ".warmup")
+    outputs = None
+    for _ in range(warmup):
+        outputs = session.run(None, feeds, options)
+    phase_end()
+    phase_start(prefix + ".timed")
+    times = []
+    for _ in range(max(1, runs)):
+        begin = time.perf_counter()
+        outputs = session.run(None, feeds, options)
+        times.append(time.perf_counter() - begin)
+    phase_end()
+    return latency_stats(np, times, warmup, batch), outputs
+
+
+def session_options(ort, request, verbose, strict=False):
+    """Session options: thread cap, VERBOSE log during creation, the strict key when asked."""
+    so = ort.SessionOptions()
+    threads = int(request.get("threads") or 0)
+    if threads > 0:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+    if verbose:
+        so.log_severity_level = 0
+    if strict:
+        so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    return so
+
+
+def provider_arg(request, providers):
+    """Providers with options (the TensorRT engine cache when asked)."""
+    out = []
+    cache = request.get("trt_cache_dir")
+    for name in providers:
+        if name == "TensorrtExecutionProvider" and cache:
+            out.append((name, {"trt_engine_cache_enable": "True", "trt_engine_cache_path": cache}))
+        else:
+            out.append(name)
+    return out
+
+
+def gpu_memory(pid):
+    """GPU memory of this process and of the others, via NVML when pynvml is importable here."""
+    try:
+        import pynvml
+    except ImportError:
+        return {
+            "note": "pynvml is not installed in the application's environment: GPU memory per process unknown"
+        }
+    try:
+        pynvml.nvmlInit()
+    except Exception as error:  # noqa: BLE001 (NVML raises its own error classes)
+        return {"note": "NVML could not be initialised: %s" % error}
+    mine = 0
+    others = 0
+    total = 0
+    try:
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            total += int(pynvml.nvmlDeviceGetMemoryInfo(handle).total)
+            for proc in pynvml.nvmlDeviceGetComputeRunningProcesses(handle):
+                used = int(proc.usedGpuMemory or 0)
+                if proc.pid == pid:
+                    mine += used
+                else:
+                    others += used
+    except Exception as error:  # noqa: BLE001
+        return {"note": "NVML could not list processes: %s" % error}
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:  # noqa: BLE001
+            pass
+    return {"probe_bytes": mine, "others_bytes": others, "total_bytes": total, "note": ""}
+
+
+def save_baseline(np, folder, names, values):
+    """Store the CPU baseline's outputs for a later child (another strategy) to compare with."""
+    if not folder:
+        return
+    os.makedirs(folder, exist_ok=True)
+    for index, value in enumerate(values):
+        np.save(os.path.join(folder, "out%d.npy" % index), np.asarray(value), allow_pickle=False)
+    with open(os.path.join(folder, "names.json"), "w") as handle:
+        json.dump(list(names), handle)
+
+
+def load_baseline(np, folder):
+    """The CPU baseline's outputs stored by an earlier child, or None."""
+    if not folder or not os.path.exists(os.path.join(folder, "names.json")):
+        return None
+    with open(os.path.join(folder, "names.json")) as handle:
+        names = json.load(handle)
+    return names, [
+        np.load(os.path.join(folder, "out%d.npy" % i), allow_pickle=False) for i in range(len(names))
+    ]
+
+
+# --- the probe -----------------------------------------------------------------------------------
+
+
+def create_session(ort, model, so, providers):
+    """Create a session; returns (session or None, error text or None)."""
+    try:
+        return ort.InferenceSession(model, sess_options=so, providers=providers), None
+    except Exception as error:  # noqa: BLE001 (ONNX Runtime raises many types)
+        return None, "%s: %s" % (type(error).__name__, error)
+
+
+def grade_failure(text, mapped_before, mapped_after, gpu_providers):
+    """The furthest stage reached when the GPU provider is not active, from the log and the maps."""
+    newly = (mapped_after or set()) - (mapped_before or set())
+    provider_libs = [
+        n for n in (mapped_after or set()) if n.startswith("libonnxruntime_providers_") and "shared" not in n
+    ]
+    loaded = any(
+        ("providers_" + p.replace("ExecutionProvider", "").lower()) in n
+        for n in provider_libs
+        for p in gpu_providers
+    )
+    if "Failed to load library" in text or "cannot open shared object file" in text:
+        return "runtime_loaded"
+    if loaded:
+        return "libraries_loaded"
+    del newly
+    return "runtime_loaded"
+
+
+def run_cpu(ort, np, request, result, model):
+    """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
+    offset = capture_offset()
+    phase_start("cpu.session")
+    begin = time.perf_counter()
+    session, error = create_session(ort, model, session_options(ort, request, True), ["CPUExecutionProvider"])
+    create_s = time.perf_counter() - begin
+    phase_end(session is not None)
+    log = capture_since(offset)
+    cpu = {
+        "requested_providers": ["CPUExecutionProvider"],
+        "session_create_s": create_s,
+        "ort_messages": important_lines(log),
+    }
+    if session is None:
+        cpu.update({"stage": "runtime_loaded", "verdict": "failed", "error": error})
+        result["cpu"] = cpu
+        return None, None, None
+    cpu["active_providers"] = list(session.get_providers())
+    nodes = count_placements(log)
+    cpu["nodes_per_provider"] = nodes
+    cpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
+    feeds, described = make_inputs(np, session.get_inputs(), request)
+    result["model"]["inputs"] = described
+    result["model"]["outputs"] = [
+        {
+            "name": o.name,
+            "dtype": _NUMPY_TYPES.get(o.type, o.type),
+            "shape": [d if isinstance(d, (int, str)) else None for d in (o.shape or [])],
+        }
+        for o in session.get_outputs()
+    ]
+    batch = described[0]["resolved_shape"][0] if described and described[0]["resolved_shape"] else None
+    result["model"]["batch_size"] = batch
+    stats, outputs = timed_runs(
+        ort, np, session, feeds, int(request.get("warmup", 3)), int(request.get("runs", 20)), "cpu", batch
+    )
+    names = [o.name for o in session.get_outputs()]
+    cpu.update(
+        {
+            "stage": "session_created",
+            "verdict": "not_run",
+            "latency": stats,
+            "outputs": [digest(np, n, v) for n, v in zip(names, outputs)],  # noqa: B905
+        }
+    )
+    result["cpu"] = cpu
+    save_baseline(np, request.get("baseline_dir"), names, outputs)
+    return feeds, names, outputs
+
+
+def run_gpu(ort, np, request, result, model, feeds, baseline):
+    """The GPU retry: GPU provider(s) then CPU, VERBOSE creation log, placement, strict run, compare."""
+    providers = list(request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    wanted_gpu = [p for p in providers if p in _GPU_PROVIDERS]
+    gpu = {"requested_providers": providers}
+    offset = capture_offset()
+    mapped_before = mapped_libraries()
+    phase_start("gpu.session")
+    test_misbehave(request.get("test_mode"), "gpu.session")
+    try:
+        ort.set_default_logger_severity(0)
+    except Exception:  # noqa: BLE001
+        pass
+    begin = time.perf_counter()
+    session, error = create_session(
+        ort, model, session_options(ort, request, True), provider_arg(request, providers)
+    )
+    gpu["session_create_s"] = time.perf_counter() - begin
+    try:
+        ort.set_default_logger_severity(2)
+    except Exception:  # noqa: BLE001
+        pass
+    phase_end(session is not None)
+    log = capture_since(offset)
+    mapped_after = mapped_libraries()
+    gpu["ort_messages"] = important_lines(log)
+    result["log_excerpt"].extend(gpu["ort_messages"])
+    if session is None:
+        gpu.update(
+            {
+                "verdict": "failed",
+                "error": error,
+                "stage": grade_failure(log + (error or ""), mapped_before, mapped_after, wanted_gpu),
+            }
+        )
+        return gpu
+    active = list(session.get_providers())
+    gpu["active_providers"] = active
+    nodes = count_placements(log)
+    gpu["nodes_per_provider"] = nodes
+    gpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
+    on_gpu = [p for p in active if p in _GPU_PROVIDERS]
+    if on_gpu:
+        gpu["stage"] = "session_created"
+    else:
+        gpu["stage"] = grade_failure(log, mapped_before, mapped_after, wanted_gpu)
+    if feeds is None:
+        feeds, described = make_inputs(np, session.get_inputs(), request)
+        result["model"]["inputs"] = described
+        batch = described[0]["resolved_shape"][0] if described and described[0]["resolved_shape"] else None
+        result["model"]["batch_size"] = batch
+    batch = result["model"].get("batch_size")
+    try:
+        stats, outputs = timed_runs(
+            ort, np, session, feeds, int(request.get("warmup", 3)), int(request.get("runs", 20)), "gpu", batch
+        )
+    except Exception as run_error:  # noqa: BLE001
+        if _OPEN_PHASES:
+            phase_end(False)
+        gpu["error"] = "%s: %s" % (type(run_error).__name__, run_error)
+        gpu["verdict"] = "failed"
+        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(capture_since(offset))
+        return gpu
+    names = [o.name for o in session.get_outputs()]
+    gpu["latency"] = stats
+    gpu["outputs"] = [digest(np, n, v) for n, v in zip(names, outputs)]  # noqa: B905
+    gpu_nodes = sum(count for provider, count in nodes.items() if provider in _GPU_PROVIDERS)
+    if on_gpu and (gpu_nodes > 0 or not nodes):
+        gpu["stage"] = "inference_on_gpu"
+        gpu["verdict"] = "gpu_active"
+    else:
+        gpu["verdict"] = "fell_back_to_cpu"
+    if baseline is not None:
+        gpu["comparison"] = compare(
+            np,
+            names,
+            outputs,
+            baseline[1],
+            float(request.get("tolerance_abs", 1e-3)),
+            float(request.get("tolerance_rel", 1e-3)),
+        )
+    else:
+        gpu["comparison"] = {
+            "equal": False,
+            "bitwise_equal": False,
+            "max_abs_diff": None,
+            "max_rel_diff": None,
+            "tolerance_abs": float(request.get("tolerance_abs", 1e-3)),
+            "tolerance_rel": float(request.get("tolerance_rel", 1e-3)),
+            "detail": "no CPU baseline to compare with",
+        }
+    gpu["gpu_memory"] = gpu_memory(os.getpid())
+    del session
+    if request.get("strict", True) and wanted_gpu:
+        gpu["strict"], strict_lines = run_strict(ort, request, model, providers)
+        result["log_excerpt"].extend(line for line in strict_lines if line not in result["log_excerpt"])
+    return gpu
+
+
+def run_strict(ort, request, model, providers):
+    """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
+    phase_start("gpu.strict")
+    offset = capture_offset()
+    strict_providers = [p for p in providers if p != "CPUExecutionProvider"]
+    session, error = create_session(
+        ort, model, session_options(ort, request, False, strict=True), provider_arg(request, strict_providers)
+    )
+    phase_end(session is not None)
+    log = capture_since(offset)
+    out = {"attempted": True, "session_created": session is not None, "error": error}
+    if session is not None:
+        active = list(session.get_providers())
+        if not any(p in _GPU_PROVIDERS for p in active):
+            out["session_created"] = False
+            out["error"] = "the strict session was created without a GPU provider: %s" % active
+    lines = important_lines(log)
+    if out["error"] is None and session is None:
+        out["error"] = lines[-1] if lines else None
+    ep_errors = [line for line in lines if line.startswith("EP Error")]
+    if session is None and ep_errors and out["error"] and "Conflicting session configuration" in out["error"]:
+        # Python retried on the CPU alone after the GPU provider failed, which the strict key forbids:
+        # the provider's own error comes first.
+        out["error"] = "%s (then: %s)" % (ep_errors[0], out["error"])
+    return out, lines
+
+
+def main(argv):
+    """Read the request, run the probe, write the result; exit 0 whenever a result was written."""
+    capture = argv[argv.index("--capture") + 1] if "--capture" in argv[:-1] else None
+    setup_capture(capture)
+    raw = sys.stdin.read()
+    try:
+        request = json.loads(raw) if raw.strip() else {}
+    except ValueError as error:
+        emit({"event": "error", "message": "the request is not JSON: %s" % error})
+        return 2
+    emit(
+        {"event": "hello", "pid": os.getpid(), "python": sys.version.split()[0], "executable": sys.executable}
+    )
+    test_misbehave(request.get("test_mode"), "start")
+    lower_priority(request.get("nice", 10))
+    strategy = request.get("strategy") or "as_is"
+    result = {
+        "kind": "python",
+        "schema": 1,
+        "completed": False,
+        "notes": [],
+        "log_excerpt": [],
+        "runtime": {
+            "interpreter": sys.executable,
+            "python_version": sys.version.split()[0],
+            "pid": os.getpid(),
+        },
+        "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
+    }
+    model = request.get("model")
+    try:
+        with open(model, "rb") as handle:
+            data = handle.read()
+        result["model"]["sha256"] = hashlib.sha256(data).hexdigest()
+        result["model"]["size_bytes"] = len(data)
+        del data
+    except (OSError, TypeError) as error:
+        result["failure"] = {"kind": "unusable_model", "sentence": "the model could not be read: %s" % error}
+        emit({"event": "result", "result": result})
+        return 0
+    offset = capture_offset()
+    phase_start("import")
+    import_begin = time.perf_counter()
+    try:
+        import numpy as np
+        import onnxruntime as ort
+    except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
+        phase_end(False)
+        result["failure"] = {
+            "kind": "error",
+            "phase": "import",
+            "sentence": "ONNX Runtime could not be imported by the application's Python: %s" % error,
+            "stderr_tail": capture_since(offset)[-4000:],
+        }
+        result["strategies"] = [{"name": strategy, "stage": "nothing"}]
+        emit({"event": "result", "result": result})
+        return 0
+    import_s = time.perf_counter() - import_begin
+    phase_end()
+    result["cost"] = {"import_s": import_s}
+    runtime = result["runtime"]
+    runtime["ort_version"] = getattr(ort, "__version__", None)
+    runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
+    runtime["numpy_version"] = getattr(np, "__version__", None)
+    runtime["available_providers"] = list(ort.get_available_providers())
+    runtime["cuda_version"] = getattr(ort, "cuda_version", None)
+    try:
+        runtime["build_info"] = ort.get_build_info()
+    except Exception:  # noqa: BLE001
+        runtime["build_info"] = None
+    strategy_entry = {"name": strategy, "stage": "runtime_loaded"}
+    if strategy == "preload_dlls":
+        strategy_entry["description"] = "onnxruntime.preload_dlls() before creating the session"
+        if not hasattr(ort, "preload_dlls"):
+            strategy_entry["skipped"] = (
+                "onnxruntime %s has no preload_dlls() (it appeared in 1.21)" % runtime["ort_version"]
+            )
+            result["strategies"] = [strategy_entry]
+            result["completed"] = True
+            result["phases"] = _PHASES
+            emit({"event": "result", "result": result})
+            return 0
+        phase_start("preload")
+        offset = capture_offset()
+        try:
+            ort.preload_dlls()
+            phase_end()
+        except Exception as error:  # noqa: BLE001
+            phase_end(False)
+            result["notes"].append("preload_dlls() failed: %s" % error)
+        result["log_excerpt"].extend(important_lines(capture_since(offset)))
+    elif strategy == "as_is":
+        strategy_entry["description"] = "the application's environment as it is"
+    else:
+        strategy_entry["description"] = "LD_LIBRARY_PATH=%s" % os.environ.get("LD_LIBRARY_PATH", "")
+    feeds = None
+    baseline = None
+    try:
+        if request.get("cpu_baseline", True):
+            feeds, names, outputs = run_cpu(ort, np, request, result, model)
+            if outputs is not None:
+                baseline = (names, outputs)
+            result["cost"]["cpu_session_create_s"] = result["cpu"].get("session_create_s")
+        else:
+            baseline = load_baseline(np, request.get("baseline_dir"))
+        if request.get("gpu_retry", True):
+            gpu = run_gpu(ort, np, request, result, model, feeds, baseline)
+            strategy_entry["gpu"] = gpu
+            strategy_entry["stage"] = gpu.get("stage", "runtime_loaded")
+            result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
+    except UnusableModelError as error:
+        while _OPEN_PHASES:
+            phase_end(False)
+        result["failure"] = {"kind": "unusable_model", "sentence": str(error)}
+    result["strategies"] = [strategy_entry]
+    result["completed"] = "failure" not in result
+    result["phases"] = _PHASES
+    emit({"event": "result", "result": result})
+    return 0
+
+
+if __name__ == "__main__":
+    exit_code = 1
+    try:
+        exit_code = main(sys.argv[1:])
+    except BaseException as failure:
+        if isinstance(failure, SystemExit):
+            raise
+        import traceback
+
+        text = traceback.format_exc()
+        if _PROTO is not None:
+            emit(
+                {
+                    "event": "error",
+                    "message": "%s: %s" % (type(failure).__name__, failure),
+                    "phase": _OPEN_PHASES[-1][0] if _OPEN_PHASES else None,
+                    "traceback": text,
+                }
+            )
+        else:
+            sys.__stderr__.write(text)
+        exit_code = 3
+    finally:
+        cleanup_capture()
+    sys.exit(exit_code)
