@@ -69,7 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cli_main(["diagnose", *args[1:]] if args else ["diagnose"])
     from fallback_doctor.gui.app import run
 
-    return run(args[1:])
+    status: int = run(args[1:])
+    return status
 
 
 if __name__ == "__main__":

@@ -162,14 +162,15 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
         for vaddr, offset, filesz in loads:
             if vaddr <= strtab_vaddr < vaddr + filesz:
                 stream.seek(strtab_vaddr - vaddr + offset)
-                strtab = stream.read(strsz)
+                strtab: bytes = stream.read(strsz)
                 break
         else:
             return None
 
         def text(offset: int) -> str:
             end = strtab.find(b"\0", offset)
-            return strtab[offset : end if end >= 0 else len(strtab)].decode("utf-8", errors="replace")
+            chunk: bytes = strtab[offset : end if end >= 0 else len(strtab)]
+            return chunk.decode("utf-8", errors="replace")
 
         needed = tuple(text(value) for tag, value in entries if tag == _DT_NEEDED)
         soname = text(values[_DT_SONAME]) if _DT_SONAME in values else None
