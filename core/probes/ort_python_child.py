@@ -24,6 +24,8 @@ TEST ONLY: ``test_mode`` ("crash", "hang", "flood", "garbage") makes the child m
 purpose, and only when the environment also has FALLBACK_DOCTOR_PROBE_TEST=1 (set by the tests).
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import os
@@ -31,13 +33,14 @@ import signal
 import sys
 import tempfile
 import time
+from typing import IO, Any, Dict, List, Optional, Set, Tuple, Union
 
 _START = time.monotonic()
-_PROTO = None  # the protocol stream (a duplicate of the original stdout)
-_CAPTURE = None  # (path, fd) of the file that receives fds 1 and 2
+_PROTO: Optional[IO[str]] = None  # the protocol stream (a duplicate of the original stdout)
+_CAPTURE: Optional[Tuple[str, int]] = None  # (path, fd) of the file that receives fds 1 and 2
 _OWN_CAPTURE = False  # True when this process made the capture file (and removes it)
-_OPEN_PHASES = []
-_PHASES = []
+_OPEN_PHASES: List[Tuple[str, float]] = []
+_PHASES: List[Dict[str, Any]] = []
 _GPU_PROVIDERS = (
     "CUDAExecutionProvider",
     "TensorrtExecutionProvider",
@@ -68,21 +71,22 @@ class UnusableModelError(Exception):
     """The model cannot be run with generated inputs (a string input, a sequence, ...)."""
 
 
-def emit(obj):
+def emit(obj: Dict[str, Any]) -> None:
     """Write one protocol line (JSON) and flush it."""
     obj.setdefault("t", round(time.monotonic() - _START, 6))
     obj.setdefault("wall", time.time())
+    assert _PROTO is not None
     _PROTO.write(json.dumps(obj) + "\n")
     _PROTO.flush()
 
 
-def phase_start(name):
+def phase_start(name: str) -> None:
     """Mark the start of a phase (also on stdout, so a crash says where)."""
     _OPEN_PHASES.append((name, time.monotonic() - _START))
     emit({"event": "phase", "name": name, "state": "start"})
 
 
-def phase_end(ok=True):
+def phase_end(ok: bool = True) -> None:
     """Mark the end of the innermost open phase."""
     name, start = _OPEN_PHASES.pop()
     end = time.monotonic() - _START
@@ -90,7 +94,7 @@ def phase_end(ok=True):
     emit({"event": "phase", "name": name, "state": "end", "ok": bool(ok)})
 
 
-def setup_capture(path=None):
+def setup_capture(path: Optional[str] = None) -> None:
     """Send fds 1 and 2 to a file (the parent's ``--capture PATH``, else a temporary one that is
     removed at the end); keep a private duplicate of stdout for the protocol."""
     global _PROTO, _CAPTURE, _OWN_CAPTURE
@@ -108,26 +112,28 @@ def setup_capture(path=None):
     _CAPTURE = (path, fd)
 
 
-def capture_offset():
+def capture_offset() -> int:
     """The current size of the capture file (a phase's log starts here)."""
     sys.stdout.flush()
     sys.stderr.flush()
+    assert _CAPTURE is not None
     return os.fstat(_CAPTURE[1]).st_size
 
 
-def capture_since(offset):
+def capture_since(offset: int) -> str:
     """The text written to fds 1 and 2 since ``offset``."""
     sys.stdout.flush()
     sys.stderr.flush()
+    assert _CAPTURE is not None
     with open(_CAPTURE[0], "rb") as handle:
         handle.seek(offset)
         data = handle.read()
     return strip_ansi(data.decode("utf-8", errors="replace"))
 
 
-def strip_ansi(text):
+def strip_ansi(text: str) -> str:
     """Remove the colour codes ONNX Runtime puts around its log lines."""
-    out = []
+    out: List[str] = []
     i = 0
     while i < len(text):
         if text[i] == "\x1b" and i + 1 < len(text) and text[i + 1] == "[":
@@ -141,7 +147,7 @@ def strip_ansi(text):
     return "".join(out)
 
 
-def cleanup_capture():
+def cleanup_capture() -> None:
     """Remove the temporary capture file (not the parent's: the parent reads and removes it)."""
     if _CAPTURE is not None and _OWN_CAPTURE:
         try:
@@ -150,9 +156,9 @@ def cleanup_capture():
             pass
 
 
-def important_lines(text):
+def important_lines(text: str) -> List[str]:
     """ONNX Runtime's warning and error lines (and the Python EP Error banner), in order."""
-    keep = []
+    keep: List[str] = []
     for raw in text.splitlines():
         line = raw.rstrip()
         tagged = any(tag in line for tag in _IMPORTANT_TAGS) or line.startswith(_IMPORTANT_STARTS)
@@ -162,9 +168,9 @@ def important_lines(text):
     return keep
 
 
-def count_placements(text):
+def count_placements(text: str) -> Dict[str, int]:
     """Nodes per provider from ONNX Runtime's VERBOSE "Node placements" lines (summed over graphs)."""
-    counts = {}
+    counts: Dict[str, int] = {}
     found = False
     for line in text.splitlines():
         for marker in _PLACEMENT_MARKERS:
@@ -180,9 +186,9 @@ def count_placements(text):
     return counts if found else {}
 
 
-def mapped_libraries():
+def mapped_libraries() -> Optional[Set[str]]:
     """Shared objects mapped into this process (Linux /proc/self/maps), by file name."""
-    names = set()
+    names: Set[str] = set()
     try:
         with open("/proc/self/maps") as handle:
             for line in handle:
@@ -194,7 +200,7 @@ def mapped_libraries():
     return names
 
 
-def lower_priority(nice):
+def lower_priority(nice: Any) -> None:
     """Lower this process's priority (it may run beside a production server)."""
     if nice and hasattr(os, "nice"):
         try:
@@ -203,10 +209,11 @@ def lower_priority(nice):
             pass
 
 
-def test_misbehave(mode, when):
+def test_misbehave(mode: Optional[str], when: str) -> None:
     """TEST ONLY: misbehave on purpose, when FALLBACK_DOCTOR_PROBE_TEST=1 is set as well."""
     if not mode or os.environ.get("FALLBACK_DOCTOR_PROBE_TEST") != "1":
         return
+    assert _PROTO is not None
     if mode == "garbage" and when == "start":
         _PROTO.write("this is not JSON\n")
         _PROTO.flush()
@@ -232,11 +239,11 @@ def test_misbehave(mode, when):
 # --- inputs, outputs, statistics -----------------------------------------------------------------
 
 
-def resolve_shape(shape, request):
+def resolve_shape(shape: List[Any], request: Dict[str, Any]) -> List[int]:
     """Concrete dims: symbolic names from request["dims"], unknown ones request["default_dim"]."""
     dims = request.get("dims") or {}
     default = int(request.get("default_dim") or 1)
-    out = []
+    out: List[int] = []
     for dim in shape:
         if isinstance(dim, int) and dim >= 0:
             out.append(dim)
@@ -247,10 +254,12 @@ def resolve_shape(shape, request):
     return out
 
 
-def make_inputs(np, session_inputs, request):
+def make_inputs(
+    np: Any, session_inputs: List[Any], request: Dict[str, Any]
+) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     """Deterministic input data for every declared input (same seed: same data in every child)."""
-    feeds = {}
-    described = []
+    feeds: Dict[str, Any] = {}
+    described: List[Dict[str, Any]] = []
     ranges = request.get("input_ranges") or {}
     seed = int(request.get("seed") or 0)
     for index, arg in enumerate(session_inputs):
@@ -289,10 +298,10 @@ def make_inputs(np, session_inputs, request):
     return feeds, described
 
 
-def digest(np, name, value):
+def digest(np: Any, name: str, value: Any) -> Dict[str, Any]:
     """A short summary of one output tensor."""
     arr = np.ascontiguousarray(value)
-    info = {
+    info: Dict[str, Any] = {
         "name": name,
         "dtype": str(arr.dtype),
         "shape": list(arr.shape),
@@ -306,11 +315,11 @@ def digest(np, name, value):
     return info
 
 
-def latency_stats(np, times, warmup, batch):
+def latency_stats(np: Any, times: List[float], warmup: int, batch: Optional[int]) -> Dict[str, Any]:
     """Percentiles (ms) and throughput of timed runs."""
     ms = np.array(times, dtype="float64") * 1000.0
     mean = float(ms.mean())
-    stats = {
+    stats: Dict[str, Any] = {
         "runs": len(times),
         "warmup": warmup,
         "p50_ms": float(np.percentile(ms, 50)),
@@ -326,9 +335,11 @@ def latency_stats(np, times, warmup, batch):
     return stats
 
 
-def compare(np, names, gpu_values, cpu_values, atol, rtol):
+def compare(
+    np: Any, names: List[str], gpu_values: Any, cpu_values: Any, atol: float, rtol: float
+) -> Dict[str, Any]:
     """GPU outputs against the CPU baseline's, within |g - c| <= atol + rtol * |c|."""
-    result = {
+    result: Dict[str, Any] = {
         "equal": True,
         "bitwise_equal": True,
         "max_abs_diff": 0.0,
@@ -337,7 +348,7 @@ def compare(np, names, gpu_values, cpu_values, atol, rtol):
         "tolerance_rel": rtol,
         "detail": "",
     }
-    problems = []
+    problems: List[str] = []
     for name, g, c in zip(names, gpu_values, cpu_values):  # noqa: B905 (Python 3.8)
         g = np.asarray(g)
         c = np.asarray(c)
@@ -365,7 +376,16 @@ def compare(np, names, gpu_values, cpu_values, atol, rtol):
     return result
 
 
-def timed_runs(ort, np, session, feeds, warmup, runs, prefix, batch):
+def timed_runs(
+    ort: Any,
+    np: Any,
+    session: Any,
+    feeds: Dict[str, Any],
+    warmup: int,
+    runs: int,
+    prefix: str,
+    batch: Optional[int],
+) -> Tuple[Dict[str, Any], Any]:
     """Warm-up runs, then timed runs (ONNX Runtime's run log at ERROR only, so the VERBOSE session
     log costs nothing here); returns (stats, outputs of the last run)."""
     options = ort.RunOptions()
@@ -376,7 +396,7 @@ def timed_runs(ort, np, session, feeds, warmup, runs, prefix, batch):
         outputs = session.run(None, feeds, options)
     phase_end()
     phase_start(prefix + ".timed")
-    times = []
+    times: List[float] = []
     for _ in range(max(1, runs)):
         begin = time.perf_counter()
         outputs = session.run(None, feeds, options)
@@ -385,7 +405,7 @@ def timed_runs(ort, np, session, feeds, warmup, runs, prefix, batch):
     return latency_stats(np, times, warmup, batch), outputs
 
 
-def session_options(ort, request, verbose, strict=False):
+def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:
     """Session options: thread cap, VERBOSE log during creation, the strict key when asked."""
     so = ort.SessionOptions()
     threads = int(request.get("threads") or 0)
@@ -399,9 +419,11 @@ def session_options(ort, request, verbose, strict=False):
     return so
 
 
-def provider_arg(request, providers):
+def provider_arg(
+    request: Dict[str, Any], providers: List[str]
+) -> List[Union[str, Tuple[str, Dict[str, str]]]]:
     """Providers with options (the TensorRT engine cache when asked)."""
-    out = []
+    out: List[Union[str, Tuple[str, Dict[str, str]]]] = []
     cache = request.get("trt_cache_dir")
     for name in providers:
         if name == "TensorrtExecutionProvider" and cache:
@@ -411,7 +433,7 @@ def provider_arg(request, providers):
     return out
 
 
-def gpu_memory(pid):
+def gpu_memory(pid: int) -> Dict[str, Any]:
     """GPU memory of this process and of the others, via NVML when pynvml is importable here."""
     try:
         import pynvml
@@ -446,7 +468,7 @@ def gpu_memory(pid):
     return {"probe_bytes": mine, "others_bytes": others, "total_bytes": total, "note": ""}
 
 
-def save_baseline(np, folder, names, values):
+def save_baseline(np: Any, folder: Optional[str], names: List[str], values: Any) -> None:
     """Store the CPU baseline's outputs for a later child (another strategy) to compare with."""
     if not folder:
         return
@@ -457,7 +479,7 @@ def save_baseline(np, folder, names, values):
         json.dump(list(names), handle)
 
 
-def load_baseline(np, folder):
+def load_baseline(np: Any, folder: Optional[str]) -> Optional[Tuple[List[str], List[Any]]]:
     """The CPU baseline's outputs stored by an earlier child, or None."""
     if not folder or not os.path.exists(os.path.join(folder, "names.json")):
         return None
@@ -471,7 +493,7 @@ def load_baseline(np, folder):
 # --- the probe -----------------------------------------------------------------------------------
 
 
-def create_session(ort, model, so, providers):
+def create_session(ort: Any, model: str, so: Any, providers: List[Any]) -> Tuple[Any, Optional[str]]:
     """Create a session; returns (session or None, error text or None)."""
     try:
         return ort.InferenceSession(model, sess_options=so, providers=providers), None
@@ -479,7 +501,9 @@ def create_session(ort, model, so, providers):
         return None, "%s: %s" % (type(error).__name__, error)
 
 
-def grade_failure(text, mapped_before, mapped_after, gpu_providers):
+def grade_failure(
+    text: str, mapped_before: Optional[Set[str]], mapped_after: Optional[Set[str]], gpu_providers: List[str]
+) -> str:
     """The furthest stage reached when the GPU provider is not active, from the log and the maps."""
     newly = (mapped_after or set()) - (mapped_before or set())
     provider_libs = [
@@ -498,7 +522,9 @@ def grade_failure(text, mapped_before, mapped_after, gpu_providers):
     return "runtime_loaded"
 
 
-def run_cpu(ort, np, request, result, model):
+def run_cpu(
+    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], model: str
+) -> Tuple[Optional[Dict[str, Any]], Optional[List[str]], Any]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
     offset = capture_offset()
     phase_start("cpu.session")
@@ -507,7 +533,7 @@ def run_cpu(ort, np, request, result, model):
     create_s = time.perf_counter() - begin
     phase_end(session is not None)
     log = capture_since(offset)
-    cpu = {
+    cpu: Dict[str, Any] = {
         "requested_providers": ["CPUExecutionProvider"],
         "session_create_s": create_s,
         "ort_messages": important_lines(log),
@@ -549,11 +575,19 @@ def run_cpu(ort, np, request, result, model):
     return feeds, names, outputs
 
 
-def run_gpu(ort, np, request, result, model, feeds, baseline):
+def run_gpu(
+    ort: Any,
+    np: Any,
+    request: Dict[str, Any],
+    result: Dict[str, Any],
+    model: str,
+    feeds: Optional[Dict[str, Any]],
+    baseline: Optional[Tuple[Any, Any]],
+) -> Dict[str, Any]:
     """The GPU retry: GPU provider(s) then CPU, VERBOSE creation log, placement, strict run, compare."""
     providers = list(request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
     wanted_gpu = [p for p in providers if p in _GPU_PROVIDERS]
-    gpu = {"requested_providers": providers}
+    gpu: Dict[str, Any] = {"requested_providers": providers}
     offset = capture_offset()
     mapped_before = mapped_libraries()
     phase_start("gpu.session")
@@ -648,7 +682,9 @@ def run_gpu(ort, np, request, result, model, feeds, baseline):
     return gpu
 
 
-def run_strict(ort, request, model, providers):
+def run_strict(
+    ort: Any, request: Dict[str, Any], model: str, providers: List[str]
+) -> Tuple[Dict[str, Any], List[str]]:
     """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
     phase_start("gpu.strict")
     offset = capture_offset()
@@ -658,7 +694,7 @@ def run_strict(ort, request, model, providers):
     )
     phase_end(session is not None)
     log = capture_since(offset)
-    out = {"attempted": True, "session_created": session is not None, "error": error}
+    out: Dict[str, Any] = {"attempted": True, "session_created": session is not None, "error": error}
     if session is not None:
         active = list(session.get_providers())
         if not any(p in _GPU_PROVIDERS for p in active):
@@ -675,7 +711,7 @@ def run_strict(ort, request, model, providers):
     return out, lines
 
 
-def main(argv):
+def main(argv: List[str]) -> int:
     """Read the request, run the probe, write the result; exit 0 whenever a result was written."""
     capture = argv[argv.index("--capture") + 1] if "--capture" in argv[:-1] else None
     setup_capture(capture)
@@ -691,7 +727,7 @@ def main(argv):
     test_misbehave(request.get("test_mode"), "start")
     lower_priority(request.get("nice", 10))
     strategy = request.get("strategy") or "as_is"
-    result = {
+    result: Dict[str, Any] = {
         "kind": "python",
         "schema": 1,
         "completed": False,
@@ -704,7 +740,7 @@ def main(argv):
         },
         "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
     }
-    model = request.get("model")
+    model: Any = request.get("model")  # None or a non-path: open() fails below
     try:
         with open(model, "rb") as handle:
             data = handle.read()
@@ -720,7 +756,7 @@ def main(argv):
     import_begin = time.perf_counter()
     try:
         import numpy as np
-        import onnxruntime as ort
+        import onnxruntime as ort  # type: ignore[import-untyped]
     except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
         phase_end(False)
         result["failure"] = {
@@ -735,7 +771,7 @@ def main(argv):
     import_s = time.perf_counter() - import_begin
     phase_end()
     result["cost"] = {"import_s": import_s}
-    runtime = result["runtime"]
+    runtime: Dict[str, Any] = result["runtime"]
     runtime["ort_version"] = getattr(ort, "__version__", None)
     runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
     runtime["numpy_version"] = getattr(np, "__version__", None)
@@ -745,7 +781,7 @@ def main(argv):
         runtime["build_info"] = ort.get_build_info()
     except Exception:  # noqa: BLE001
         runtime["build_info"] = None
-    strategy_entry = {"name": strategy, "stage": "runtime_loaded"}
+    strategy_entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
     if strategy == "preload_dlls":
         strategy_entry["description"] = "onnxruntime.preload_dlls() before creating the session"
         if not hasattr(ort, "preload_dlls"):
@@ -816,6 +852,7 @@ if __name__ == "__main__":
                 }
             )
         else:
+            assert sys.__stderr__ is not None
             sys.__stderr__.write(text)
         exit_code = 3
     finally:

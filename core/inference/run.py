@@ -1,0 +1,141 @@
+"""Run the test inference for a resolved target: the model, the request, the right probe.
+
+A Python target runs the self-contained probe under the application's interpreter; a
+native target (Bareun) drives the ONNX Runtime library in its libPath through the C API.
+`fallback-doctor test-inference` and `fallback-doctor diagnose` (without --quick) share this.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model, resolve_dims
+from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
+
+PROVIDERS: dict[str, tuple[str, ...]] = {
+    "cuda": ("CUDAExecutionProvider", "CPUExecutionProvider"),
+    "tensorrt": ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"),
+}
+
+DEFAULT_TIMEOUT_S = 180.0
+TENSORRT_TIMEOUT_S = 900.0
+"""Building a TensorRT engine can take minutes: the TensorRT attempt gets a longer timeout."""
+
+
+class InferenceSetupError(ValueError):
+    """The test inference cannot be set up as asked (a model that cannot be read or run, no libPath)."""
+
+
+@dataclass(frozen=True)
+class InferencePlan:
+    """What will run: the model, its description, and the probe request."""
+
+    model: Path
+    info: ModelInfo
+    request: ProbeRequest
+
+
+def bundled_model() -> Path:
+    """The bundled test encoder (resources/model/encoder.onnx)."""
+    return Path(str(resources.files("fallback_doctor.resources").joinpath("model", "encoder.onnx")))
+
+
+def model_description(model: Path) -> dict[str, Any]:
+    """The description JSON beside a model (``encoder.json`` for ``encoder.onnx``), or {}."""
+    try:
+        data = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def provider_key(requested: str | None, override: str | None = None) -> str:
+    """Which GPU provider to try: the override, TensorRT when the target asks for it, else CUDA."""
+    if override:
+        return override
+    return "tensorrt" if requested == "tensorrt" else "cuda"
+
+
+def plan_inference(
+    model: Path | None,
+    *,
+    dims: Mapping[str, int] | None = None,
+    providers: tuple[str, ...] = PROVIDERS["cuda"],
+    runs: int = 20,
+    warmup: int = 3,
+    threads: int = 2,
+) -> InferencePlan:
+    """Read the model and build the probe request; symbolic dims from ``dims``, the description, names."""
+    path = (model or bundled_model()).resolve()
+    if not path.is_file():
+        raise InferenceSetupError(f"{path}: no such model file")
+    try:
+        info = read_model(path)
+    except ModelReadError as error:
+        raise InferenceSetupError(f"{path}: not an ONNX model this tool can read ({error})") from None
+    problems = info.unrunnable()
+    if problems:
+        raise InferenceSetupError(
+            f"{path}: cannot be run with generated inputs: "
+            + "; ".join(problems)
+            + ". Use the bundled test model or a model with numeric tensor inputs."
+        )
+    description = model_description(path)
+    defaults = description.get("dims") if isinstance(description.get("dims"), dict) else None
+    resolved = resolve_dims(info, dict(dims or {}), defaults)
+    ranges: dict[str, tuple[int, int]] = {}
+    raw_ranges = description.get("input_ranges")
+    if isinstance(raw_ranges, dict):
+        for name, pair in raw_ranges.items():
+            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair):
+                ranges[str(name)] = (pair[0], pair[1])
+    request = ProbeRequest(
+        model=str(path),
+        runs=runs,
+        warmup=warmup,
+        dims=resolved,
+        providers=providers,
+        threads=threads,
+        input_ranges=ranges,
+    )
+    return InferencePlan(model=path, info=info, request=request)
+
+
+def run_inference(
+    target: TargetFacts,
+    plan: InferencePlan,
+    *,
+    python: str,
+    env: Mapping[str, str],
+    timeout_s: float | None = None,
+    lib_dirs: Sequence[str] | None = None,
+    on_phase: Callable[[str, str, float, bool], None] | None = None,
+) -> ProbeResult:
+    """Run the CPU baseline and the GPU retry on the target's own ONNX Runtime.
+
+    By hand, for a Python application: ``python -c "import onnxruntime as o; s =
+    o.InferenceSession('model.onnx', providers=['CUDAExecutionProvider']); print(s.get_providers())"``.
+    """
+    timeout = timeout_s or (
+        TENSORRT_TIMEOUT_S if plan.request.providers[0].startswith("Tensorrt") else DEFAULT_TIMEOUT_S
+    )
+    if target.kind == "bareun":
+        if not target.lib_path:
+            raise InferenceSetupError("the Bareun configuration names no libPath: nothing to test")
+        from fallback_doctor.core.inference.capi import run_capi_probe
+
+        library = target.lib_ort.core_library if target.lib_ort and target.lib_ort.core_library else None
+        return run_capi_probe(
+            library or target.lib_path, plan.request.model, plan.request.to_json(), env, timeout
+        )
+    from fallback_doctor.core.inference.python_probe import run_python_probe
+
+    return run_python_probe(
+        python, plan.request, env=env, timeout_s=timeout, lib_dirs=lib_dirs, on_phase=on_phase
+    )
