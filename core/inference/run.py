@@ -115,7 +115,7 @@ def run_inference(
     env: Mapping[str, str],
     timeout_s: float | None = None,
     lib_dirs: Sequence[str] | None = None,
-    on_phase: Callable[[str, str, float, bool], None] | None = None,
+    on_phase: Callable[[str, str, float, bool | None], None] | None = None,
 ) -> ProbeResult:
     """Run the CPU baseline and the GPU retry on the target's own ONNX Runtime.
 
