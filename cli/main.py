@@ -13,6 +13,8 @@ from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.report import diagnosis_document, render_text
+from fallback_doctor.core.targets.resolve import TargetNotFound
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,9 +38,40 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         description="Inspect the GPU stack layer by layer and print the ranked findings with fixes.",
     )
     diag.add_argument(
+        "--target",
+        choices=[kind.value for kind in TargetKind],
+        default=TargetKind.AUTO.value,
+        help="what to diagnose: auto (Bareun when installed, else the Python environment), "
+        "bareun, python, or log (default: auto)",
+    )
+    diag.add_argument(
         "--python",
         metavar="PATH",
         help="the application's Python interpreter (default: the one running this tool)",
+    )
+    diag.add_argument(
+        "--bareun-root",
+        metavar="DIR",
+        help="the Bareun installation (default: BAREUN_ROOT, else /opt/bareun, /bareun, "
+        "C:\\Program Files\\bareun)",
+    )
+    diag.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the application's configuration file (Bareun: <root>/config/bareun.json)",
+    )
+    diag.add_argument(
+        "--log",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a log file of the application to read (repeatable; default: the profile's log folder)",
+    )
+    diag.add_argument(
+        "--pid",
+        metavar="PID",
+        type=_pid,
+        help="the running server's process id (default: found by executable, library or port)",
     )
     diag.add_argument("--json", action="store_true", help="print the versioned JSON report")
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
@@ -58,17 +91,44 @@ def _add_optional_commands(subparsers: argparse._SubParsersAction[argparse.Argum
     explain_log.add_parser(subparsers)
 
 
+def _pid(text: str) -> int:
+    """A positive process id (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a process id") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a process id")
+    return value
+
+
+def target_spec(args: argparse.Namespace) -> TargetSpec:
+    """The TargetSpec of `diagnose`'s options."""
+    return TargetSpec(
+        kind=TargetKind(args.target),
+        python=args.python,
+        bareun_root=args.bareun_root,
+        config=args.config,
+        logs=tuple(args.log or ()),
+        pid=args.pid,
+    )
+
+
 def run_diagnose(args: argparse.Namespace) -> int:
     """`fallback-doctor diagnose`: collect, check, rank, print; exit 0, 1 or 2."""
     python = args.python or sys.executable
     if args.python and not os.path.exists(args.python):
         raise UsageError(f"--python {args.python}: no such file")
+    spec = target_spec(args)
     request = DiagnoseRequest(
-        collect=CollectRequest(python=python, env=dict(os.environ)),
+        collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=args.quick,
-        target={"kind": "python", "python": python},
+        target={"kind": spec.kind.value, "python": python},
     )
-    diagnosis = diagnose(request)
+    try:
+        diagnosis = diagnose(request)
+    except TargetNotFound as error:
+        raise UsageError(str(error)) from None
     document = diagnosis_document(diagnosis)
     if args.json:
         json.dump(document, sys.stdout, ensure_ascii=False, indent=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -14,7 +15,7 @@ from fallback_doctor.core.checks import Check, load_checks
 from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.texts import LANGUAGES, make_finding, render_text
 
 
 class Verdict(StrEnum):
@@ -106,18 +107,111 @@ def decide_verdict(findings: Iterable[Finding], *, gpu_ran: bool = False) -> Ver
     return Verdict.GPU_VERIFIED if gpu_ran else Verdict.NO_PROBLEM_FOUND
 
 
+GPU_STACK_LAYERS = frozenset(
+    {Layer.DRIVER, Layer.DEVICE, Layer.CUDA, Layer.CUDNN, Layer.TENSORRT, Layer.PACKAGE, Layer.LOADER,
+     Layer.RESOURCES, Layer.UNKNOWN}
+)
+"""Layers whose findings become information when the configuration asked for the CPU."""
+
+_SUPERSEDED_BY_LIBPATH = ("package.ep_not_in_build",)
+"""Findings about a pip package that the libPath finding replaces for a native target: the
+libPath's ONNX Runtime is not installed with pip (target.libpath_cpu_only says what to do)."""
+
+
+def settle_findings(snapshot: EnvironmentSnapshot, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Merge, drop what is superseded, rank; with a CPU configuration, make GPU findings information.
+
+    The log's own finding is folded into a static finding of the same cause (its lines become
+    evidence there). For a Bareun target the pip-package finding about a CPU-only build gives
+    way to the libPath finding. When the configuration asks for the CPU, that finding comes
+    first and every GPU-stack finding is kept, lowered to information, with a note saying why.
+    """
+    listed = list(findings)
+    try:
+        from fallback_doctor.core.checks.log import merge_log_findings
+    except ImportError:  # pragma: no cover - the log checks are part of the package
+        pass
+    else:
+        listed = [_unique_evidence(f) for f in merge_log_findings(listed)]
+    target = snapshot.target
+    ort = snapshot.onnxruntime
+    if target is not None and target.lib_path and ort is not None and ort.package_dir == target.lib_path:
+        listed = [f for f in listed if not f.id.startswith(_SUPERSEDED_BY_LIBPATH)]
+    ranked = rank_findings(listed)
+    if not any(f.cause == Cause.CPU_BY_CONFIGURATION for f in ranked):
+        return ranked
+    file = (target.config_path if target else None) or "?"
+    lowered = [_as_information(f, file) if f.layer in GPU_STACK_LAYERS else f for f in ranked]
+    first = [f for f in lowered if f.cause == Cause.CPU_BY_CONFIGURATION]
+    rest = [f for f in lowered if f.cause != Cause.CPU_BY_CONFIGURATION]
+    return (*first, *rank_findings(rest))
+
+
+def _unique_evidence(finding: Finding) -> Finding:
+    """The finding with each piece of evidence once (a check and the log merge may quote the same line)."""
+    unique = tuple(dict.fromkeys(finding.evidence))
+    return finding if len(unique) == len(finding.evidence) else dataclasses.replace(finding, evidence=unique)
+
+
+def _as_information(finding: Finding, file: str) -> Finding:
+    """The finding at information level, its detail ending with why (in every language)."""
+    if finding.severity == Severity.INFO:
+        return finding
+    texts: dict[str, dict[str, str]] = {}
+    for lang in LANGUAGES:
+        note = render_text("target.information_only", lang, {"file": file})["detail"]
+        own = dict(finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail})
+        own["detail"] = f"{own.get('detail', '')} {note}".strip()
+        texts[lang] = own
+    english = render_text("target.information_only", "en", {"file": file})["detail"]
+    return dataclasses.replace(
+        finding,
+        severity=Severity.INFO,
+        detail=f"{finding.detail} {english}".strip(),
+        texts=texts,
+    )
+
+
+def describe_target(request: DiagnoseRequest, snapshot: EnvironmentSnapshot) -> dict[str, str]:
+    """The report's description of the target: what was asked, completed with what was resolved."""
+    described = dict(request.target)
+    target = snapshot.target
+    if target is None:
+        return described
+    described["kind"] = target.kind
+    if target.kind != "python" and not target.python:
+        described.pop("python", None)
+    for key, value in (
+        ("root", target.root),
+        ("root_found_by", target.root_source),
+        ("config", target.config_path),
+        ("lib_path", target.lib_path),
+        ("requested_provider", target.requested_provider),
+        ("python", target.python),
+        ("pid", str(snapshot.process.pid) if snapshot.process else None),
+    ):
+        if value:
+            described[key] = value
+    if target.log_paths:
+        described["logs"] = ", ".join(target.log_paths)
+    return described
+
+
 def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = None) -> Diagnosis:
-    """Collect the facts of the target, check them, rank the findings, decide the verdict."""
+    """Collect the facts of the target, check them, rank the findings, decide the verdict.
+
+    Raises TargetNotFound (core/targets/resolve.py) when a file named in the request is not there.
+    """
     started = time.monotonic()
     snapshot = collect_snapshot(request.collect, progress)
     collected = time.monotonic()
-    findings = rank_findings(run_checks(snapshot))
+    findings = settle_findings(snapshot, run_checks(snapshot))
     checked = time.monotonic()
     return Diagnosis(
         verdict=decide_verdict(findings),
         findings=findings,
         snapshot=snapshot,
-        target=dict(request.target),
+        target=describe_target(request, snapshot),
         created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         timings_ms={
             "collect": round((collected - started) * 1000, 1),

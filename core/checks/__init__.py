@@ -16,6 +16,7 @@ from fallback_doctor.core.snapshot import EnvironmentSnapshot
 Check = Callable[[EnvironmentSnapshot], Iterable[Finding]]
 
 CHECK_MODULES: tuple[str, ...] = (
+    "fallback_doctor.core.checks.config",
     "fallback_doctor.core.checks.driver",
     "fallback_doctor.core.checks.device",
     "fallback_doctor.core.checks.cuda",
@@ -24,6 +25,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "fallback_doctor.core.checks.package",
     "fallback_doctor.core.checks.torch",
     "fallback_doctor.core.checks.collection",
+    "fallback_doctor.core.checks.process",
+    "fallback_doctor.core.checks.log",
 )
 
 

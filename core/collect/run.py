@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
+from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 T = TypeVar("T")
 
@@ -31,17 +33,35 @@ _ENV_ALLOW = re.compile(
 
 @dataclass(frozen=True)
 class CollectRequest:
-    """What to collect: the target's interpreter and the environment it runs with."""
+    """What to collect: the target, its interpreter and the environment it runs with."""
 
     python: str = sys.executable
+    """The interpreter of a Python target when ``target.python`` is not given."""
     env: Mapping[str, str] = field(default_factory=dict)
+    """The environment the tool runs in (the technician's); a found server process's own
+    environment replaces its loader-relevant variables."""
     extra_library_dirs: tuple[str, ...] = ()
     timeout_s: float = 20.0
+    target: TargetSpec = field(default_factory=lambda: TargetSpec(kind=TargetKind.PYTHON))
+    """What to diagnose (``--target``, ``--bareun-root``, ``--config``, ``--log``, ``--pid``)."""
 
 
 def relevant_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The variables that change how CUDA libraries are found and which GPU is visible."""
     return {key: value for key, value in sorted(env.items()) if _ENV_ALLOW.match(key)}
+
+
+def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment to diagnose with: the shell's, with every loader-relevant variable replaced
+    by the service's own (the technician's LD_LIBRARY_PATH is not the server's).
+
+    ``service`` None (the process was not found or its environment not read) keeps the shell's.
+    """
+    if service is None:
+        return dict(shell)
+    merged = {key: value for key, value in shell.items() if not _ENV_ALLOW.match(key)}
+    merged.update(service)
+    return merged
 
 
 class _Collection:
@@ -86,7 +106,14 @@ def _describe(error: BaseException) -> str:
 
 
 def collect_snapshot(request: CollectRequest, progress: Progress | None = None) -> EnvironmentSnapshot:
-    """Collect the facts of every layer for the target described by ``request``."""
+    """Collect the facts of every layer for the target described by ``request``.
+
+    The target is resolved first (a Bareun installation: its configuration and libPath; a
+    Python environment; a log). A named file that does not exist raises TargetNotFound (a
+    usage error). For Bareun the ONNX Runtime facts come from libPath (no Python environment
+    is needed; one is still read when ``--python`` names it). The running server, where found,
+    lends its own environment to the loader checks; the log is read beside everything else.
+    """
     # Imported here so that importing this module stays cheap for the GUI's start-up.
     from fallback_doctor.core.collect.device import collect_device
     from fallback_doctor.core.collect.driver import collect_driver
@@ -96,27 +123,51 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     from fallback_doctor.core.collect.platform import collect_platform
     from fallback_doctor.core.collect.python_env import collect_python_env
     from fallback_doctor.core.collect.torch import collect_torch
+    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 
-    env = dict(request.env)
+    shell_env = dict(request.env)
     budget = request.timeout_s
-    with ThreadPoolExecutor(max_workers=6, thread_name_prefix="collect") as pool:
+    spec = request.target
+    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="collect") as pool:
         run = _Collection(pool, progress)
-        f_python = run.start("python", collect_python_env, request.python, env)
         f_platform = run.start("platform", collect_platform)
+        target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
+        bareun = target is not None and target.kind == "bareun"
+
+        f_log = run.start("log", _collect_log, target, spec) if target is not None else None
+        process = None
+        if target is not None and (bareun or target.pid is not None):
+            f_process = run.start("process", _find_process, target, shell_env)
+            process = run.wait("process", f_process, budget)
+        service_env = process.effective_environment() if process is not None else None
+        env = service_environment(shell_env, service_env)
+
+        python_path = _python_for(target, spec, request)
+        f_python = run.start("python", collect_python_env, python_path, env) if python_path else None
         f_driver = run.start("driver", collect_driver, env)
         f_device = run.start("device", collect_device, env)
 
-        python: PythonEnvFacts | None = run.wait("python", f_python, budget)
+        python: PythonEnvFacts | None = run.wait("python", f_python, budget) if f_python else None
         onnxruntime = torch = None
-        if python is not None:
+        if bareun and target is not None:
+            if target.lib_ort is not None and target.lib_ort.core_library is not None:
+                from fallback_doctor.core.targets.bareun import lib_path_ort_facts
+
+                f_ort = run.start("onnxruntime", lib_path_ort_facts, target.lib_ort)
+                onnxruntime = run.wait("onnxruntime", f_ort, budget)
+        elif python is not None:
             f_ort = run.start("onnxruntime", collect_onnxruntime, python)
-            f_torch = run.start("torch", collect_torch, python)
             onnxruntime = run.wait("onnxruntime", f_ort, budget)
+        if python is not None:
+            f_torch = run.start("torch", collect_torch, python)
             torch = run.wait("torch", f_torch, budget)
 
         provider_libraries = (
             [(lib.provider, lib.path) for lib in onnxruntime.provider_libraries] if onnxruntime else []
         )
+        extra_dirs = request.extra_library_dirs
+        if target is not None and target.lib_path:
+            extra_dirs = (*extra_dirs, target.lib_path)
         f_libraries = run.start(
             "libraries",
             collect_libraries,
@@ -124,7 +175,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
             provider_libraries=provider_libraries,
             env=env,
             platform=python.platform if python else sys.platform,
-            extra_dirs=request.extra_library_dirs,
+            extra_dirs=extra_dirs,
         )
         libraries = run.wait("libraries", f_libraries, budget)
 
@@ -135,8 +186,12 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         platform_facts = run.wait("platform", f_platform, budget)
         driver = run.wait("driver", f_driver, budget)
         device = run.wait("device", f_device, budget)
+        log = run.wait("log", f_log, budget) if f_log is not None else None
 
     return EnvironmentSnapshot(
+        target=target,
+        process=process,
+        log=log,
         platform=platform_facts,
         python=python,
         onnxruntime=onnxruntime,
@@ -148,6 +203,56 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         environment=relevant_environment(env),
         collectors=tuple(run.outcomes),
     )
+
+
+def _resolve(
+    run: _Collection,
+    resolve: Callable[[TargetSpec, Mapping[str, str]], TargetFacts],
+    not_found: type[Exception],
+    spec: TargetSpec,
+    env: Mapping[str, str],
+) -> TargetFacts | None:
+    """Resolve the target first (everything else depends on it); a usage error propagates."""
+    if run.progress is not None:
+        run.progress("target")
+    started = time.monotonic()
+    try:
+        target = resolve(spec, env)
+    except not_found:
+        raise
+    except Exception as error:  # noqa: BLE001 - a broken profile must not stop the rest
+        run.outcomes.append(
+            CollectorOutcome("target", False, _describe(error), (time.monotonic() - started) * 1000)
+        )
+        return None
+    run.outcomes.append(CollectorOutcome("target", True, None, (time.monotonic() - started) * 1000))
+    return target
+
+
+def _python_for(target: TargetFacts | None, spec: TargetSpec, request: CollectRequest) -> str | None:
+    """The interpreter to read: the target's; for Bareun and log targets only one named with --python."""
+    if target is None:
+        return spec.python or request.python
+    if target.kind == "python":
+        return target.python or spec.python or request.python
+    return spec.python
+
+
+def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> Any:
+    """The running server (``--pid``, else found by executable, library or port), read-only."""
+    from fallback_doctor.core.collect.process import collect_process, find_server_process
+
+    pid = find_server_process(target, target.pid)
+    if pid is None:
+        return None
+    return collect_process(pid, shell_env=shell_env)
+
+
+def _collect_log(target: TargetFacts, spec: TargetSpec) -> Any:
+    """The target's logs, diagnosed (core/collect/log.py)."""
+    from fallback_doctor.core.collect.log import collect_log
+
+    return collect_log(target, spec)
 
 
 _NATIVE_PREFIXES = ("libcudart.so", "libcudnn.so", "cudart64_", "cudnn64_")

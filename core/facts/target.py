@@ -2,7 +2,70 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ConfigIssue:
+    """Something wrong in the configuration file, and exactly where it is."""
+
+    code: str
+    """What is wrong, the finding id after "config.": malformed, not_utf8, bom, not_object,
+    wrong_type.<string|integer|bool|object|address|provider>, bad_value.<range|minimum|empty|workspace>,
+    provider_unknown, provider_unknown.suggest, provider_case, provider_missing, provider_not_set,
+    path_missing, path_missing.<key>, not_a_directory, not_a_file, undefined_variable, duplicate_key,
+    config_missing, unreadable."""
+    severity: str
+    """"error", "warning" or "info"."""
+    key: str | None
+    """The dotted key ("executionProvider.provider", "address.port"); None for the whole file."""
+    line: int
+    """1-based; where the key is written (or where the file breaks)."""
+    column: int
+    """1-based, in characters."""
+    message: str
+    """English, one sentence: what is wrong ("expected an integer, found a string")."""
+    value: str | None = None
+    """The value as written (JSON text, shortened), or the expanded path."""
+    line_text: str = ""
+    """The line of the file, as written (for quoting)."""
+    params: dict[str, str] = field(default_factory=dict)
+    """The fields of the finding's texts (key, expected, minimum, path …), language-neutral."""
+    value_column: int | None = None
+    """Where the value itself starts on the key's line (None when it is on another line)."""
+
+
+@dataclass(frozen=True)
+class ProviderSetting:
+    """The executionProvider setting as written: its form, its value, where it is."""
+
+    form: str
+    """"string" ("gpu"), "object" ({"provider": "cuda"}), or "absent"."""
+    raw: str | None
+    """The value as written in the file (JSON text, shortened)."""
+    provider: str | None
+    """The provider, lower-cased: "gpu", "cpu", "cuda", "tensorrt", … None when unreadable."""
+    line: int | None
+    column: int | None
+    line_text: str = ""
+
+
+@dataclass(frozen=True)
+class LibPathOrt:
+    """The ONNX Runtime in an application's own library folder (Bareun's libPath)."""
+
+    directory: str
+    core_library: str | None
+    """libonnxruntime.so.X.Y.Z / onnxruntime.dll / libonnxruntime.X.Y.Z.dylib, None where none is there."""
+    version: str | None
+    version_source: str | None
+    """"C API" (OrtGetApiBase()->GetVersionString() in a child process) or "file name"."""
+    provider_libraries: tuple[str, ...]
+    """Paths of every libonnxruntime_providers_*.so / onnxruntime_providers_*.dll in the folder."""
+    gpu_providers: tuple[str, ...]
+    """Execution providers whose library is present: CUDAExecutionProvider, TensorrtExecutionProvider …"""
+    load_error: str | None = None
+    """Why the child could not read the version from the library itself, where it could not."""
 
 
 @dataclass(frozen=True)
@@ -15,7 +78,30 @@ class TargetFacts:
     """The installation directory (Bareun: BAREUN_ROOT), None for a Python or log target."""
     config_path: str | None
     log_paths: tuple[str, ...]
+    """Log files to read: those named with --log, else (Bareun) the files in logPath, newest first."""
     lib_path: str | None
-    """The application's own ONNX Runtime directory (Bareun's libPath), None where it has none."""
+    """The application's own ONNX Runtime directory (Bareun's libPath, expanded), None where it has none."""
     requested_provider: str | None
-    """What the configuration asks for: "cuda", "tensorrt", "cpu", … None when unknown."""
+    """What the configuration asks for: "gpu", "cuda", "tensorrt", "cpu", … None when unknown."""
+    root_source: str | None = None
+    """How the root was found: "--bareun-root", "BAREUN_ROOT", "default location", "--config"."""
+    python: str | None = None
+    """The application's interpreter (a Python target, or --python given with another target)."""
+    pid: int | None = None
+    """--pid as given (the process is found by the process collector)."""
+    provider_setting: ProviderSetting | None = None
+    config_issues: tuple[ConfigIssue, ...] = ()
+    paths: dict[str, str] = field(default_factory=dict)
+    """The configuration's path settings, ${VAR} expanded and made absolute: key -> path."""
+    log_dir: str | None = None
+    """The log directory the configuration names (Bareun's logPath), expanded."""
+    lib_ort: LibPathOrt | None = None
+    log_text: str | None = None
+    """Log text pasted into the wizard (no file)."""
+    notes: tuple[str, ...] = ()
+    """Things a person should know about how the target was read (a default that was assumed)."""
+
+    @property
+    def wants_cpu(self) -> bool:
+        """True when the configuration asks for the CPU: then the CPU is what was asked for."""
+        return self.requested_provider == "cpu"

@@ -1,0 +1,186 @@
+"""Findings about the target's configuration and its own ONNX Runtime folder (Bareun's libPath).
+
+Step 1 of the FAQ: is the GPU even asked for, and does libPath hold a GPU build? A configuration
+that asks for the CPU is the first finding (verdict cpu_by_configuration); what cannot be read in
+it is reported with the file, line and column.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.facts.target import ConfigIssue, TargetFacts
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import load_texts, make_finding
+
+_SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
+
+
+def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, ...]:
+    """The quoted line of the file, with the column in the value: what a person opens to fix it."""
+    where = f"line {issue.line}, column {issue.column}"
+    if issue.value_column is not None and issue.value_column != issue.column:
+        where += f" (value at column {issue.value_column})"
+    quoted = issue.line_text.strip()
+    evidence = [
+        Evidence(
+            label=issue.key or "configuration",
+            value=f"{where}: {quoted}" if quoted else where,
+            source=target.config_path,
+            line=issue.line,
+        )
+    ]
+    evidence.append(Evidence(label="problem", value=issue.message))
+    if issue.params.get("path"):
+        evidence.append(Evidence(label="expanded path", value=issue.params["path"]))
+    return tuple(evidence)
+
+
+def _verify(target: TargetFacts) -> str:
+    path = target.config_path or "bareun.json"
+    return f'python3 -m json.tool "{path}" > /dev/null && echo valid JSON'
+
+
+def config_invalid(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """What is wrong in the configuration file: malformed JSON, wrong types, unknown providers, paths.
+
+    Each finding quotes the line and names its column. By hand:
+    ``python3 -m json.tool $BAREUN_ROOT/config/bareun.json`` and ``ls -ld`` on each path.
+    """
+    target = snapshot.target
+    if target is None:
+        return
+    texts = load_texts()
+    for issue in target.config_issues:
+        finding_id = f"config.{issue.code}"
+        if finding_id not in texts:
+            finding_id = f"config.{issue.code.split('.', 1)[0]}"
+        if finding_id not in texts:
+            continue
+        params: dict[str, object] = {"file": target.config_path or "?", **issue.params}
+        params.setdefault("value", issue.value or "")
+        params.setdefault("key", issue.key or "")
+        yield make_finding(
+            finding_id,
+            Cause.CONFIG_INVALID,
+            Layer.CONFIG,
+            _SEVERITY.get(issue.severity, Severity.WARNING),
+            params=params,
+            evidence=issue_evidence(target, issue),
+            verify=_verify(target) if issue.code.startswith(("malformed", "not_utf8", "bom")) else None,
+        )
+
+
+def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """The configuration asks for the CPU: the CPU is what was asked for, not a failure.
+
+    By hand: ``grep -n -A2 executionProvider $BAREUN_ROOT/config/bareun.json``.
+    """
+    target = snapshot.target
+    if target is None or not target.wants_cpu:
+        return
+    setting = target.provider_setting
+    line = setting.line if setting and setting.line else 1
+    evidence = [
+        Evidence(
+            label="executionProvider",
+            value=(f"line {line}, column {setting.column}: {setting.line_text.strip()}"
+                   if setting and setting.column else "cpu"),
+            source=target.config_path,
+            line=line,
+        )
+    ]
+    if setting is not None and setting.form == "object" and setting.raw:
+        evidence.append(Evidence(label="executionProvider as written", value=setting.raw))
+    yield make_finding(
+        "config.cpu_by_configuration",
+        Cause.CPU_BY_CONFIGURATION,
+        Layer.CONFIG,
+        Severity.INFO,
+        params={
+            "file": target.config_path or "?",
+            "line": line,
+            "value": (setting.raw if setting else None) or '"cpu"',
+        },
+        evidence=tuple(evidence),
+        verify=f'grep -n -A2 executionProvider "{target.config_path}"' if target.config_path else None,
+    )
+
+
+def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """libPath holds a CPU-only ONNX Runtime (no GPU provider library), or no ONNX Runtime at all.
+
+    A CPU-only package in libPath can never use the GPU, whatever the configuration says.
+    By hand: ``ls -l $BAREUN_ROOT/lib | grep onnxruntime`` (a GPU build has
+    ``libonnxruntime_providers_cuda.so`` and ``libonnxruntime_providers_shared.so``).
+    """
+    target = snapshot.target
+    if target is None or target.lib_ort is None:
+        return
+    lib = target.lib_ort
+    listing = f'ls -l "{lib.directory}" | grep -i onnxruntime'
+    if lib.core_library is None:
+        yield make_finding(
+            "target.libpath_no_ort",
+            Cause.ORT_NOT_INSTALLED,
+            Layer.PACKAGE,
+            Severity.ERROR,
+            params={"lib_path": lib.directory, "file": target.config_path or "?"},
+            evidence=(Evidence(label="libPath", value=lib.directory, source=target.config_path),),
+            verify=listing,
+        )
+        return
+    gpu = [name for name in lib.gpu_providers if name not in ("AzureExecutionProvider",)]
+    if gpu:
+        return
+    version = lib.version or "?"
+    evidence = [
+        Evidence(label="libPath", value=lib.directory, source=target.config_path),
+        Evidence(
+            label="ONNX Runtime library",
+            value=f"{os.path.basename(lib.core_library)}, version {version}"
+            + (f" (read through its {lib.version_source})" if lib.version_source == "C API" else
+               f" (from its {lib.version_source})" if lib.version_source else ""),
+            source=lib.core_library,
+        ),
+        Evidence(
+            label="provider libraries in libPath",
+            value=", ".join(os.path.basename(path) for path in lib.provider_libraries) or "none",
+        ),
+    ]
+    if lib.load_error:
+        evidence.append(Evidence(label="library not loaded here", value=lib.load_error))
+    evidence.extend(log_confirmation(snapshot, Cause.EP_NOT_IN_BUILD))
+    yield make_finding(
+        "target.libpath_cpu_only",
+        Cause.EP_NOT_IN_BUILD,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        params={
+            "lib_path": lib.directory,
+            "library": os.path.basename(lib.core_library),
+            "version": version,
+        },
+        evidence=tuple(evidence),
+        verify=listing,
+    )
+
+
+def log_confirmation(snapshot: EnvironmentSnapshot, cause: str) -> list[Evidence]:
+    """The log's lines behind a candidate of this cause (whatever its rank), quoted with file and line."""
+    log = snapshot.log
+    if log is None:
+        return []
+    from fallback_doctor.core.checks.log import CONFIRMED_LABEL, quote_evidence
+
+    quoted: list[Evidence] = []
+    for candidate in log.causes:
+        if candidate.cause == cause:
+            quoted.extend(quote_evidence(quote, CONFIRMED_LABEL) for quote in candidate.evidence)
+    return quoted
+
+
+CHECKS = (cpu_by_configuration, config_invalid, lib_path_cpu_only)
