@@ -76,6 +76,9 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     diag.add_argument("--json", action="store_true", help="print the versioned JSON report")
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
     diag.add_argument(
+        "--runs", type=int, default=20, metavar="N", help="timed runs per session in the test inference"
+    )
+    diag.add_argument(
         "--lang",
         choices=("en", "ko"),
         default=None,
@@ -86,9 +89,10 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
 
 def _add_optional_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Subcommands that live in modules of their own."""
-    from fallback_doctor.cli import explain_log
+    from fallback_doctor.cli import explain_log, test_inference
 
     explain_log.add_parser(subparsers)
+    test_inference.add_parser(subparsers)
 
 
 def _pid(text: str) -> int:
@@ -123,6 +127,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=args.quick,
+        inference_runs=max(1, args.runs),
         target={"kind": spec.kind.value, "python": python},
     )
     try:

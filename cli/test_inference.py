@@ -14,28 +14,26 @@ not (or the probe failed), 2 on a usage error.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
-from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.checks.inference import gpu_verified, inference_findings, stage_words
-from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model, resolve_dims
-from fallback_doctor.core.inference.python_probe import run_python_probe
+from fallback_doctor.core.inference.model_info import ModelInfo
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
+from fallback_doctor.core.inference.run import (
+    PROVIDERS,
+    InferenceSetupError,
+    plan_inference,
+    provider_key,
+    run_inference,
+)
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-
-_PROVIDERS = {
-    "cuda": ("CUDAExecutionProvider", "CPUExecutionProvider"),
-    "tensorrt": ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"),
-}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -65,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--runs", type=_positive, default=20, help="timed runs per session (default 20)")
     parser.add_argument("--warmup", type=_non_negative, default=3, help="warm-up runs (default 3)")
-    parser.add_argument("--provider", choices=sorted(_PROVIDERS), default=None, help="GPU provider to try")
+    parser.add_argument("--provider", choices=sorted(PROVIDERS), default=None, help="GPU provider to try")
     parser.add_argument(
         "--lib-path",
         metavar="DIR",
@@ -100,21 +98,6 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def bundled_model() -> Path:
-    """The bundled test encoder (resources/model/encoder.onnx)."""
-    return Path(str(resources.files("fallback_doctor.resources").joinpath("model", "encoder.onnx")))
-
-
-def model_description(model: Path) -> dict[str, Any]:
-    """The description JSON beside a model (``encoder.json`` for ``encoder.onnx``), or {}."""
-    beside = model.with_suffix(".json")
-    try:
-        data = json.loads(beside.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def parse_dims(items: list[str]) -> dict[str, int]:
     """``["batch=4", "seq=64"]`` -> ``{"batch": 4, "seq": 64}``; a usage error otherwise."""
     dims: dict[str, int] = {}
@@ -126,69 +109,33 @@ def parse_dims(items: list[str]) -> dict[str, int]:
     return dims
 
 
-def build_request(
-    args: argparse.Namespace, model: Path, info: ModelInfo, providers: tuple[str, ...]
-) -> ProbeRequest:
-    """The probe request from the options and the model (dims: --dim, then the description, then names)."""
-    description = model_description(model)
-    defaults = description.get("dims") if isinstance(description.get("dims"), dict) else None
-    dims = resolve_dims(info, parse_dims(args.dim), defaults)
-    ranges_raw = description.get("input_ranges")
-    ranges: dict[str, tuple[int, int]] = {}
-    if isinstance(ranges_raw, dict):
-        for name, pair in ranges_raw.items():
-            if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair):
-                ranges[str(name)] = (pair[0], pair[1])
-    return ProbeRequest(
-        model=str(model),
-        runs=args.runs,
-        warmup=args.warmup,
-        dims=dims,
-        providers=providers,
-        threads=args.threads,
-        input_ranges=ranges,
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the test inference on the target; print text or JSON; 0 GPU verified, 1 not, 2 usage."""
     env = dict(os.environ)
     if args.python and not os.path.exists(args.python):
         raise UsageError(f"--python {args.python}: no such file")
+    if args.model and not os.path.isfile(args.model):
+        raise UsageError(f"--model {args.model}: no such file")
     spec = TargetSpec(
         kind=TargetKind(args.target), python=args.python, bareun_root=args.bareun_root, config=args.config
     )
     try:
-        target = resolve_target(spec, env, load_library=False)
-    except TargetNotFound as error:
-        raise UsageError(str(error)) from None
-    model = Path(args.model).resolve() if args.model else bundled_model()
-    if not model.is_file():
-        raise UsageError(f"--model {args.model}: no such file")
-    try:
-        info = read_model(model)
-    except ModelReadError as error:
-        raise UsageError(f"--model {model}: not an ONNX model this tool can read ({error})") from None
-    problems = info.unrunnable()
-    if problems:
-        raise UsageError(
-            f"--model {model}: cannot be run with generated inputs: "
-            + "; ".join(problems)
-            + ". Use the bundled test model (leave out --model) or a model with numeric tensor inputs."
+        target = resolve_target(spec, env)
+        plan = plan_inference(
+            Path(args.model) if args.model else None,
+            dims=parse_dims(args.dim),
+            providers=PROVIDERS[provider_key(target.requested_provider, args.provider)],
+            runs=args.runs,
+            warmup=args.warmup,
+            threads=args.threads,
         )
-    provider_key = args.provider or _provider_from_target(target.requested_provider)
-    request = build_request(args, model, info, _PROVIDERS[provider_key])
-    if target.kind == "bareun":
-        result = _run_bareun(
-            target.lib_path,
-            target.lib_ort.core_library if target.lib_ort else None,
-            request,
-            env,
-            args.timeout,
-        )
-    else:
         python = args.python or target.python or sys.executable
-        result = run_python_probe(python, request, env=env, timeout_s=args.timeout, lib_dirs=args.lib_path)
+        result = run_inference(
+            target, plan, python=python, env=env, timeout_s=args.timeout, lib_dirs=args.lib_path
+        )
+    except (TargetNotFound, InferenceSetupError) as error:
+        raise UsageError(str(error)) from None
+    info, request, model = plan.info, plan.request, plan.model
     findings = inference_findings(result)
     lang = args.lang or default_language()
     if args.json:
@@ -211,30 +158,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(result, findings, info, request, lang))
     return 0 if gpu_verified(result) else 1
-
-
-def _provider_from_target(requested: str | None) -> str:
-    return "tensorrt" if requested == "tensorrt" else "cuda"
-
-
-def _run_bareun(
-    lib_path: str | None,
-    core_library: str | None,
-    request: ProbeRequest,
-    env: Mapping[str, str],
-    timeout: float | None,
-) -> ProbeResult:
-    if not lib_path:
-        raise UsageError("the Bareun configuration names no libPath: nothing to test")
-    try:
-        capi = importlib.import_module("fallback_doctor.core.inference.capi")
-    except ImportError:
-        raise UsageError("the C-API probe is not available in this build") from None
-    library = core_library or lib_path
-    result: ProbeResult = capi.run_capi_probe(
-        library, request.model, request.to_json(), env, timeout or 180.0
-    )
-    return result
 
 
 def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:

@@ -12,7 +12,16 @@ from enum import StrEnum
 from fallback_doctor import __version__
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks import Check, load_checks
-from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot
+from fallback_doctor.core.checks.inference import gpu_verified
+from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot, service_environment
+from fallback_doctor.core.facts.inference import InferenceFacts
+from fallback_doctor.core.inference.run import (
+    PROVIDERS,
+    InferenceSetupError,
+    plan_inference,
+    provider_key,
+    run_inference,
+)
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import LANGUAGES, make_finding, render_text
@@ -57,6 +66,8 @@ class DiagnoseRequest:
 
     collect: CollectRequest = field(default_factory=CollectRequest)
     quick: bool = False
+    inference_runs: int = 20
+    """Timed runs per session in the test inference."""
     target: dict[str, str] = field(default_factory=dict)
     """A description of the target for the report: kind, interpreter, paths."""
 
@@ -108,8 +119,17 @@ def decide_verdict(findings: Iterable[Finding], *, gpu_ran: bool = False) -> Ver
 
 
 GPU_STACK_LAYERS = frozenset(
-    {Layer.DRIVER, Layer.DEVICE, Layer.CUDA, Layer.CUDNN, Layer.TENSORRT, Layer.PACKAGE, Layer.LOADER,
-     Layer.RESOURCES, Layer.UNKNOWN}
+    {
+        Layer.DRIVER,
+        Layer.DEVICE,
+        Layer.CUDA,
+        Layer.CUDNN,
+        Layer.TENSORRT,
+        Layer.PACKAGE,
+        Layer.LOADER,
+        Layer.RESOURCES,
+        Layer.UNKNOWN,
+    }
 )
 """Layers whose findings become information when the configuration asked for the CPU."""
 
@@ -205,19 +225,66 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
     started = time.monotonic()
     snapshot = collect_snapshot(request.collect, progress)
     collected = time.monotonic()
+    snapshot = dataclasses.replace(snapshot, inference=_test_inference(request, snapshot, progress))
+    inferred = time.monotonic()
     findings = settle_findings(snapshot, run_checks(snapshot))
     checked = time.monotonic()
+    result = snapshot.inference.result if snapshot.inference else None
     return Diagnosis(
-        verdict=decide_verdict(findings),
+        verdict=decide_verdict(findings, gpu_ran=result is not None and gpu_verified(result)),
         findings=findings,
         snapshot=snapshot,
         target=describe_target(request, snapshot),
         created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         timings_ms={
             "collect": round((collected - started) * 1000, 1),
-            "checks": round((checked - collected) * 1000, 1),
+            "inference": round((inferred - collected) * 1000, 1),
+            "checks": round((checked - inferred) * 1000, 1),
         },
         quick=request.quick,
+    )
+
+
+def _test_inference(
+    request: DiagnoseRequest, snapshot: EnvironmentSnapshot, progress: Callable[[str], None] | None
+) -> InferenceFacts:
+    """The CPU baseline and the GPU retry on the target's own ONNX Runtime, unless --quick.
+
+    Only work launched on the GPU proves the GPU works: an import or a device list does not.
+    """
+    if request.quick:
+        return InferenceFacts(skipped="--quick: the static inspection only; no test inference was run")
+    target = snapshot.target
+    if target is None:
+        return InferenceFacts(skipped="the target could not be resolved")
+    if target.kind == "log":
+        return InferenceFacts(skipped="a log-only target has no ONNX Runtime to run")
+    if target.kind == "bareun" and not target.lib_path:
+        return InferenceFacts(skipped="the configuration names no libPath, so there is no library to run")
+    if target.kind != "bareun" and (snapshot.onnxruntime is None or snapshot.onnxruntime.package_dir is None):
+        return InferenceFacts(skipped="ONNX Runtime is not installed in the target environment")
+    service = snapshot.process.effective_environment() if snapshot.process is not None else None
+    env = service_environment(request.collect.env, service)
+    python = snapshot.python.executable if snapshot.python else request.collect.python
+    try:
+        plan = plan_inference(
+            None, providers=PROVIDERS[provider_key(target.requested_provider)], runs=request.inference_runs
+        )
+    except InferenceSetupError as error:
+        return InferenceFacts(skipped=str(error))
+    if progress is not None:
+        progress("inference")
+    try:
+        result = run_inference(target, plan, python=python, env=env)
+    except InferenceSetupError as error:
+        return InferenceFacts(skipped=str(error))
+    flops = plan.info.matmul_flops(plan.request.dims)
+    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
+    return InferenceFacts(
+        result=result,
+        model_description=(
+            f"{plan.model.name}: {len(plan.info.inputs)} inputs, {len(plan.info.nodes)} nodes{work}"
+        ),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from fallback_doctor.core.facts.device import DeviceFacts
 from fallback_doctor.core.facts.driver import DriverFacts
+from fallback_doctor.core.facts.inference import InferenceFacts
 from fallback_doctor.core.facts.libraries import LibraryFacts
 from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.native import NativeFacts
@@ -42,6 +43,8 @@ class EnvironmentSnapshot:
     device: DeviceFacts | None = None
     libraries: LibraryFacts | None = None
     native: NativeFacts | None = None
+    inference: InferenceFacts | None = None
+    """The test inference (CPU baseline, GPU retry), or why none was run."""
     environment: dict[str, str] = field(default_factory=dict)
     """The environment variables that matter for loading (allowlisted), as the target sees them."""
     collectors: tuple[CollectorOutcome, ...] = ()

@@ -244,8 +244,15 @@ def tool_command() -> list[str]:
 
 
 def run_diagnose(stack: stacks.Stack, env: dict[str, str], *extra: str, timeout: float = 300) -> Diagnosis:
-    """``fallback-doctor diagnose --python <stack python> --json`` with the scenario's env."""
-    cmd = [*tool_command(), "diagnose", "--python", str(stack.python_exe), "--json", *extra]
+    """``fallback-doctor diagnose --python <stack python> --json --quick`` with the scenario's env.
+
+    --quick: these scenarios check the static diagnosis against ONNX Runtime's own behaviour;
+    the test inference has its own tests (tests/core/inference, and the full-diagnosis scenario).
+    Pass ``"--full"`` in ``extra`` to run the whole diagnosis with the test inference instead.
+    """
+    quick = () if "--full" in extra else ("--quick",)
+    extra = tuple(item for item in extra if item != "--full")
+    cmd = [*tool_command(), "diagnose", "--python", str(stack.python_exe), "--json", *quick, *extra]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, check=False)
     try:
         doc = json.loads(proc.stdout)
