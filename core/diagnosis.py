@@ -282,6 +282,8 @@ def _test_inference(
     work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
     return InferenceFacts(
         result=result,
+        verdict=result.verdict.value,
+        gpu_verified=gpu_verified(result),
         model_description=(
             f"{plan.model.name}: {len(plan.info.inputs)} inputs, {len(plan.info.nodes)} nodes{work}"
         ),

@@ -14,5 +14,9 @@ class InferenceFacts:
     result: ProbeResult | None = None
     skipped: str | None = None
     """Why no test inference was run (``diagnose --quick``, no ONNX Runtime found, ...)."""
+    verdict: str | None = None
+    """The probe's verdict (gpu_active, fell_back_to_cpu, failed …), kept here so the document has it."""
+    gpu_verified: bool = False
+    """True only when an inference really ran on the GPU."""
     model_description: str | None = None
     """The model in words ("encoder.onnx: 2 inputs, 154 nodes, 3.76 GFLOPs per batch")."""
