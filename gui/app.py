@@ -1,129 +1,87 @@
-"""The desktop window. Until the wizard lands: what the tool is, and a quick diagnosis on demand."""
+"""The desktop window: ``fallback-doctor`` (no subcommand) and ``fallback-doctor gui [options]``.
+
+Only Qt and the wizard's own modules are imported here; the core, pyqtgraph, NVML and ONNX
+Runtime load when a step needs them (in a child process for the steps themselves), so the
+window appears in about a second (benchmarks/bench_gui_startup.py measures it).
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import (
-    QApplication,
-    QLabel,
-    QMainWindow,
-    QPlainTextEdit,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
-
-INTRO = (
-    "<h2>GPU Fallback Doctor</h2>"
-    "<p>When ONNX Runtime cannot start the CUDA or TensorRT execution provider, it logs one "
-    "warning and runs everything on the CPU: the answers stay right, only 10 to 40 times slower. "
-    "This tool inspects the stack layer by layer (GPU driver → CUDA runtime → cuDNN → ONNX "
-    "Runtime → the application) and tells you which layer is broken and the exact fix.</p>"
-    "<p>The step-by-step wizard is coming. Today: <b>Run diagnosis</b> inspects the Python "
-    "environment below, the same as <code>fallback-doctor diagnose --python PATH</code> in a "
-    "terminal (add <code>--json</code> for machines).</p>"
-)
+TARGET_KINDS = ("auto", "bareun", "python", "log")
 
 
-class _Signals(QObject):
-    finished = Signal(object)
-    failed = Signal(str)
-
-
-class _Job(QRunnable):
-    """Runs a core call on a worker thread; results come back as queued signals."""
-
-    def __init__(self, work: Callable[[], Any]) -> None:
-        super().__init__()
-        self.work = work
-        self.signals = _Signals()
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self.work()
-        except Exception as error:  # noqa: BLE001 - shown to the user, never a crash
-            self.signals.failed.emit(f"{type(error).__name__}: {error}")
-        else:
-            self.signals.finished.emit(result)
-
-
-def _diagnose_text(python: str) -> str:
-    from fallback_doctor.cli.common import default_language
-    from fallback_doctor.core.collect.run import CollectRequest
-    from fallback_doctor.core.diagnosis import DiagnoseRequest, diagnose
-    from fallback_doctor.core.report import diagnosis_document, render_text
-
-    request = DiagnoseRequest(
-        collect=CollectRequest(python=python, env=dict(os.environ)),
-        quick=True,
-        target={"kind": "python", "python": python},
+def build_parser() -> argparse.ArgumentParser:
+    """The options of ``fallback-doctor gui``: the same target options as ``diagnose``."""
+    parser = argparse.ArgumentParser(
+        prog="fallback-doctor gui",
+        description="Open the step-by-step wizard, optionally on a given target.",
     )
-    return render_text(diagnosis_document(diagnose(request)), default_language())
+    parser.add_argument("--target", choices=TARGET_KINDS, default=None, help="what to diagnose")
+    parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
+    parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
+    parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
+    parser.add_argument("--log", metavar="FILE", action="append", default=[], help="a log file (repeatable)")
+    parser.add_argument("--pid", metavar="PID", type=int, help="the running server's process id")
+    parser.add_argument("--bundle", metavar="ZIP", help="open a diagnostic bundle")
+    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language (default: the locale)")
+    return parser
 
 
-class MainWindow(QMainWindow):
-    """The placeholder main window: the intro, a button, and the text report."""
+def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The wizard's target dict from the options (empty values left out)."""
+    kind = args.target
+    if args.bundle:
+        kind = "bundle"
+    elif kind is None:
+        kind = (
+            "bareun"
+            if args.bareun_root or args.config
+            else "python"
+            if args.python
+            else "log"
+            if args.log
+            else "auto"
+        )
+    target = {
+        "kind": kind,
+        "bareun_root": args.bareun_root,
+        "python": args.python,
+        "config": args.config,
+        "logs": list(args.log),
+        "pid": args.pid,
+        "bundle": args.bundle,
+    }
+    return {key: value for key, value in target.items() if value}
 
-    def __init__(self, python: str) -> None:
-        super().__init__()
-        self.python = python
-        self.setWindowTitle("GPU Fallback Doctor")
-        self.resize(900, 640)
-        body = QWidget(self)
-        layout = QVBoxLayout(body)
-        intro = QLabel(INTRO, body)
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
-        self.target_label = QLabel(f"Python environment: {python}", body)
-        layout.addWidget(self.target_label)
-        self.run_button = QPushButton("Run diagnosis", body)
-        self.run_button.setAccessibleName("Run diagnosis")
-        self.run_button.clicked.connect(self._on_run_clicked)
-        layout.addWidget(self.run_button)
-        self.output = QPlainTextEdit(body)
-        self.output.setReadOnly(True)
-        self.output.setAccessibleName("Diagnosis report")
-        self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        layout.addWidget(self.output, 1)
-        self.setCentralWidget(body)
-        self._job: _Job | None = None
 
-    @Slot()
-    def _on_run_clicked(self) -> None:
-        self.run_button.setEnabled(False)
-        self.output.setPlainText("Inspecting the GPU stack…")
-        job = _Job(lambda: _diagnose_text(self.python))
-        job.signals.finished.connect(self._on_job_finished)
-        job.signals.failed.connect(self._on_job_failed)
-        self._job = job
-        QThreadPool.globalInstance().start(job)
+def make_application() -> Any:
+    """The QApplication (high-DPI rounding that keeps fractional scales sharp)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
 
-    @Slot(object)
-    def _on_job_finished(self, text: object) -> None:
-        self.output.setPlainText(str(text))
-        self.run_button.setEnabled(True)
-
-    @Slot(str)
-    def _on_job_failed(self, message: str) -> None:
-        self.output.setPlainText(f"The diagnosis could not run: {message}")
-        self.run_button.setEnabled(True)
+    existing = QApplication.instance()
+    if existing is not None:
+        return existing
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication([sys.argv[0]])
+    app.setApplicationName("GPU Fallback Doctor")
+    app.setOrganizationName("fallback-doctor")
+    app.setDesktopFileName("fallback-doctor")
+    return app
 
 
 def run(argv: Sequence[str]) -> int:
-    """Open the window; returns the application's exit status."""
-    parser = argparse.ArgumentParser(prog="fallback-doctor gui")
-    parser.add_argument("--python", metavar="PATH", default=sys.executable)
-    args = parser.parse_args(list(argv))
-    app = QApplication.instance() or QApplication([sys.argv[0]])
-    app.setApplicationName("GPU Fallback Doctor")
-    window = MainWindow(args.python)
-    window.show()
+    """Open the wizard; returns the application's exit status."""
+    args = build_parser().parse_args(list(argv))
+    app = make_application()
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+    wizard = DoctorWizard(target_from_args(args), lang=args.lang)
+    wizard.show()
     return int(app.exec())

@@ -1,0 +1,98 @@
+"""The longest event-loop stall of the wizard during a full run (diagnosis, CPU baseline, GPU retry).
+
+    .venv/bin/python benchmarks/bench_gui_stall.py [--runs 10] [--replay]
+
+A QTimer heartbeat fires every 5 ms on the GUI thread; the longest gap between two beats beyond
+the 5 ms interval is the longest time the window could not react. The run walks every page with
+the real core of this machine; ``--replay`` also draws GPU readings replayed from a real
+recording (tests/data/gpu_series) so the live plot has GPU lines to draw. Aim: under 50 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+RECORDING = ROOT / "tests" / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
+
+
+def main() -> int:
+    """Walk the wizard once with the heartbeat running; print the longest stalls."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10, help="timed runs of the test model")
+    parser.add_argument("--replay", action="store_true", help="replay a real GPU recording into the plot")
+    args = parser.parse_args()
+    from fallback_doctor.gui.app import make_application
+
+    app = make_application()
+    from fallback_doctor.gui.wizard import DoctorWizard, Page
+    from PySide6.QtCore import QSettings, QTimer
+
+    source = None
+    if args.replay:
+        from fallback_doctor.core.sampling.recordings import load_recording
+        from fallback_doctor.core.sampling.sources import ReplaySource
+
+        recording = load_recording(RECORDING)
+
+        def source():  # type: ignore[no-untyped-def]
+            return ReplaySource(recording, speed=None)
+
+    gaps: list[tuple[float, str]] = []
+    last = [time.perf_counter()]
+    phase = ["start"]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(((now - last[0]) * 1000 - 5, phase[0]))
+        last[0] = now
+
+    with tempfile.TemporaryDirectory() as folder:
+        settings = QSettings(os.path.join(folder, "s.ini"), QSettings.Format.IniFormat)
+        wizard = DoctorWizard(
+            {"kind": "python"},
+            settings=settings,
+            probe_options={"runs": args.runs, "warmup": 2},
+            sample_source=source,
+            lang="en",
+        )
+        heartbeat = QTimer()
+        heartbeat.setInterval(5)
+        heartbeat.timeout.connect(beat)
+        heartbeat.start()
+        wizard.show()
+        started = time.perf_counter()
+        for page in range(1, int(Page.DIAGNOSIS) + 1):
+            phase[0] = f"page {page}"
+            last[0] = time.perf_counter()
+            wizard.next()
+            end = time.monotonic() + 300
+            while time.monotonic() < end and (wizard.running is not None or time.monotonic() < end - 299.5):
+                app.processEvents()
+                time.sleep(0.001)
+        print(
+            "failures:", wizard.failures, "inference:", sorted((wizard.document or {}).get("inference", {}))
+        )
+        phase[0] = "language switch"
+        wizard.switch_language("ko")
+        for _ in range(50):
+            app.processEvents()
+            time.sleep(0.002)
+        total = time.perf_counter() - started
+        heartbeat.stop()
+        wizard.shutdown()
+    worst = sorted(gaps, reverse=True)[:5]
+    print(f"full run: {total:.1f} s, {len(gaps)} heartbeats")
+    print("longest stalls (ms, where):", "; ".join(f"{gap:.1f} ({where})" for gap, where in worst))
+    print(f"longest stall: {worst[0][0]:.1f} ms (aim: under 50 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,354 @@
+"""What each wizard page shows, computed from the report document alone (Qt-free, pure).
+
+Every function takes the serialisable document (what ``diagnose --json`` prints, plus the
+``inference`` part the wizard adds after its test inference) and returns plain data, so a
+bundle opened on another machine shows exactly the same pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+
+STACK_LAYERS: tuple[str, ...] = ("driver", "cuda", "cudnn", "onnxruntime", "application")
+"""Bottom-up, as in the FAQ's diagram: GPU driver → CUDA runtime → cuDNN → ONNX Runtime → the application."""
+
+_FINDING_LAYERS: dict[str, str] = {
+    "driver": "driver",
+    "device": "driver",
+    "cuda": "cuda",
+    "loader": "cuda",
+    "cudnn": "cudnn",
+    "tensorrt": "onnxruntime",
+    "package": "onnxruntime",
+    "resources": "onnxruntime",
+    "config": "application",
+    "probe": "application",
+    "unknown": "application",
+}
+
+_CUDA_PREFIXES = (
+    "libcudart",
+    "libcublas",
+    "libcurand",
+    "libcufft",
+    "libnvrtc",
+    "libnvJitLink",
+    "cudart64",
+    "cublas",
+)
+_CUDNN_PREFIXES = ("libcudnn", "cudnn")
+_DRIVER_PREFIXES = ("libcuda.", "libnvidia-ml", "nvcuda", "nvml")
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def environment(document: dict[str, Any], part: str) -> dict[str, Any]:
+    """One part of the document's environment snapshot ({} when it was not collected)."""
+    return _dict(_dict(document.get("environment")).get(part))
+
+
+def all_findings(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The diagnosis's findings and the test inference's, ranked: errors first, the document's order kept."""
+    findings = list(_list(document.get("findings")))
+    seen = {f.get("id") for f in findings}
+    for finding in _list(_dict(_dict(document.get("inference")).get("gpu")).get("findings")):
+        if finding.get("id") not in seen:
+            findings.append(finding)
+            seen.add(finding.get("id"))
+    order = {id(f): n for n, f in enumerate(findings)}
+    return sorted(findings, key=lambda f: (SEVERITY_RANK.get(str(f.get("severity")), 3), order[id(f)]))
+
+
+def stack_layer_of(finding: dict[str, Any]) -> str:
+    """Which drawn layer a finding belongs to (driver, cuda, cudnn, onnxruntime, application)."""
+    return _FINDING_LAYERS.get(str(finding.get("layer")), "application")
+
+
+def _worst(findings: list[dict[str, Any]]) -> str:
+    if not findings:
+        return "ok"
+    best = min(SEVERITY_RANK.get(str(f.get("severity")), 3) for f in findings)
+    return {0: "error", 1: "warning"}.get(best, "info")
+
+
+def _resolutions(document: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for report in _list(environment(document, "libraries").get("reports")):
+        for item in _list(_dict(report).get("resolutions")):
+            name = str(item.get("name") or "")
+            if name and name not in seen:
+                seen.add(name)
+                rows.append(item)
+    return rows
+
+
+def _libraries(document: dict[str, Any], prefixes: tuple[str, ...]) -> list[dict[str, str | None]]:
+    rows: list[dict[str, str | None]] = []
+    for item in _resolutions(document):
+        name = str(item.get("name"))
+        if name.startswith(prefixes):
+            rows.append({"name": name, "path": item.get("path"), "lazy": "yes" if item.get("lazy") else None})
+    return rows
+
+
+def _ort_library(item: Any) -> dict[str, str | None]:
+    path = str(_dict(item).get("path") or "") if isinstance(item, dict) else str(item)
+    return {"name": path.rsplit("/", 1)[-1], "path": path or None, "lazy": None}
+
+
+def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The five layers, bottom-up: status, version found, version needed, libraries, findings, facts.
+
+    ``status`` is "error", "warning", "info", "ok" or "unknown" (nothing was collected about it).
+    """
+    findings = all_findings(document)
+    by_layer: dict[str, list[dict[str, Any]]] = {name: [] for name in STACK_LAYERS}
+    for finding in findings:
+        by_layer[stack_layer_of(finding)].append(finding)
+    driver, native = environment(document, "driver"), environment(document, "native")
+    ort, target = environment(document, "onnxruntime"), environment(document, "target")
+    python = environment(document, "python")
+    cuda_major = ort.get("required_cuda_major")
+    cudnn_major = ort.get("required_cudnn_major")
+    libcuda = _dict(native.get("libcuda"))
+    driver_libs: list[dict[str, str | None]] = (
+        [
+            {"name": "libcuda.so.1", "path": libcuda.get("path"), "lazy": None},
+            {"name": "libnvidia-ml.so.1", "path": driver.get("nvml_library_path"), "lazy": None},
+        ]
+        if driver or native
+        else []
+    )
+    cuda_found = [r for r in _libraries(document, _CUDA_PREFIXES) if r["path"]]
+    cuda_version = next(
+        (
+            str(i.get("version"))
+            for i in _resolutions(document)
+            if str(i.get("name", "")).startswith("libcudart") and i.get("path") and i.get("version")
+        ),
+        None,
+    )
+    cudnn_version = next(
+        (
+            str(i.get("version"))
+            for i in _resolutions(document)
+            if str(i.get("name", "")).startswith(_CUDNN_PREFIXES) and i.get("path") and i.get("version")
+        ),
+        None,
+    )
+    lib_ort = _dict(target.get("lib_ort"))
+    ort_version = ort.get("version") or lib_ort.get("version")
+    ort_libs = [_ort_library(item) for item in _list(ort.get("provider_libraries"))]
+    if not ort_libs:
+        ort_libs = [_ort_library(item) for item in _list(lib_ort.get("provider_libraries"))]
+    kind = str(_dict(document.get("target")).get("kind") or target.get("kind") or "")
+    app_version = python.get("version") if kind == "python" else None
+    layers = [
+        {
+            "layer": "driver",
+            "version": driver.get("driver_version") or driver.get("proc_driver_version"),
+            "needed": f"CUDA {cuda_major}" if cuda_major else None,
+            "libraries": driver_libs,
+            "facts": {
+                k: driver.get(k)
+                for k in ("nvml_status", "cuda_driver_version", "kernel_module_version")
+                if driver.get(k) is not None
+            },
+        },
+        {
+            "layer": "cuda",
+            "version": cuda_version,
+            "needed": f"{cuda_major}.x" if cuda_major else None,
+            "libraries": _libraries(document, _CUDA_PREFIXES),
+            "facts": {"found": str(len(cuda_found))} if cuda_found else {},
+        },
+        {
+            "layer": "cudnn",
+            "version": cudnn_version,
+            "needed": f"{cudnn_major}.x" if cudnn_major else None,
+            "libraries": _libraries(document, _CUDNN_PREFIXES),
+            "facts": {"loaded lazily": "yes"} if ort.get("cudnn_loaded_lazily") else {},
+        },
+        {
+            "layer": "onnxruntime",
+            "version": ort_version,
+            "needed": None,
+            "libraries": ort_libs,
+            "facts": {
+                k: ", ".join(v) if isinstance(v, list) else v
+                for k, v in (
+                    ("build_package_name", ort.get("build_package_name")),
+                    ("cuda_build_version", ort.get("cuda_build_version")),
+                    ("providers_in_build", ort.get("providers_in_build")),
+                    ("package_dir", ort.get("package_dir") or lib_ort.get("directory")),
+                )
+                if v
+            },
+        },
+        {
+            "layer": "application",
+            "version": app_version,
+            "needed": target.get("requested_provider"),
+            "libraries": [],
+            "facts": {k: v for k, v in _dict(document.get("target")).items() if v},
+        },
+    ]
+    collected = {
+        "driver": bool(driver or native),
+        "cuda": bool(_resolutions(document)),
+        "cudnn": bool(_resolutions(document)),
+        "onnxruntime": bool(ort or lib_ort),
+        "application": True,
+    }
+    for layer in layers:
+        name = layer["layer"]
+        layer["findings"] = by_layer[name]
+        status = _worst(by_layer[name])
+        if status == "ok" and not collected[name]:
+            status = "unknown"
+        layer["status"] = status
+    return layers
+
+
+def config_view(document: dict[str, Any]) -> dict[str, Any]:
+    """The configuration page: the file, the provider setting, the issues with their lines, the findings."""
+    target = environment(document, "target")
+    setting = _dict(target.get("provider_setting"))
+    issues = [_dict(i) for i in _list(target.get("config_issues"))]
+    findings = [
+        f
+        for f in all_findings(document)
+        if f.get("layer") == "config" or str(f.get("id", "")).startswith(("config.", "target."))
+    ]
+    highlight: dict[int, str] = {}
+    if setting.get("line"):
+        highlight[int(setting["line"])] = "provider"
+    for issue in issues:
+        if issue.get("line"):
+            highlight.setdefault(int(issue["line"]), str(issue.get("severity") or "warning"))
+    return {
+        "path": target.get("config_path"),
+        "kind": target.get("kind"),
+        "provider": target.get("requested_provider"),
+        "provider_raw": setting.get("raw"),
+        "provider_line": setting.get("line"),
+        "wants_cpu": target.get("requested_provider") == "cpu",
+        "lib_path": target.get("lib_path"),
+        "paths": _dict(target.get("paths")),
+        "issues": issues,
+        "highlight": highlight,
+        "findings": findings,
+    }
+
+
+def log_view(document: dict[str, Any]) -> dict[str, Any]:
+    """The log page: the quoted lines (cause, fallback, context, start-up), in file order, and the causes."""
+    log = environment(document, "log")
+    quotes: dict[tuple[str, int | None, str], dict[str, Any]] = {}
+
+    def add(quote: Any) -> None:
+        quote = _dict(quote)
+        if quote.get("text") is None:
+            return
+        key = (str(quote.get("file") or ""), quote.get("line"), str(quote.get("text")))
+        if key not in quotes or quote.get("role") == "cause":
+            quotes[key] = quote
+
+    add(log.get("startup"))
+    causes = [_dict(c) for c in _list(log.get("causes"))]
+    for cause in causes:
+        for quote in _list(cause.get("evidence")):
+            add(quote)
+    for quote in _list(log.get("fallback")):
+        add(quote)
+    for hidden in _list(log.get("hidden_signal")):
+        for quote in _list(_dict(hidden).get("evidence")):
+            add(quote)
+    lines = sorted(quotes.values(), key=lambda q: (str(q.get("file") or ""), q.get("line") or 0))
+    findings = [f for f in all_findings(document) if str(f.get("id", "")).startswith("log.")]
+    return {
+        "collected": bool(log),
+        "sources": _list(log.get("sources")),
+        "lines": lines,
+        "causes": causes,
+        "hidden": [_dict(h) for h in _list(log.get("hidden_signal"))],
+        "unreadable": _list(log.get("unreadable")),
+        "examined": log.get("lines_examined", 0),
+        "findings": findings,
+    }
+
+
+def latency_rows(session: dict[str, Any] | None) -> dict[str, float | None]:
+    """p50/p95/p99/mean in ms and batches per second of one measured session (None where absent)."""
+    latency = _dict(_dict(session).get("latency"))
+    return {
+        key: latency.get(key)
+        for key in ("p50_ms", "p95_ms", "p99_ms", "mean_ms", "batches_per_s", "items_per_s")
+    }
+
+
+def gpu_summary(inference: dict[str, Any]) -> dict[str, Any]:
+    """The GPU page's verdict block: CPU baseline beside the GPU retry (as is), speed-up, equal outputs."""
+    gpu_step = _dict(inference.get("gpu"))
+    result = _dict(gpu_step.get("result"))
+    cpu = _dict(result.get("cpu")) or _dict(_dict(_dict(inference.get("cpu")).get("result")).get("cpu"))
+    as_is: dict[str, Any] = {}
+    for strategy in _list(result.get("strategies")):
+        if _dict(strategy).get("name") == "as_is":
+            as_is = _dict(strategy)
+    gpu = _dict(as_is.get("gpu"))
+    cpu_p50 = latency_rows(cpu)["p50_ms"]
+    gpu_p50 = latency_rows(gpu)["p50_ms"]
+    speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 else None
+    comparison = _dict(gpu.get("comparison"))
+    return {
+        "ran": bool(result),
+        "verdict": gpu_step.get("verdict"),
+        "gpu_verified": bool(gpu_step.get("gpu_verified")),
+        "cpu": cpu,
+        "gpu": gpu,
+        "speedup": speedup,
+        "outputs_equal": comparison.get("equal") if comparison else None,
+        "cpu_providers": list(cpu.get("active_providers") or []),
+        "gpu_providers": list(gpu.get("active_providers") or []),
+        "cpu_nodes": _dict(cpu.get("nodes_per_provider")),
+        "gpu_nodes": _dict(gpu.get("nodes_per_provider")),
+        "strategies": [_dict(s) for s in _list(result.get("strategies"))],
+        "messages": list(gpu.get("ort_messages") or []) + list(result.get("log_excerpt") or [])[:6],
+        "findings": list(_list(gpu_step.get("findings"))),
+        "failure": _dict(result.get("failure")),
+    }
+
+
+def check_again_step(finding: dict[str, Any]) -> str:
+    """What "check again" re-runs for a finding: "gpu" (the GPU retry) or "diagnose" (the static checks)."""
+    return (
+        "gpu"
+        if str(finding.get("id", "")).startswith("inference.") or finding.get("layer") == "probe"
+        else ("diagnose")
+    )
+
+
+def finding_words(finding: dict[str, Any], lang: str) -> dict[str, str]:
+    """A finding's title, detail and fix in ``lang`` (English where the language is missing).
+
+    The same rule as core/report.py's ``finding_text``, kept here so the window starts without
+    importing the core.
+    """
+    texts = _dict(finding.get("texts"))
+    chosen = _dict(texts.get(lang)) or _dict(texts.get("en"))
+    remediation = _dict(finding.get("remediation"))
+    return {
+        "title": str(chosen.get("title") or finding.get("title", "")),
+        "detail": str(chosen.get("detail") or finding.get("detail", "")),
+        "fix": str(chosen.get("fix") or remediation.get("summary", "")),
+    }

@@ -1,0 +1,137 @@
+"""Walk the wizard on a real X display (Xvfb) and save a screenshot of every page, in English and Korean.
+
+    .venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+
+Starts ``Xvfb :99`` (unless DISPLAY already names a running server and --no-xvfb is given),
+runs the real diagnosis and test inference of this machine, and grabs each page with
+``QWidget.grab()``. Page 6 is saved twice: as it is here (no NVIDIA driver: the graph area says
+so), and with GPU readings replayed from a real recording (tests/data/gpu_series), labelled as
+replayed. Korean needs a CJK font (Debian: fonts-noto-cjk).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDING = ROOT / "tests" / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
+NAMES = ("start", "config", "log", "stack", "cpu", "gpu", "diagnosis")
+
+
+def start_xvfb(display: str) -> subprocess.Popen[bytes] | None:
+    """Start Xvfb on ``display`` and wait for its socket; None when Xvfb is not installed."""
+    if shutil.which("Xvfb") is None:
+        return None
+    process = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    socket = Path(f"/tmp/.X11-unix/X{display.lstrip(':')}")
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    return process
+
+
+def main() -> int:
+    """Take the screenshots; print the files written."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--display", default=":99")
+    parser.add_argument("--no-xvfb", action="store_true")
+    args = parser.parse_args()
+    xvfb = None if args.no_xvfb else start_xvfb(args.display)
+    if xvfb is not None:
+        os.environ["DISPLAY"] = args.display
+    os.environ["QT_QPA_PLATFORM"] = "xcb" if os.environ.get("DISPLAY") else "offscreen"
+    os.environ.pop("QT_SCALE_FACTOR", None)
+    try:
+        return _shoot(Path(args.out))
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(timeout=5)
+
+
+def _shoot(out: Path) -> int:
+    from fallback_doctor.gui.app import make_application
+
+    app = make_application()
+    from fallback_doctor.core.sampling.recordings import load_recording
+    from fallback_doctor.core.sampling.sources import ReplaySource
+    from fallback_doctor.gui.wizard import DoctorWizard, Page
+    from PySide6.QtCore import QSettings
+
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def wait(condition, timeout: float = 180.0) -> None:  # type: ignore[no-untyped-def]
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not condition():
+            app.processEvents()
+            time.sleep(0.02)
+        for _ in range(10):
+            app.processEvents()
+            time.sleep(0.02)
+
+    def grab(wizard: DoctorWizard, name: str) -> None:
+        wait(lambda: wizard.running is None)
+        wizard.flush_rendering()
+        path = out / name
+        wizard.grab().save(str(path))
+        written.append(path)
+
+    with tempfile.TemporaryDirectory() as settings_dir:
+        settings = QSettings(os.path.join(settings_dir, "s.ini"), QSettings.Format.IniFormat)
+        options = {"runs": 10, "warmup": 2}
+        wizard = DoctorWizard({"kind": "python"}, settings=settings, probe_options=options, lang="en")
+        wizard.show()
+        wait(lambda: not wizard.searching, 10)
+        for lang in ("en", "ko"):
+            wizard.switch_language(lang)
+            while wizard.currentId() != Page.START:
+                wizard.back()
+            for number, name in enumerate(NAMES):
+                if number:
+                    wizard.next()
+                if number == Page.STACK:
+                    wizard.pages[Page.STACK].select("cuda")
+                grab(wizard, f"{number}-{name}-{lang}.png")
+        wizard.shutdown()
+        wizard.close()
+        recording = load_recording(RECORDING)
+        replay = DoctorWizard(
+            {"kind": "python"},
+            settings=settings,
+            probe_options={"runs": 40, "warmup": 2},
+            sample_source=lambda: ReplaySource(recording, speed=None),
+            lang="en",
+        )
+        replay.show()
+        wait(lambda: not replay.searching, 10)
+        for lang in ("en", "ko"):
+            replay.switch_language(lang)
+            while replay.currentId() != Page.START:
+                replay.back()
+            for _ in range(int(Page.GPU)):
+                replay.next()
+                wait(lambda: replay.running is None)
+            grab(replay, f"5-gpu-replayed-recording-{lang}.png")
+        replay.shutdown()
+        replay.close()
+    for path in written:
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""The wizard with the real core on this machine (no NVIDIA driver: it falls back), offscreen Qt."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from fallback_doctor.core.sampling.recordings import load_recording
+from fallback_doctor.core.sampling.sources import ReplaySource
+from fallback_doctor.gui import views
+from fallback_doctor.gui.app import build_parser, target_from_args
+from fallback_doctor.gui.i18n import LABELS, set_language
+from fallback_doctor.gui.wizard import DoctorWizard, Page
+from PySide6.QtCore import QSettings
+
+pytestmark = pytest.mark.gui
+
+FAST = {"runs": 2, "warmup": 1, "dims": {"batch": 2, "seq": 16}}
+RECORDING = Path(__file__).parents[1] / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
+STEP_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture
+def make_wizard(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    made: list[DoctorWizard] = []
+
+    def make(target=None, **kwargs):  # type: ignore[no-untyped-def]
+        settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+        wizard = DoctorWizard(
+            target or {"kind": "python"},
+            settings=settings,
+            probe_options=FAST,
+            lang=kwargs.pop("lang", "en"),
+            **kwargs,
+        )
+        qtbot.addWidget(wizard)
+        wizard.show()
+        qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
+        made.append(wizard)
+        return wizard
+
+    yield make
+    for wizard in made:
+        wizard.shutdown()
+    set_language("en")
+
+
+def _next(qtbot, wizard: DoctorWizard) -> None:  # type: ignore[no-untyped-def]
+    wizard.next()
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    wizard.flush_rendering()
+
+
+def test_every_label_has_korean_with_the_same_fields() -> None:
+    for key, entry in LABELS.items():
+        assert entry.get("en") and entry.get("ko"), key
+        fields = sorted(re.findall(r"\{(\w+)", entry["en"]))
+        assert sorted(re.findall(r"\{(\w+)", entry["ko"])) == fields, key
+
+
+def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
+    wizard = make_wizard()
+    assert wizard.currentId() == Page.START
+    _next(qtbot, wizard)
+    document = wizard.document
+    assert document is not None and document["schema"] == "gpu-fallback-doctor/report"
+    config = wizard.pages[Page.CONFIG]
+    assert "no configuration file" in config.view.toPlainText()
+    _next(qtbot, wizard)
+    assert "No log was read" in wizard.pages[Page.LOG].view.toPlainText()
+    _next(qtbot, wizard)
+    stack = wizard.pages[Page.STACK]
+    layers = [layer["layer"] for layer in stack.layers]
+    assert layers == ["driver", "cuda", "cudnn", "onnxruntime", "application"]
+    assert stack.layers[0]["status"] == "error"
+    assert "BROKEN" in stack.buttons["driver"].text()
+    stack.buttons["onnxruntime"].click()
+    assert "1.31.1" in stack.buttons["onnxruntime"].text()
+    assert "libonnxruntime_providers_cuda.so" in stack.detail.toPlainText()
+    _next(qtbot, wizard)
+    cpu = wizard.pages[Page.CPU]
+    assert cpu.table.item(0, 1).text().endswith("ms")
+    assert "CPU baseline measured" in cpu.status.text()
+    _next(qtbot, wizard)
+    gpu = wizard.pages[Page.GPU]
+    assert "FELL BACK TO THE CPU" in gpu.verdict.text()
+    assert "Why:" in gpu.verdict.text()
+    # No NVML here: the GPU plot is replaced by words, and no GPU line is drawn.
+    assert gpu.plot.gpu_available is False
+    assert "No GPU readings" in gpu.plot._no_gpu.text() and gpu.plot._no_gpu.isVisible()
+    assert not gpu.plot._gpu_plot.isVisible()
+    assert len(gpu.plot._curves["gpu"].getData()[0] or []) == 0
+    assert gpu.plot.samples_drawn > 0  # the probe's CPU use was drawn
+    series = wizard.document["inference"]["series"]
+    assert series["samples"] and all(s["utilization_percent"] is None for s in series["samples"])
+    _next(qtbot, wizard)
+    diagnosis = wizard.pages[Page.DIAGNOSIS]
+    ids = [f["id"] for f in diagnosis.findings]
+    assert "inference.fell_back" in ids and ids[0].startswith(("driver.", "device."))
+    assert "The fix" in diagnosis.detail.toPlainText()
+    assert diagnosis.fix_text()
+    diagnosis._on_copy()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == diagnosis.fix_text()
+    # Every finding, fix and verdict shown has its Korean words.
+    for finding in views.all_findings(wizard.document):
+        korean = (finding.get("texts") or {}).get("ko") or {}
+        assert korean.get("title") and korean.get("detail"), finding["id"]
+        if finding.get("remediation"):
+            assert korean.get("fix"), finding["id"]
+    assert wizard.document["verdict_text"]["ko"]
+    wizard.switch_language("ko")
+    wizard.flush_rendering()
+    assert "해결 방법" in diagnosis.detail.toPlainText()
+    assert "CPU로 전환됨" in gpu.verdict.text()
+    assert wizard.button(wizard.WizardButton.NextButton).text().startswith("다음")
+
+
+def test_go_back_and_run_a_step_again(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
+    wizard = make_wizard()
+    _next(qtbot, wizard)
+    first = wizard.document["created"]
+    for _ in range(3):
+        _next(qtbot, wizard)
+    assert wizard.currentId() == Page.CPU
+    first_cpu = wizard.document["inference"]["cpu"]["started"]
+    wizard.back()
+    wizard.back()
+    assert wizard.currentId() == Page.LOG
+    qtbot.mouseClick(
+        wizard.pages[Page.LOG].again, __import__("PySide6.QtCore").QtCore.Qt.MouseButton.LeftButton
+    )
+    assert wizard.running == "diagnose"
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    assert wizard.document["created"] >= first
+    assert "inference" in wizard.document  # the test inference is kept
+    _next(qtbot, wizard)
+    _next(qtbot, wizard)
+    wizard.pages[Page.CPU].again.click()
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    assert wizard.document["inference"]["cpu"]["started"] > first_cpu
+
+
+def test_cancel_during_the_probe_kills_it(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
+    wizard = make_wizard()
+    _next(qtbot, wizard)
+    wizard.probe_options = {"runs": 5000, "warmup": 1, "dims": {"batch": 16, "seq": 128}}
+    wizard.run_step("gpu")
+    qtbot.waitUntil(lambda: wizard.job is not None and wizard.job.pid is not None, timeout=10_000)
+    step = psutil.Process(wizard.job.pid)
+    qtbot.waitUntil(lambda: bool(step.children(recursive=True)), timeout=20_000)  # the probe child runs
+    tree = [step, *step.children(recursive=True)]
+    started = time.monotonic()
+    wizard.button(wizard.WizardButton.CustomButton1).click()
+    assert wizard.running is None
+    assert time.monotonic() - started < 2
+    _gone, alive = psutil.wait_procs(tree, timeout=5)
+    assert not alive
+    assert "Stopped" in wizard.failures["gpu"]
+    assert wizard.pages[Page.GPU].isComplete()
+    wizard.probe_options = FAST
+    wizard.run_step("gpu")
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    assert wizard.document["inference"]["gpu"]["verdict"]
+
+
+def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
+    recording = load_recording(RECORDING)
+    assert recording.samples
+    wizard = make_wizard(sample_source=lambda: ReplaySource(recording, speed=None))
+    _next(qtbot, wizard)
+    wizard.run_step("gpu")
+    plot = wizard.pages[Page.GPU].plot
+    qtbot.waitUntil(lambda: plot.samples_drawn > 3, timeout=20_000)
+    assert plot.gpu_available is True
+    assert plot._gpu_plot.isVisible() or not plot.isVisible()
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    xs, ys = plot._curves["gpu"].getData()
+    recorded = {s.utilization_percent for s in recording.samples}
+    assert len(xs) > 3 and {float(y) for y in ys if y == y} <= recorded
+    assert "replayed from a recording" in plot.note.text()
+    series = wizard.document["inference"]["series"]
+    assert series["recorded_here"] is False and series["marks"]
+
+
+def test_pasted_log_text_shows_the_decisive_lines(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
+    text = (Path(__file__).parents[1] / "data" / "logs" / "docker_timestamps.log").read_text(encoding="utf-8")
+    wizard = make_wizard(target={"kind": "python"})
+    page = wizard.start_page
+    page.radios["paste"].setChecked(True)
+    page.paste.setPlainText(text)
+    _next(qtbot, wizard)
+    _next(qtbot, wizard)
+    shown = wizard.pages[Page.LOG].view.toPlainText()
+    assert "libcudnn.so.9: cannot open shared object file" in shown
+    assert "cause" in shown
+    remembered = QSettings(wizard.settings.fileName(), QSettings.Format.IniFormat).value("target")
+    assert "log" in str(remembered) and "libcudnn" not in str(remembered)
+
+
+def test_start_page_refuses_a_missing_path(qtbot, make_wizard, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    wizard = make_wizard()
+    page = wizard.start_page
+    page.radios["log"].setChecked(True)
+    page.fields["log"].setText(str(tmp_path / "absent.log"))
+    wizard.next()
+    assert wizard.currentId() == Page.START
+    assert "Not found" in page.problem.text()
+
+
+def test_command_line_options_become_the_target() -> None:
+    args = build_parser().parse_args(["--bareun-root", "/opt/bareun", "--log", "a.log", "--pid", "42"])
+    assert target_from_args(args) == {
+        "kind": "bareun",
+        "bareun_root": "/opt/bareun",
+        "logs": ["a.log"],
+        "pid": 42,
+    }
+    assert target_from_args(build_parser().parse_args([])) == {"kind": "auto"}
+    assert target_from_args(build_parser().parse_args(["--python", "/usr/bin/python3"]))["kind"] == "python"
+
+
+def test_a_bundle_shows_the_same_pages(qtbot, make_wizard, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    export = pytest.importorskip("fallback_doctor.core.bundle.export")
+    wizard = make_wizard()
+    _next(qtbot, wizard)
+    path = tmp_path / "bundle.zip"
+    export.export_bundle(wizard.document, path, (), export.BundleOptions(redact=False))
+    other = make_wizard(target={"kind": "bundle", "bundle": str(path)})
+    _next(qtbot, other)
+    assert other.bundle_mode and other.document is not None
+    assert other.document["verdict"] == wizard.document["verdict"]
+    assert [f["id"] for f in views.all_findings(other.document)] == [
+        f["id"] for f in views.all_findings(wizard.document)
+    ]
+    assert not other.pages[Page.CONFIG].again.isEnabled()
