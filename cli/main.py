@@ -84,15 +84,19 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         default=None,
         help="language of the text report (default: from the locale)",
     )
+    from fallback_doctor.cli.bundle import add_export_arguments
+
+    add_export_arguments(diag)
     diag.set_defaults(handler=run_diagnose)
 
 
 def _add_optional_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Subcommands that live in modules of their own."""
-    from fallback_doctor.cli import explain_log, test_inference
+    from fallback_doctor.cli import bundle, explain_log, test_inference
 
     explain_log.add_parser(subparsers)
     test_inference.add_parser(subparsers)
+    bundle.add_parser(subparsers)
 
 
 def _pid(text: str) -> int:
@@ -140,6 +144,13 @@ def run_diagnose(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(render_text(document, args.lang or default_language()))
+    if args.bundle:
+        from fallback_doctor.cli.bundle import export_from_cli
+
+        args.lang = args.lang or default_language()
+        code = export_from_cli(document, args)
+        if code:
+            return code
     return exit_code_for(diagnosis.verdict)
 
 

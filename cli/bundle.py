@@ -1,0 +1,175 @@
+"""``fallback-doctor bundle show|verify FILE``, and the ``diagnose --bundle FILE.zip`` export.
+
+``bundle show FILE [--lang en|ko] [--json]`` prints the report of a bundle made on another
+machine (exit 0, or 2 when the file is refused). ``bundle verify FILE`` checks every member
+against the manifest (exit 0 good, 1 a member differs — named —, 2 not a bundle or refused).
+
+``diagnose … --bundle FILE.zip [--force] [--dry-run] [--no-redact]`` calls
+:func:`export_from_cli` with the report document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from fallback_doctor.core.bundle.export import (
+    BundleExistsError,
+    BundleOptions,
+    ExtraMember,
+    extras_from_document,
+    prepare_bundle,
+    render_preview,
+    write_bundle,
+)
+from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle, verify_bundle
+from fallback_doctor.core.report import render_text
+
+EXIT_OK = 0
+EXIT_MISMATCH = 1
+EXIT_REFUSED = 2
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``bundle show`` and ``bundle verify`` on an argparse sub-parser collection."""
+    parser = subparsers.add_parser(
+        "bundle",
+        help="show or verify a diagnostic bundle (made with diagnose --bundle)",
+        description="Open a diagnostic bundle made on another machine: print its report, or check "
+        "every file in it against its manifest. The zip is treated as untrusted and never extracted.",
+    )
+    actions = parser.add_subparsers(dest="bundle_command", metavar="ACTION", required=True)
+    show = actions.add_parser("show", help="print the bundle's report (exit 0, or 2 when refused)")
+    show.add_argument("file", metavar="FILE")
+    show.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text report")
+    show.add_argument("--json", action="store_true", help="print the report document as JSON")
+    show.set_defaults(handler=run)
+    verify = actions.add_parser(
+        "verify", help="check every file against the manifest (0 good, 1 mismatch, 2 refused)"
+    )
+    verify.add_argument("file", metavar="FILE")
+    verify.set_defaults(handler=run)
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--bundle FILE.zip [--force] [--dry-run] [--no-redact]`` options of ``diagnose``."""
+    parser.add_argument(
+        "--bundle", metavar="FILE.zip", help="also write a diagnostic bundle (redacted) to FILE.zip"
+    )
+    parser.add_argument("--force", action="store_true", help="with --bundle: replace FILE.zip if it exists")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --bundle: list the files and every redaction, write nothing",
+    )
+    parser.add_argument(
+        "--no-redact",
+        action="store_true",
+        help="with --bundle: do NOT redact secrets and identities (stated in the manifest)",
+    )
+    parser.add_argument(
+        "--redact-more",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="with --bundle: also mask TEXT wherever it appears (repeatable)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """``bundle show`` / ``bundle verify``."""
+    if args.bundle_command == "verify":
+        return _verify(args.file)
+    return _show(args.file, args.lang, args.json)
+
+
+def _show(path: str, lang: str | None, as_json: bool) -> int:
+    try:
+        opened = open_bundle(path)
+    except BundleRefusedError as error:
+        print(f"fallback-doctor bundle show: refused: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    if as_json:
+        json.dump(opened.document, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        from fallback_doctor.cli.common import default_language
+
+        print(opened.origin(), file=sys.stderr)
+        for problem in opened.integrity_problems:
+            print(f"warning: {problem}", file=sys.stderr)
+        sys.stdout.write(render_text(opened.document, lang or default_language()))
+    return EXIT_OK
+
+
+def _verify(path: str) -> int:
+    try:
+        result = verify_bundle(path)
+    except BundleRefusedError as error:
+        print(f"fallback-doctor bundle verify: refused: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    if result.ok:
+        print(f"{path}: OK, {result.checked} files match the manifest")
+        return EXIT_OK
+    print(f"{path}: MISMATCH", file=sys.stderr)
+    for problem in result.problems:
+        print(f"  {problem}", file=sys.stderr)
+    return EXIT_MISMATCH
+
+
+def export_from_cli(
+    document: dict[str, Any], args: argparse.Namespace, extras: Sequence[ExtraMember] | None = None
+) -> int:
+    """``diagnose --bundle FILE.zip``: preview (``--dry-run``) or write the bundle; 0 done, 2 failed.
+
+    ``extras``: members besides the report (probe output, samples.csv …); by default the
+    configuration and logs the document names are read now. Messages go to standard error
+    (the listing of ``--dry-run`` to standard output unless ``--json`` is printing there).
+    """
+    destination = getattr(args, "bundle", None)
+    if not destination:
+        return EXIT_OK
+    if extras is None:
+        extras = extras_from_document(document)
+    options = BundleOptions(
+        redact=not getattr(args, "no_redact", False),
+        redact_more=tuple(getattr(args, "redact_more", None) or ()),
+        lang=getattr(args, "lang", None) or "en",
+    )
+    preview = prepare_bundle(document, extras, options)
+    if getattr(args, "dry_run", False):
+        out = sys.stderr if getattr(args, "json", False) else sys.stdout
+        out.write(render_preview(preview))
+        return EXIT_OK
+    try:
+        result = write_bundle(preview, destination, force=getattr(args, "force", False))
+    except BundleExistsError as error:
+        print(f"fallback-doctor: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OSError as error:
+        print(f"fallback-doctor: the bundle could not be written: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    counts = preview.redaction_counts()
+    said = f"{sum(counts.values())} redaction(s)" if options.redact else "NOT redacted (--no-redact)"
+    print(f"fallback-doctor: bundle written to {result.path} ({result.size} bytes, {said})", file=sys.stderr)
+    if result.mapping_path is not None:
+        print(
+            f"fallback-doctor: pseudonym mapping kept on this machine: {result.mapping_path}", file=sys.stderr
+        )
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``bundle`` on its own (``python -m fallback_doctor.cli.bundle show FILE``)."""
+    parser = argparse.ArgumentParser(prog="fallback-doctor")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    add_parser(subparsers)
+    arguments = parser.parse_args(["bundle", *(sys.argv[1:] if argv is None else argv)])
+    return int(arguments.handler(arguments))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""report.html: the report as one self-contained page that opens offline in any browser.
+
+No script, no external resource (a Content-Security-Policy forbids loading any), inline CSS,
+and the utilization graph as inline SVG drawn from samples.csv. Everything quoted is escaped.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+from typing import Any
+
+from fallback_doctor.core.report import VERDICT_TEXT, finding_text
+
+_LAYERS = (
+    "config",
+    "driver",
+    "device",
+    "cuda",
+    "cudnn",
+    "tensorrt",
+    "package",
+    "loader",
+    "resources",
+    "probe",
+)
+
+_LABELS = {
+    "en": {
+        "title": "GPU Fallback Doctor report",
+        "verdict": "Verdict",
+        "stack": "The layer stack",
+        "findings": "Findings (most likely cause first)",
+        "none": "No findings.",
+        "evidence": "Evidence",
+        "fix": "Fix",
+        "verify": "Verify",
+        "environment": "Environment",
+        "comparison": "CPU and GPU compared",
+        "graph": "Utilization during the test",
+        "bundle": "Diagnostic bundle",
+        "created": "Diagnosed",
+        "tool": "Tool version",
+        "redaction_on": "Secrets and identities were redacted (pseudonyms such as host-1, user-1).",
+        "redaction_off": "Redaction was turned OFF when this bundle was made: it may contain secrets.",
+        "ok": "no problem found",
+        "run": "run",
+        "p50": "median latency",
+        "providers": "active providers",
+        "verdict_col": "result",
+    },
+    "ko": {
+        "title": "GPU Fallback Doctor 보고서",
+        "verdict": "판정",
+        "stack": "계층 구성",
+        "findings": "발견 사항(가장 유력한 원인부터)",
+        "none": "발견된 문제가 없습니다.",
+        "evidence": "근거",
+        "fix": "해결 방법",
+        "verify": "확인 방법",
+        "environment": "환경",
+        "comparison": "CPU와 GPU 비교",
+        "graph": "테스트 중 사용률",
+        "bundle": "진단 번들",
+        "created": "진단 시각",
+        "tool": "도구 버전",
+        "redaction_on": "비밀 정보와 식별 정보는 가려졌습니다(host-1, user-1 같은 가명).",
+        "redaction_off": "이 번들은 가리기(redaction)를 끄고 만들었습니다: "
+        "비밀 정보가 들어 있을 수 있습니다.",
+        "ok": "문제 없음",
+        "run": "실행",
+        "p50": "중앙값 지연",
+        "providers": "활성 프로바이더",
+        "verdict_col": "결과",
+    },
+}
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI","Malgun Gothic","Noto Sans KR",sans-serif;margin:2em auto;
+max-width:60em;padding:0 1em;color:#1d1d1f;line-height:1.45}
+h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+.verdict{padding:.8em 1em;border-radius:6px;font-weight:600}
+.v-gpu_verified,.v-no_problem_found{background:#e3f5e6}.v-gpu_at_risk{background:#fff4d6}
+.v-gpu_unusable{background:#fde2e1}.v-cpu_by_configuration{background:#e6eefc}
+.stack{display:flex;flex-wrap:wrap;gap:.3em;padding:0;list-style:none}
+.stack li{padding:.3em .7em;border-radius:4px;background:#e3f5e6;font-size:.9em}
+.stack li.error{background:#f8c9c6}.stack li.warning{background:#ffe7a8}.stack li.info{background:#e6eefc}
+.finding{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:.8em 0}
+.sev{font-size:.8em;font-weight:700;text-transform:uppercase;padding:.1em .5em;border-radius:3px}
+.sev.error{background:#f8c9c6}.sev.warning{background:#ffe7a8}.sev.info{background:#e6eefc}
+.meta{color:#666;font-size:.85em}pre,code{font-family:ui-monospace,Consolas,monospace;font-size:.85em}
+pre{background:#f5f5f7;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left;font-size:.9em}
+.warn{background:#fde2e1;padding:.5em 1em;border-radius:6px}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def render_html(
+    document: dict[str, Any],
+    *,
+    lang: str = "en",
+    samples_csv: str | None = None,
+    environment_record: dict[str, Any] | None = None,
+    redacted: bool = True,
+) -> str:
+    """The self-contained page for one report document (already redacted: it is quoted as is)."""
+    labels = _LABELS.get(lang, _LABELS["en"])
+    verdict = str(document.get("verdict", ""))
+    verdict_text = (document.get("verdict_text") or {}).get(lang) or VERDICT_TEXT.get(verdict, {}).get(
+        "en", ""
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" '
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        'img-src data:">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(labels['title'])}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(labels['title'])}</h1>",
+        f'<p class="meta">{_e(labels["bundle"])} · {_e(labels["created"])}: {_e(document.get("created"))}'
+        f" · {_e(labels['tool'])}: {_e(document.get('tool_version'))}</p>",
+    ]
+    if not redacted:
+        parts.append(f'<p class="warn">{_e(labels["redaction_off"])}</p>')
+    else:
+        parts.append(f'<p class="meta">{_e(labels["redaction_on"])}</p>')
+    parts.append(
+        f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict)} — {_e(verdict_text)}</p>'
+    )
+    findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
+    parts.append(f"<h2>{_e(labels['stack'])}</h2>")
+    parts.append(_stack(findings, labels))
+    comparison = _comparison(document, labels)
+    if comparison:
+        parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
+    if samples_csv:
+        svg = utilization_svg(samples_csv)
+        if svg:
+            parts.append(f"<h2>{_e(labels['graph'])}</h2>{svg}")
+    parts.append(f"<h2>{_e(labels['findings'])}</h2>")
+    if not findings:
+        parts.append(f"<p>{_e(labels['none'])}</p>")
+    for number, finding in enumerate(findings, start=1):
+        parts.append(_finding(number, finding, lang, labels))
+    if environment_record:
+        parts.append(f"<h2>{_e(labels['environment'])}</h2>{_table(environment_record)}")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _stack(findings: list[dict[str, Any]], labels: dict[str, str]) -> str:
+    order = {"error": 0, "warning": 1, "info": 2}
+    worst: dict[str, str] = {}
+    for finding in findings:
+        layer, severity = str(finding.get("layer")), str(finding.get("severity"))
+        if layer not in worst or order.get(severity, 3) < order.get(worst[layer], 3):
+            worst[layer] = severity
+    items = []
+    for layer in _LAYERS:
+        worst_here = worst.get(layer)
+        title = worst_here or labels["ok"]
+        css = _e(worst_here or "ok")
+        items.append(f'<li class="{css}" title="{_e(title)}">{_e(layer)}: {_e(title)}</li>')
+    return '<ul class="stack">' + "".join(items) + "</ul>"
+
+
+def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, str]) -> str:
+    text = finding_text(finding, lang)
+    severity = str(finding.get("severity", "info"))
+    out = [
+        '<div class="finding">',
+        f'<p><span class="sev {_e(severity)}">{_e(severity)}</span> <b>{number}. {_e(text["title"])}</b></p>',
+        f'<p class="meta">{_e(finding.get("layer"))} / {_e(finding.get("cause"))} / '
+        f"{_e(finding.get('id'))}</p>",
+        f"<p>{_e(text['detail'])}</p>",
+    ]
+    evidence = [item for item in finding.get("evidence") or [] if isinstance(item, dict)]
+    if evidence:
+        out.append(f"<p><b>{_e(labels['evidence'])}</b></p><ul>")
+        for item in evidence:
+            where = ""
+            if item.get("source"):
+                where = f' <span class="meta">({_e(item["source"])}'
+                where += f":{_e(item['line'])})</span>" if item.get("line") else ")</span>"
+            out.append(f"<li>{_e(item.get('label'))}: <code>{_e(item.get('value'))}</code>{where}</li>")
+        out.append("</ul>")
+    remediation = finding.get("remediation") or {}
+    if text["fix"]:
+        out.append(f"<p><b>{_e(labels['fix'])}:</b> {_e(text['fix'])}</p>")
+    commands = [str(c) for c in remediation.get("commands") or []] if isinstance(remediation, dict) else []
+    if commands:
+        out.append("<pre>" + "\n".join("$ " + _e(c) for c in commands) + "</pre>")
+    if isinstance(remediation, dict) and remediation.get("verify"):
+        out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(remediation['verify'])}</p>")
+    out.append("</div>")
+    return "\n".join(out)
+
+
+def _find_probe(document: dict[str, Any]) -> dict[str, Any] | None:
+    """A probe result (``cpu`` and ``strategies``) wherever the document keeps it.
+
+    `diagnose` keeps it in ``environment.inference.result``; the wizard in ``inference``.
+    """
+    environment = document.get("environment")
+    inference = environment.get("inference") if isinstance(environment, dict) else None
+    if isinstance(inference, dict) and isinstance(inference.get("result"), dict):
+        return dict(inference["result"])
+    for key in ("probe", "inference", "probe_result", "test_inference"):
+        value = document.get(key)
+        if isinstance(value, dict):
+            if "cpu" in value or "strategies" in value:
+                return value
+            for inner in value.values():
+                if isinstance(inner, dict) and ("cpu" in inner or "strategies" in inner):
+                    return inner
+    return None
+
+
+def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
+    probe = _find_probe(document)
+    if probe is None:
+        return ""
+    rows: list[tuple[str, Any, Any, Any]] = []
+    cpu = probe.get("cpu")
+    if isinstance(cpu, dict):
+        rows.append(("CPU", cpu.get("verdict") or cpu.get("stage"), _p50(cpu), cpu.get("active_providers")))
+    for strategy in probe.get("strategies") or []:
+        if not isinstance(strategy, dict):
+            continue
+        gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
+        rows.append(
+            (
+                f"GPU ({strategy.get('name')})",
+                (gpu or {}).get("verdict") or strategy.get("stage") or strategy.get("skipped"),
+                _p50(gpu or {}),
+                (gpu or {}).get("active_providers"),
+            )
+        )
+    if not rows:
+        return ""
+    head = (
+        f"<tr><th>{_e(labels['run'])}</th><th>{_e(labels['verdict_col'])}</th>"
+        f"<th>{_e(labels['p50'])}</th><th>{_e(labels['providers'])}</th></tr>"
+    )
+    body = "".join(
+        f"<tr><td>{_e(name)}</td><td>{_e(verdict)}</td><td>{_e(p50)}</td>"
+        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else providers)}</td></tr>"
+        for name, verdict, p50, providers in rows
+    )
+    return f"<table>{head}{body}</table>"
+
+
+def _p50(run: dict[str, Any]) -> str:
+    latency = run.get("latency")
+    if isinstance(latency, dict) and isinstance(latency.get("p50_ms"), int | float):
+        return f"{latency['p50_ms']:.2f} ms"
+    return "—"
+
+
+def _table(record: dict[str, Any]) -> str:
+    rows = []
+    for key, value in record.items():
+        if isinstance(value, dict):
+            shown = ", ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, "", [], {}))
+        elif isinstance(value, list):
+            shown = "; ".join(
+                ", ".join(f"{k}: {v}" for k, v in item.items() if v not in (None, "", [], {}))
+                if isinstance(item, dict)
+                else str(item)
+                for item in value
+            )
+        else:
+            shown = "" if value is None else str(value)
+        rows.append(f"<tr><th>{_e(key)}</th><td>{_e(shown)}</td></tr>")
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def _float(value: str | None) -> float | None:
+    if value is None or value.strip() in ("", "NA", "N/A", "None", "nan", "-"):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def utilization_svg(samples_csv: str, width: int = 720, height: int = 220) -> str:
+    """GPU utilization and the probe's CPU use over time as an inline SVG ("" without data)."""
+    try:
+        rows = list(csv.DictReader(io.StringIO(samples_csv)))
+    except csv.Error:
+        return ""
+    points: list[tuple[float, float | None, float | None]] = []
+    for row in rows[:20000]:
+        stamp = _float(row.get("timestamp"))
+        if stamp is None:
+            continue
+        points.append((stamp, _float(row.get("utilization_percent")), _float(row.get("probe_cpu_percent"))))
+    if len(points) < 2:
+        return ""
+    t0 = min(p[0] for p in points)
+    t1 = max(p[0] for p in points)
+    span = (t1 - t0) or 1.0
+    cpu_max = max([p[2] for p in points if p[2] is not None] + [100.0])
+    left, right, top, bottom = 40, 10, 10, 30
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def x_of(t: float) -> float:
+        return left + (t - t0) / span * plot_w
+
+    def y_of(value: float, top_value: float) -> float:
+        return top + plot_h - max(0.0, min(value, top_value)) / top_value * plot_h
+
+    def path(index: int, top_value: float) -> str:
+        segments: list[str] = []
+        pen_down = False
+        for point in points:
+            value = point[index]
+            if value is None:
+                pen_down = False
+                continue
+            command = "L" if pen_down else "M"
+            segments.append(f"{command}{x_of(point[0]):.1f},{y_of(float(value), top_value):.1f}")
+            pen_down = True
+        return " ".join(segments)
+
+    gpu_path, cpu_path = path(1, 100.0), path(2, cpu_max)
+    grid = "".join(
+        f'<line x1="{left}" x2="{width - right}" y1="{y_of(v, 100.0):.1f}" y2="{y_of(v, 100.0):.1f}" '
+        f'stroke="#ddd"/><text x="4" y="{y_of(v, 100.0) + 4:.1f}" font-size="10">{v}%</text>'
+        for v in (0, 50, 100)
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="utilization">'
+        f"{grid}"
+        + (f'<path d="{gpu_path}" fill="none" stroke="#2e7d32" stroke-width="1.5"/>' if gpu_path else "")
+        + (
+            f'<path d="{cpu_path}" fill="none" stroke="#1565c0" stroke-width="1" stroke-dasharray="4 2"/>'
+            if cpu_path
+            else ""
+        )
+        + f'<text x="{left}" y="{height - 8}" font-size="11" fill="#2e7d32">GPU %</text>'
+        f'<text x="{left + 60}" y="{height - 8}" font-size="11" fill="#1565c0">'
+        f"probe CPU % (max {cpu_max:.0f})</text>"
+        f'<text x="{width - right - 60}" y="{height - 8}" font-size="11">{span:.1f} s</text>'
+        "</svg>"
+    )

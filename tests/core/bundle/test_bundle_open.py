@@ -1,0 +1,357 @@
+"""Opening untrusted bundles: each malicious zip is refused, tampering fails verify, CLI exit codes."""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+import warnings
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bundle_plants import PLANTED, leaks_in_zip, planted_document, planted_extras
+from fallback_doctor.cli.bundle import main as bundle_main
+from fallback_doctor.core.bundle.export import BundleOptions, prepare_bundle, write_bundle
+from fallback_doctor.core.bundle.safe_open import (
+    BundleRefusedError,
+    OpenLimits,
+    open_bundle,
+    verify_bundle,
+)
+from fallback_doctor.core.report import render_text
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return planted_document()
+
+
+@pytest.fixture(scope="module")
+def good_bundle(document: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("good")
+    preview = prepare_bundle(document, planted_extras(), BundleOptions())
+    return write_bundle(preview, folder / "good.zip", mapping_directory=folder / "m").path
+
+
+def _members(bundle: Path) -> list[tuple[zipfile.ZipInfo, bytes]]:
+    with zipfile.ZipFile(bundle) as archive:
+        return [(info, archive.read(info)) for info in archive.infolist()]
+
+
+def _rebuild(bundle: Path, target: Path, change: Callable[[str, bytes], bytes | None], extra=()) -> Path:  # type: ignore[no-untyped-def]
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in _members(bundle):
+            new = change(info.filename, data)
+            if new is not None:
+                out.writestr(info, new)
+        for name, data in extra:
+            out.writestr(name, data)
+    return target
+
+
+def _refused(
+    path: Path, *, member: str | None = None, words: str = "", limits: OpenLimits | None = None
+) -> str:
+    with pytest.raises(BundleRefusedError) as caught:
+        open_bundle(path, limits)
+    message = str(caught.value)
+    if member is not None:
+        assert member in message, message
+    if words:
+        assert words in message, message
+    return message
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def test_export_then_open_reproduces_the_report(good_bundle: Path) -> None:
+    opened = open_bundle(good_bundle)
+    assert opened.integrity_problems == ()
+    assert "another machine" in opened.origin()
+    text = render_text(opened.document)
+    assert text.startswith("Verdict:")
+    assert opened.samples_csv is not None and opened.samples_csv.startswith("timestamp,")
+    assert verify_bundle(good_bundle).ok
+
+
+def test_the_leak_search_is_not_vacuous(document: dict[str, Any], tmp_path: Path) -> None:
+    """Unredacted, the search finds every plant, in every hidden form it was planted in."""
+    preview = prepare_bundle(document, planted_extras(), BundleOptions(redact=False))
+    bundle = write_bundle(preview, tmp_path / "raw.zip").path
+    leaks = leaks_in_zip(bundle, PLANTED)
+    for label in PLANTED:
+        assert any(leak.startswith(label) for leak in leaks), label
+
+
+def test_tampered_member_fails_verify(
+    good_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(name: str, data: bytes) -> bytes:
+        if name == "report.json":
+            report = json.loads(data)
+            report["verdict"] = "gpu_verified"
+            return json.dumps(report).encode()
+        return data
+
+    tampered = _rebuild(good_bundle, tmp_path / "tampered.zip", change)
+    result = verify_bundle(tampered)
+    assert not result.ok and any(p.startswith("report.json") for p in result.problems)
+    assert bundle_main(["verify", str(tampered)]) == 1
+    assert "report.json" in capsys.readouterr().err
+    # Opening still works (it is a bundle), but says the content was changed.
+    assert open_bundle(tampered).integrity_problems
+
+
+def test_added_and_removed_members_fail_verify(good_bundle: Path, tmp_path: Path) -> None:
+    added = _rebuild(good_bundle, tmp_path / "added.zip", lambda n, d: d, extra=[("logs/extra.log", b"hi")])
+    assert any("logs/extra.log" in p for p in verify_bundle(added).problems)
+    removed = _rebuild(good_bundle, tmp_path / "removed.zip", lambda n, d: None if n == "samples.csv" else d)
+    assert any("samples.csv" in p and "missing" in p for p in verify_bundle(removed).problems)
+
+
+def test_flipped_bytes_fail_verify(good_bundle: Path, tmp_path: Path) -> None:
+    data = bytearray(good_bundle.read_bytes())
+    with zipfile.ZipFile(good_bundle) as archive:
+        info = archive.getinfo("report.json")
+    offset = info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size // 2
+    data[offset] ^= 0xFF
+    flipped = tmp_path / "flipped.zip"
+    flipped.write_bytes(bytes(data))
+    result = verify_bundle(flipped)
+    assert not result.ok and "report.json" in result.problems[0]
+    assert bundle_main(["verify", str(flipped)]) == 1
+
+
+def test_cli_show_and_verify(good_bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bundle_main(["show", str(good_bundle), "--lang", "en"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("Verdict:")
+    assert "another machine" in captured.err
+    assert bundle_main(["show", "--json", str(good_bundle)]) == 0
+    assert json.loads(capsys.readouterr().out)["schema"] == "gpu-fallback-doctor/report"
+    assert bundle_main(["verify", str(good_bundle)]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_not_a_bundle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = tmp_path / "notes.zip"
+    text.write_text("just text")
+    _refused(text, words="not a zip")
+    assert bundle_main(["show", str(text)]) == 2
+    assert bundle_main(["verify", str(text)]) == 2
+    assert bundle_main(["verify", str(tmp_path / "missing.zip")]) == 2
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as archive:
+        archive.writestr("readme.txt", "hello")
+    _refused(other, member="manifest.json", words="not a fallback-doctor bundle")
+    assert bundle_main(["verify", str(other)]) == 2
+    capsys.readouterr()
+
+
+# --------------------------------------------------------------------------------------------
+# Malicious zips, built here with zipfile and raw bytes
+
+
+def _with_member(good_bundle: Path, target: Path, info: zipfile.ZipInfo | str, data: bytes) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # duplicate names
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+            for old_info, old_data in _members(good_bundle):
+                out.writestr(old_info, old_data)
+            out.writestr(info, data)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("../../evil.sh", "traversal"),
+        ("logs/../../evil.sh", "traversal"),
+        ("/etc/cron.d/evil", "absolute"),
+        ("C:/Windows/evil.dll", "absolute"),
+        ("..\\..\\evil.bat", "backslash"),
+        ("logs/\x01bell", "control"),
+    ],
+)
+def test_unsafe_names_are_refused(good_bundle: Path, tmp_path: Path, name: str, words: str) -> None:
+    bundle = _with_member(good_bundle, tmp_path / "evil.zip", zipfile.ZipInfo(name), b"#!/bin/sh\n")
+    _refused(bundle, words=words)
+    assert bundle_main(["show", str(bundle)]) == 2
+    assert not (tmp_path.parent / "evil.sh").exists()
+
+
+def test_symlinks_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    info = zipfile.ZipInfo("logs/link")
+    info.create_system = 3
+    info.external_attr = 0o120777 << 16
+    bundle = _with_member(good_bundle, tmp_path / "link.zip", info, b"/etc/passwd")
+    _refused(bundle, member="logs/link", words="symbolic link")
+
+
+def test_directories_and_devices_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    _refused(
+        _with_member(good_bundle, tmp_path / "dir.zip", zipfile.ZipInfo("logs/"), b""),
+        member="logs/",
+        words="directory",
+    )
+    fifo = zipfile.ZipInfo("logs/fifo")
+    fifo.create_system = 3
+    fifo.external_attr = 0o010644 << 16
+    _refused(
+        _with_member(good_bundle, tmp_path / "fifo.zip", fifo, b"x"), member="logs/fifo", words="regular"
+    )
+
+
+def test_duplicate_names_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    _refused(
+        _with_member(good_bundle, tmp_path / "dup.zip", "report.json", b"{}"),
+        member="report.json",
+        words="twice",
+    )
+    _refused(
+        _with_member(good_bundle, tmp_path / "case.zip", "Report.JSON", b"{}"),
+        member="Report.JSON",
+        words="case",
+    )
+
+
+def test_zip_bomb_by_ratio_is_refused(good_bundle: Path, tmp_path: Path) -> None:
+    bundle = _with_member(good_bundle, tmp_path / "bomb.zip", "logs/zeros.log", b"\0" * (20 * 1024 * 1024))
+    assert bundle.stat().st_size < 2 * 1024 * 1024
+    _refused(bundle, member="logs/zeros.log", words="ratio")
+
+
+def test_oversized_members_and_totals_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    data = random.Random(7).randbytes(200 * 1024)  # incompressible
+    bundle = _with_member(good_bundle, tmp_path / "big.zip", "logs/big.log", data)
+    _refused(bundle, member="logs/big.log", words="more than", limits=OpenLimits(max_member=128 * 1024))
+    _refused(bundle, words="in all", limits=OpenLimits(max_total=256 * 1024))
+    _refused(bundle, words="members", limits=OpenLimits(max_members=3))
+
+
+def test_a_member_that_lies_about_its_size_is_refused(good_bundle: Path, tmp_path: Path) -> None:
+    """A central directory that declares a small size for a large member (bounded read, CRC/size check)."""
+    bundle = _with_member(good_bundle, tmp_path / "liar.zip", "logs/liar.log", b"A" * 100_000)
+    data = bytearray(bundle.read_bytes())
+    with zipfile.ZipFile(bundle) as archive:
+        info = archive.getinfo("logs/liar.log")
+    # Patch the uncompressed size (offset 24) of this member's central directory record.
+    record = data.find(b"PK\x01\x02")
+    while record >= 0:
+        name_length = struct.unpack_from("<H", data, record + 28)[0]
+        if data[record + 46 : record + 46 + name_length] == b"logs/liar.log":
+            struct.pack_into("<I", data, record + 24, 10)
+            break
+        record = data.find(b"PK\x01\x02", record + 4)
+    assert info.file_size == 100_000
+    liar = tmp_path / "liar2.zip"
+    liar.write_bytes(bytes(data))
+    _refused(liar, member="logs/liar.log")
+
+
+def test_overlapping_entries_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    """Two directory entries pointing at one local header (the overlapping-entry zip bomb)."""
+    bundle = _with_member(good_bundle, tmp_path / "overlap.zip", "logs/b.log", b"B" * 5000)
+    data = bytearray(bundle.read_bytes())
+    with zipfile.ZipFile(bundle) as archive:
+        target_offset = archive.getinfo("samples.csv").header_offset
+    record = data.find(b"PK\x01\x02")
+    while record >= 0:
+        name_length = struct.unpack_from("<H", data, record + 28)[0]
+        if data[record + 46 : record + 46 + name_length] == b"logs/b.log":
+            struct.pack_into("<I", data, record + 42, target_offset)
+            break
+        record = data.find(b"PK\x01\x02", record + 4)
+    overlap = tmp_path / "overlap2.zip"
+    overlap.write_bytes(bytes(data))
+    message = _refused(overlap, member="logs/b.log")
+    assert "disguised" in message or "share" in message
+
+
+def test_encrypted_and_unknown_compression_are_refused(good_bundle: Path, tmp_path: Path) -> None:
+    bundle = _with_member(good_bundle, tmp_path / "enc.zip", "logs/secret.log", b"x" * 100)
+    data = bytearray(bundle.read_bytes())
+    record = data.find(b"PK\x01\x02")
+    while record >= 0:
+        name_length = struct.unpack_from("<H", data, record + 28)[0]
+        if data[record + 46 : record + 46 + name_length] == b"logs/secret.log":
+            flags = struct.unpack_from("<H", data, record + 8)[0]
+            struct.pack_into("<H", data, record + 8, flags | 0x1)
+            break
+        record = data.find(b"PK\x01\x02", record + 4)
+    encrypted = tmp_path / "enc2.zip"
+    encrypted.write_bytes(bytes(data))
+    _refused(encrypted, member="logs/secret.log", words="encrypted")
+    bzip = tmp_path / "bzip.zip"
+    with zipfile.ZipFile(bzip, "w") as out:
+        for info, member_data in _members(good_bundle):
+            out.writestr(info, member_data)
+        out.writestr("logs/b.log", b"x" * 100, compress_type=zipfile.ZIP_BZIP2)
+    _refused(bzip, member="logs/b.log", words="compression")
+
+
+@pytest.mark.parametrize(
+    ("member", "content", "words"),
+    [
+        ("report.json", b'{"schema": "gpu-fallback-doctor/report", "schema_version": 1,', "malformed JSON"),
+        ("report.json", b"\xff\xfe{}", "not UTF-8"),
+        ("report.json", b"[" * 5_000 + b"]" * 5_000, "malformed JSON"),
+        (
+            "report.json",
+            b'{"schema": "gpu-fallback-doctor/report", "schema_version": 99}',
+            "schema_version 99",
+        ),
+        ("report.json", b'{"schema": "something-else", "schema_version": 1}', "schema"),
+        ("manifest.json", b"not json", "malformed JSON"),
+        (
+            "manifest.json",
+            b'{"schema": "gpu-fallback-doctor/bundle", "schema_version": 7, "members": []}',
+            "7",
+        ),
+        (
+            "manifest.json",
+            b'{"schema": "gpu-fallback-doctor/bundle", "schema_version": 1, "members": [{"name": '
+            b'"../x", "size": 1, "sha256": "' + b"0" * 64 + b'"}]}',
+            "traversal",
+        ),
+    ],
+)
+def test_malformed_json_and_unknown_versions_are_refused(
+    good_bundle: Path, tmp_path: Path, member: str, content: bytes, words: str
+) -> None:
+    bundle = _rebuild(good_bundle, tmp_path / "bad.zip", lambda n, d: content if n == member else d)
+    _refused(bundle, member=member, words=words)
+    assert bundle_main(["show", str(bundle)]) == 2
+
+
+def test_a_report_with_broken_findings_is_refused(good_bundle: Path, tmp_path: Path) -> None:
+    def change(name: str, data: bytes) -> bytes:
+        if name != "report.json":
+            return data
+        report = json.loads(data)
+        report["findings"][0]["severity"] = None
+        return json.dumps(report).encode()
+
+    _refused(_rebuild(good_bundle, tmp_path / "broken.zip", change), member="report.json", words="severity")
+
+
+def test_opening_writes_nothing(good_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Members are read into memory: no file is created anywhere while opening."""
+    import builtins
+
+    real_open = builtins.open
+    written: list[str] = []
+
+    def watching_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if any(flag in mode for flag in "wax+"):
+            written.append(str(file))
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", watching_open)
+    open_bundle(good_bundle)
+    verify_bundle(good_bundle)
+    assert written == []
