@@ -25,6 +25,7 @@ wizard: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	PYTHONPATH=tools/typecheck $(BIN)/lint-imports
 

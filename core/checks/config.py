@@ -87,8 +87,11 @@ def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     evidence = [
         Evidence(
             label="executionProvider",
-            value=(f"line {line}, column {setting.column}: {setting.line_text.strip()}"
-                   if setting and setting.column else "cpu"),
+            value=(
+                f"line {line}, column {setting.column}: {setting.line_text.strip()}"
+                if setting and setting.column
+                else "cpu"
+            ),
             source=target.config_path,
             line=line,
         )
@@ -142,8 +145,13 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Evidence(
             label="ONNX Runtime library",
             value=f"{os.path.basename(lib.core_library)}, version {version}"
-            + (f" (read through its {lib.version_source})" if lib.version_source == "C API" else
-               f" (from its {lib.version_source})" if lib.version_source else ""),
+            + (
+                f" (read through its {lib.version_source})"
+                if lib.version_source == "C API"
+                else f" (from its {lib.version_source})"
+                if lib.version_source
+                else ""
+            ),
             source=lib.core_library,
         ),
         Evidence(

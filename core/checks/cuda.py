@@ -28,21 +28,36 @@ from fallback_doctor.core.texts import make_finding
 _NOT_LOOKED_UP = frozenset({"API set", "KnownDLLs"})
 
 CUDA_PACKAGES: dict[int, dict[str, str]] = {
-    13: {"cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublasLt": "nvidia-cublas",
-         "cufft": "nvidia-cufft", "curand": "nvidia-curand", "nvrtc": "nvidia-cuda-nvrtc",
-         "nvJitLink": "nvidia-nvjitlink"},
-    12: {"cudart": "nvidia-cuda-runtime-cu12", "cublas": "nvidia-cublas-cu12",
-         "cublasLt": "nvidia-cublas-cu12", "cufft": "nvidia-cufft-cu12",
-         "curand": "nvidia-curand-cu12", "nvrtc": "nvidia-cuda-nvrtc-cu12",
-         "nvJitLink": "nvidia-nvjitlink-cu12"},
-    11: {"cudart": "nvidia-cuda-runtime-cu11", "cublas": "nvidia-cublas-cu11",
-         "cublasLt": "nvidia-cublas-cu11", "cufft": "nvidia-cufft-cu11",
-         "curand": "nvidia-curand-cu11", "nvrtc": "nvidia-cuda-nvrtc-cu11"},
+    13: {
+        "cudart": "nvidia-cuda-runtime",
+        "cublas": "nvidia-cublas",
+        "cublasLt": "nvidia-cublas",
+        "cufft": "nvidia-cufft",
+        "curand": "nvidia-curand",
+        "nvrtc": "nvidia-cuda-nvrtc",
+        "nvJitLink": "nvidia-nvjitlink",
+    },
+    12: {
+        "cudart": "nvidia-cuda-runtime-cu12",
+        "cublas": "nvidia-cublas-cu12",
+        "cublasLt": "nvidia-cublas-cu12",
+        "cufft": "nvidia-cufft-cu12",
+        "curand": "nvidia-curand-cu12",
+        "nvrtc": "nvidia-cuda-nvrtc-cu12",
+        "nvJitLink": "nvidia-nvjitlink-cu12",
+    },
+    11: {
+        "cudart": "nvidia-cuda-runtime-cu11",
+        "cublas": "nvidia-cublas-cu11",
+        "cublasLt": "nvidia-cublas-cu11",
+        "cufft": "nvidia-cufft-cu11",
+        "curand": "nvidia-curand-cu11",
+        "nvrtc": "nvidia-cuda-nvrtc-cu11",
+    },
 }
 """pip packages per CUDA major (compat-reference §5.2: CUDA 13 names carry no -cu13 suffix)."""
 
-CUDNN_PACKAGES: dict[int, str] = {13: "nvidia-cudnn-cu13", 12: "nvidia-cudnn-cu12",
-                                  11: "nvidia-cudnn-cu11"}
+CUDNN_PACKAGES: dict[int, str] = {13: "nvidia-cudnn-cu13", 12: "nvidia-cudnn-cu12", 11: "nvidia-cudnn-cu11"}
 
 
 # -- shared helpers (used by the cuDNN and TensorRT checks too) ---------------------------------
@@ -65,8 +80,7 @@ def ordered_reports(libraries: LibraryFacts) -> list[DependencyReport]:
 
 def unresolved(report: DependencyReport) -> list[Resolution]:
     """Resolutions the loader would fail on (API sets and KnownDLLs are never failures)."""
-    return [item for item in report.resolutions
-            if item.path is None and item.via not in _NOT_LOOKED_UP]
+    return [item for item in report.resolutions if item.path is None and item.via not in _NOT_LOOKED_UP]
 
 
 def cuda_major_needed(snapshot: EnvironmentSnapshot, report: DependencyReport) -> int | None:
@@ -116,16 +130,20 @@ def verify_command(report: DependencyReport, windows: bool, lazy_names: Sequence
         return f"python -c \"import ctypes; ctypes.WinDLL(r'{report.root}')\""
     if lazy_names:
         loads = "; ".join(f"ctypes.CDLL('{name}')" for name in lazy_names)
-        return f"python -c \"import ctypes; {loads}\""
-    return f"ldd {report.root} | grep \"not found\""
+        return f'python -c "import ctypes; {loads}"'
+    return f'ldd {report.root} | grep "not found"'
 
 
 def resolution_evidence(items: Iterable[Resolution]) -> tuple[Evidence, ...]:
     """Evidence lines for each resolution: needed by, searched directories, copies elsewhere."""
     evidence: list[Evidence] = []
     for item in items:
-        evidence.append(Evidence("needed", f"{item.name} (needed by {item.needed_by}"
-                                 + (", opened at run time)" if item.lazy else ")")))
+        evidence.append(
+            Evidence(
+                "needed",
+                f"{item.name} (needed by {item.needed_by}" + (", opened at run time)" if item.lazy else ")"),
+            )
+        )
         if item.path is not None:
             evidence.append(Evidence("loader takes", f"{item.name} -> {item.path} (via {item.via})"))
         if item.searched:
@@ -174,8 +192,12 @@ def _packages_for(families: Iterable[str], major: int | None) -> list[str]:
 # -- which CUDA major a library file belongs to --------------------------------------------------
 
 _WHEEL_STEMS: dict[str, str] = {
-    "cudart": "nvidia-cuda-runtime", "cublas": "nvidia-cublas", "cublaslt": "nvidia-cublas",
-    "cufft": "nvidia-cufft", "curand": "nvidia-curand", "nvrtc": "nvidia-cuda-nvrtc",
+    "cudart": "nvidia-cuda-runtime",
+    "cublas": "nvidia-cublas",
+    "cublaslt": "nvidia-cublas",
+    "cufft": "nvidia-cufft",
+    "curand": "nvidia-curand",
+    "nvrtc": "nvidia-cuda-nvrtc",
     "nvjitlink": "nvidia-nvjitlink",
 }
 """CUDA library family -> the pip package stem (compat-reference §5.2); cuDNN: nvidia-cudnn."""
@@ -191,8 +213,9 @@ class Belonging:
     reason: str
 
 
-def file_cuda_major(snapshot: EnvironmentSnapshot, path: str, name: str,
-                    report: DependencyReport | None = None) -> Belonging | None:
+def file_cuda_major(
+    snapshot: EnvironmentSnapshot, path: str, name: str, report: DependencyReport | None = None
+) -> Belonging | None:
     """The CUDA major of the library file at ``path`` (found for ``name``), where anything says.
 
     In order: the real file's name, symlinks followed (libcudart.so.13, libcufft.so.11,
@@ -215,10 +238,8 @@ def file_cuda_major(snapshot: EnvironmentSnapshot, path: str, name: str,
             if from_path is not None:
                 return Belonging(from_path, f"{os.path.dirname(candidate)}: a CUDA {from_path} folder")
     if report is not None:
-        needs = [item.name for item in report.resolutions
-                 if item.needed_by in (path, real) and not item.lazy]
-        majors = sorted({major for major in map(names.cuda_major_of_name, needs)
-                         if major is not None})
+        needs = [item.name for item in report.resolutions if item.needed_by in (path, real) and not item.lazy]
+        majors = sorted({major for major in map(names.cuda_major_of_name, needs) if major is not None})
         if len(majors) == 1:
             shown = [need for need in needs if names.cuda_major_of_name(need) == majors[0]]
             return Belonging(majors[0], f"{os.path.basename(path)} needs {', '.join(shown)}")
@@ -253,9 +274,13 @@ class Foreign:
     belongs: Belonging
 
 
-def foreign_resolutions(snapshot: EnvironmentSnapshot, report: DependencyReport,
-                        major: int | None, family_test: Callable[[str], bool],
-                        include_lazy: bool = False) -> tuple[list[Foreign], set[str]]:
+def foreign_resolutions(
+    snapshot: EnvironmentSnapshot,
+    report: DependencyReport,
+    major: int | None,
+    family_test: Callable[[str], bool],
+    include_lazy: bool = False,
+) -> tuple[list[Foreign], set[str]]:
     """Resolved libraries (of ``family_test``) that belong to another CUDA major than ``major``.
 
     Also returns the paths pulled in by them (their own needs, e.g. the libcudart.so.13 a CUDA
@@ -289,14 +314,30 @@ def foreign_resolutions(snapshot: EnvironmentSnapshot, report: DependencyReport,
 
 
 ORT_CUDA_FAMILIES: tuple[tuple[tuple[int, int], tuple[int, int], tuple[str, ...], tuple[str, ...]], ...] = (
-    ((1, 0), (1, 20), ("cublasLt", "cublas", "curand", "cufft", "cudart"),
-     ("cublasLt", "cublas", "cufft", "cudart")),
-    ((1, 20), (1, 23), ("cublasLt", "cublas", "curand", "cufft", "cudart", "nvrtc"),
-     ("cublasLt", "cublas", "cufft", "cudart")),
-    ((1, 23), (1, 27), ("cublasLt", "cublas", "curand", "cufft", "cudart"),
-     ("cublasLt", "cublas", "cufft", "cudart")),
-    ((1, 27), (1, 28), ("cublasLt", "cublas", "curand", "cufft", "cudart", "nvrtc"),
-     ("cublasLt", "cublas", "cufft", "cudart")),
+    (
+        (1, 0),
+        (1, 20),
+        ("cublasLt", "cublas", "curand", "cufft", "cudart"),
+        ("cublasLt", "cublas", "cufft", "cudart"),
+    ),
+    (
+        (1, 20),
+        (1, 23),
+        ("cublasLt", "cublas", "curand", "cufft", "cudart", "nvrtc"),
+        ("cublasLt", "cublas", "cufft", "cudart"),
+    ),
+    (
+        (1, 23),
+        (1, 27),
+        ("cublasLt", "cublas", "curand", "cufft", "cudart"),
+        ("cublasLt", "cublas", "cufft", "cudart"),
+    ),
+    (
+        (1, 27),
+        (1, 28),
+        ("cublasLt", "cublas", "curand", "cufft", "cudart", "nvrtc"),
+        ("cublasLt", "cublas", "cufft", "cudart"),
+    ),
     ((1, 28), (99, 0), ("cublasLt", "cublas", "curand", "cudart"), ("cublasLt", "cublas")),
 )
 """(from, to) ORT release -> the CUDA libraries its CUDA provider needs at load time, Linux and
@@ -341,14 +382,18 @@ def other_build_path(snapshot: EnvironmentSnapshot, cuda_major: int) -> OtherBui
         return None
     windows = is_windows(snapshot)
     table = names.cuda_runtime_names(cuda_major, windows=windows)
-    wanted = [table[family] for family in ort_cuda_families(versions[0], windows)
-              if family in table]
+    wanted = [table[family] for family in ort_cuda_families(versions[0], windows) if family in table]
     present: list[str] = []
     missing: list[str] = []
     for name in wanted:
-        copy = next((copy for copy in libraries.inventory
-                     if _same_library(name, copy.name, windows)
-                     and _may_belong(snapshot, copy, cuda_major)), None)
+        copy = next(
+            (
+                copy
+                for copy in libraries.inventory
+                if _same_library(name, copy.name, windows) and _may_belong(snapshot, copy, cuda_major)
+            ),
+            None,
+        )
         if copy is None:
             missing.append(name)
         else:
@@ -383,39 +428,52 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     windows = is_windows(snapshot)
     covered: set[str] = set()
     for report in ordered_reports(libraries):
-        _, pulled = foreign_resolutions(snapshot, report, cuda_major_needed(snapshot, report),
-                                        names.is_cuda_runtime)
-        missing = [item for item in unresolved(report)
-                   if names.is_cuda_runtime(item.name) and not item.lazy
-                   and item.name not in covered and item.needed_by not in pulled]
+        _, pulled = foreign_resolutions(
+            snapshot, report, cuda_major_needed(snapshot, report), names.is_cuda_runtime
+        )
+        missing = [
+            item
+            for item in unresolved(report)
+            if names.is_cuda_runtime(item.name)
+            and not item.lazy
+            and item.name not in covered
+            and item.needed_by not in pulled
+        ]
         covered.update(item.name for item in missing)
         if not missing:
             continue
         major = cuda_major_needed(snapshot, report)
         elsewhere = [item for item in missing if item.installed_elsewhere]
-        other = [item for item in missing
-                 if not item.installed_elsewhere and other_major_copies(libraries, item)]
+        other = [
+            item for item in missing if not item.installed_elsewhere and other_major_copies(libraries, item)
+        ]
         absent = [item for item in missing if item not in elsewhere and item not in other]
         all_names = [item.name for item in missing]
         params = {
-            "provider": report.provider, "provider_path": report.root,
-            "names": all_names, "count": len(all_names),
+            "provider": report.provider,
+            "provider_path": report.root,
+            "names": all_names,
+            "count": len(all_names),
             "cuda_major": major if major is not None else "?",
             "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
         }
         if elsewhere:
-            dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0])
-                                      for item in elsewhere))
+            dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
             commands = [ld_path_command(dirs, windows)]
             finding_id = "cuda.runtime_not_on_loader_path"
             if preload_dlls_applies(snapshot):
                 commands.append(
                     "import onnxruntime; onnxruntime.preload_dlls()  "
-                    "# in the application, before creating the InferenceSession")
+                    "# in the application, before creating the InferenceSession"
+                )
             yield make_finding(
-                finding_id, Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR,
+                finding_id,
+                Cause.CUDA_RUNTIME_MISSING,
+                Layer.CUDA,
+                Severity.ERROR,
                 params={**params, "elsewhere": [item.name for item in elsewhere], "dirs": dirs},
-                evidence=resolution_evidence(missing), commands=tuple(commands),
+                evidence=resolution_evidence(missing),
+                commands=tuple(commands),
                 verify=verify_command(report, windows),
             )
         if absent:
@@ -423,13 +481,19 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             packages = _packages_for(families, major)
             commands = []
             if packages:
-                commands.append(f"{python_executable(snapshot)} -m pip install "
-                                + " ".join(packages))
+                commands.append(f"{python_executable(snapshot)} -m pip install " + " ".join(packages))
             yield make_finding(
-                "cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR,
-                params={**params, "absent": [item.name for item in absent],
-                        "packages": packages or ["the CUDA toolkit runtime"]},
-                evidence=resolution_evidence(missing), commands=tuple(commands),
+                "cuda.runtime_missing",
+                Cause.CUDA_RUNTIME_MISSING,
+                Layer.CUDA,
+                Severity.ERROR,
+                params={
+                    **params,
+                    "absent": [item.name for item in absent],
+                    "packages": packages or ["the CUDA toolkit runtime"],
+                },
+                evidence=resolution_evidence(missing),
+                commands=tuple(commands),
                 verify=verify_command(report, windows),
             )
 
@@ -447,20 +511,26 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     for report in ordered_reports(libraries):
         if "CUDA" not in report.provider:
             continue
-        missing = [item for item in unresolved(report)
-                   if item.lazy and names.is_cuda_runtime(item.name)]
+        missing = [item for item in unresolved(report) if item.lazy and names.is_cuda_runtime(item.name)]
         if not missing:
             continue
         major = cuda_major_needed(snapshot, report)
         packages = _packages_for([names.family_of(item.name) or "" for item in missing], major)
-        commands = ((f"{python_executable(snapshot)} -m pip install " + " ".join(packages),)
-                    if packages else ())
+        commands = (
+            (f"{python_executable(snapshot)} -m pip install " + " ".join(packages),) if packages else ()
+        )
         yield make_finding(
-            "cuda.optional_runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA,
+            "cuda.optional_runtime_missing",
+            Cause.CUDA_RUNTIME_MISSING,
+            Layer.CUDA,
             Severity.WARNING,
-            params={"provider": report.provider, "names": [item.name for item in missing],
-                    "packages": packages or ["the CUDA toolkit runtime"]},
-            evidence=resolution_evidence(missing), commands=commands,
+            params={
+                "provider": report.provider,
+                "names": [item.name for item in missing],
+                "packages": packages or ["the CUDA toolkit runtime"],
+            },
+            evidence=resolution_evidence(missing),
+            commands=commands,
             verify=verify_command(report, windows, [item.name for item in missing]),
         )
 
@@ -485,27 +555,41 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         major = cuda_major_needed(snapshot, report)
         foreign, pulled = foreign_resolutions(snapshot, report, major, names.is_cuda_runtime)
         foreign = [entry for entry in foreign if entry.item.name not in covered]
-        absent = [item for item in unresolved(report)
-                  if names.is_cuda_runtime(item.name) and not item.lazy
-                  and item.needed_by not in pulled
-                  and not item.installed_elsewhere and other_major_copies(libraries, item)
-                  and item.name not in covered]
+        absent = [
+            item
+            for item in unresolved(report)
+            if names.is_cuda_runtime(item.name)
+            and not item.lazy
+            and item.needed_by not in pulled
+            and not item.installed_elsewhere
+            and other_major_copies(libraries, item)
+            and item.name not in covered
+        ]
         items = [*absent, *(entry.item for entry in foreign)]
         covered.update(item.name for item in items)
         if not items:
             continue
         copies = [copy for item in absent for copy in other_major_copies(libraries, item)]
         copies.extend(entry.item.path or "" for entry in foreign)
-        found_majors = sorted({entry.belongs.major for entry in foreign}
-                              | {parsed for parsed in (names.cuda_major_of_name(
-                                  os.path.basename(copy)) for copy in copies) if parsed})
+        found_majors = sorted(
+            {entry.belongs.major for entry in foreign}
+            | {
+                parsed
+                for parsed in (names.cuda_major_of_name(os.path.basename(copy)) for copy in copies)
+                if parsed
+            }
+        )
         cuda_found = _cuda_major_of_copies(copies) or (found_majors[0] if found_majors else None)
         # What the build needs of CUDA N and cannot have as it stands: the path "install CUDA N".
-        needed_here = [item for item in report.resolutions
-                       if names.is_cuda_runtime(item.name) and not item.lazy
-                       and item.needed_by not in pulled
-                       and (names.cuda_major_of_name(item.name) in (None, major))
-                       and (item.path is None or item in items)]
+        needed_here = [
+            item
+            for item in report.resolutions
+            if names.is_cuda_runtime(item.name)
+            and not item.lazy
+            and item.needed_by not in pulled
+            and (names.cuda_major_of_name(item.name) in (None, major))
+            and (item.path is None or item in items)
+        ]
         packages = _packages_for([names.family_of(item.name) or "" for item in needed_here], major)
         python = python_executable(snapshot)
         commands = [f"{python} -m pip install " + " ".join(packages)] if packages else []
@@ -515,36 +599,51 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "provider": report.provider,
             "ort_version": (ort.version if ort and ort.version else "this build"),
             "cuda_major": major if major is not None else "?",
-            "found_major": cuda_found if cuda_found is not None else "/".join(
-                str(item) for item in found_majors) or "?",
-            "names": [item.name for item in items], "copies": copies,
+            "found_major": cuda_found
+            if cuda_found is not None
+            else "/".join(str(item) for item in found_majors) or "?",
+            "names": [item.name for item in items],
+            "copies": copies,
             "needed_names": [item.name for item in needed_here] or [item.name for item in items],
             "ort_match": other.ort_version if other else "a version built for that CUDA",
             "packages": packages or ["the CUDA toolkit runtime"],
             "other_missing": list(other.missing) if other else [],
-            "other_packages": (_packages_for([names.family_of(name) or "" for name in other.missing],
-                                             other.cuda_major) if other else []) or ["?"],
+            "other_packages": (
+                _packages_for([names.family_of(name) or "" for name in other.missing], other.cuda_major)
+                if other
+                else []
+            )
+            or ["?"],
         }
         evidence = list(resolution_evidence(items))
         for entry in foreign:
-            evidence.append(Evidence(f"CUDA {entry.belongs.major} file", f"{entry.item.path}: "
-                                     f"{entry.belongs.reason}"))
+            evidence.append(
+                Evidence(f"CUDA {entry.belongs.major} file", f"{entry.item.path}: {entry.belongs.reason}")
+            )
         if other is not None:
-            evidence.append(Evidence(f"onnxruntime-gpu {other.ort_version} (CUDA {other.cuda_major})",
-                                     "needs " + ", ".join(ort_cuda_families(other.ort_version,
-                                                                            windows))
-                                     + (f"; missing here: {', '.join(other.missing)}"
-                                        if other.missing else "; all present")))
+            evidence.append(
+                Evidence(
+                    f"onnxruntime-gpu {other.ort_version} (CUDA {other.cuda_major})",
+                    "needs "
+                    + ", ".join(ort_cuda_families(other.ort_version, windows))
+                    + (f"; missing here: {', '.join(other.missing)}" if other.missing else "; all present"),
+                )
+            )
         if not absent and not _fails_to_load(report, pulled):
             finding_id, severity = "cuda.major_mismatch.loaded_from_other_major", Severity.WARNING
         elif other is not None and not other.missing:
             finding_id, severity = "cuda.major_mismatch", Severity.ERROR
-            commands.append(f"{python} -m pip install \"onnxruntime-gpu=={other.ort_version}\"")
+            commands.append(f'{python} -m pip install "onnxruntime-gpu=={other.ort_version}"')
         else:
             finding_id, severity = "cuda.major_mismatch.other_incomplete", Severity.ERROR
         yield make_finding(
-            finding_id, Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA, severity, params=params,
-            evidence=tuple(evidence), commands=tuple(commands),
+            finding_id,
+            Cause.CUDA_MAJOR_MISMATCH,
+            Layer.CUDA,
+            severity,
+            params=params,
+            evidence=tuple(evidence),
+            commands=tuple(commands),
             verify=verify_command(report, windows),
         )
 
@@ -558,8 +657,7 @@ def _cuda_major_of_copies(copies: Sequence[str]) -> int | None:
     """The CUDA major the copies belong to, judged from cudart/cublas names (not curand/cufft)."""
     for copy in copies:
         parsed = names.parse_library_name(os.path.basename(copy))
-        if parsed and parsed.family.lower() in ("cudart", "cublas", "cublaslt", "nvrtc") \
-                and parsed.major:
+        if parsed and parsed.family.lower() in ("cudart", "cublas", "cublaslt", "nvrtc") and parsed.major:
             return parsed.major
     for copy in copies:
         parsed = names.parse_library_name(os.path.basename(copy))
@@ -574,12 +672,14 @@ def cuda_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     E.g. ``libcudart.so.12`` found, but it is a link to ``libcudart.so.11.8.89``.
     By hand: ``ls -l $(ldd <provider> | awk '/cudart/ {print $3}')``.
     """
-    yield from shadowed_findings(snapshot, names.is_cuda_runtime, "cuda.shadowed_by_other_major",
-                                 Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA)
+    yield from shadowed_findings(
+        snapshot, names.is_cuda_runtime, "cuda.shadowed_by_other_major", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA
+    )
 
 
-def shadowed_findings(snapshot: EnvironmentSnapshot, family_test: object, finding_id: str,
-                      cause: Cause, layer: Layer) -> Iterator[Finding]:
+def shadowed_findings(
+    snapshot: EnvironmentSnapshot, family_test: object, finding_id: str, cause: Cause, layer: Layer
+) -> Iterator[Finding]:
     """Shared by the CUDA, cuDNN and TensorRT checks: resolved copies of another major."""
     libraries = snapshot.libraries
     if libraries is None or not callable(family_test):
@@ -595,9 +695,17 @@ def shadowed_findings(snapshot: EnvironmentSnapshot, family_test: object, findin
                 continue
             seen.add(item.name)
             yield make_finding(
-                finding_id, cause, layer, Severity.ERROR,
-                params={"name": item.name, "path": item.path, "actual": actual,
-                        "via": item.via, "provider": report.provider},
+                finding_id,
+                cause,
+                layer,
+                Severity.ERROR,
+                params={
+                    "name": item.name,
+                    "path": item.path,
+                    "actual": actual,
+                    "via": item.via,
+                    "provider": report.provider,
+                },
                 evidence=resolution_evidence([item]),
                 commands=(f"ls -l {item.path}",) if not windows else (),
                 verify=verify_command(report, windows),

@@ -61,31 +61,44 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 continue  # cudnn_major_mismatch
             covered.add(item.name)
             cuda_major = cuda_major_needed(snapshot, report)
-            params = {"provider": report.provider, "name": item.name,
-                      "cuda_major": cuda_major if cuda_major is not None else "?",
-                      "path_var": "PATH" if windows else "LD_LIBRARY_PATH"}
+            params = {
+                "provider": report.provider,
+                "name": item.name,
+                "cuda_major": cuda_major if cuda_major is not None else "?",
+                "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
+            }
             verify = verify_command(report, windows, [item.name] if item.lazy else ())
             lazy = ".lazy" if item.lazy else ""
             if item.installed_elsewhere:
                 directory = os.path.dirname(item.installed_elsewhere[0])
                 commands = [ld_path_command([directory], windows)]
                 if preload_dlls_applies(snapshot):
-                    commands.append("import onnxruntime; onnxruntime.preload_dlls()  "
-                                    "# in the application, before creating the InferenceSession")
+                    commands.append(
+                        "import onnxruntime; onnxruntime.preload_dlls()  "
+                        "# in the application, before creating the InferenceSession"
+                    )
                 yield make_finding(
-                    "cudnn.not_on_loader_path" + lazy, Cause.CUDNN_MISSING, Layer.CUDNN,
-                    Severity.ERROR, params={**params, "dirs": [directory]},
-                    evidence=resolution_evidence([item]), commands=tuple(commands),
+                    "cudnn.not_on_loader_path" + lazy,
+                    Cause.CUDNN_MISSING,
+                    Layer.CUDNN,
+                    Severity.ERROR,
+                    params={**params, "dirs": [directory]},
+                    evidence=resolution_evidence([item]),
+                    commands=tuple(commands),
                     verify=verify,
                 )
                 continue
             package = CUDNN_PACKAGES.get(cuda_major or 0)
-            commands = ([f"{python_executable(snapshot)} -m pip install {package}"]
-                        if package else [])
+            commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
             yield make_finding(
-                "cudnn.missing" + lazy, Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR,
+                "cudnn.missing" + lazy,
+                Cause.CUDNN_MISSING,
+                Layer.CUDNN,
+                Severity.ERROR,
                 params={**params, "package": package or "cuDNN for your CUDA major"},
-                evidence=resolution_evidence([item]), commands=tuple(commands), verify=verify,
+                evidence=resolution_evidence([item]),
+                commands=tuple(commands),
+                verify=verify,
             )
 
 
@@ -114,19 +127,29 @@ def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Findin
         if subs:
             directory = os.path.dirname(subs[0].needed_by)
             yield make_finding(
-                "cudnn.sublibrary_missing", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR,
-                params={"provider": report.provider, "names": [item.name for item in subs],
-                        "cudnn": subs[0].needed_by, "dir": directory},
+                "cudnn.sublibrary_missing",
+                Cause.CUDNN_MISSING,
+                Layer.CUDNN,
+                Severity.ERROR,
+                params={
+                    "provider": report.provider,
+                    "names": [item.name for item in subs],
+                    "cudnn": subs[0].needed_by,
+                    "dir": directory,
+                },
                 evidence=resolution_evidence(subs),
                 verify=verify_command(report, windows, [item.name for item in subs]),
             )
         if zlib:
             commands = ("sudo apt-get install zlib1g",) if not windows else ()
             yield make_finding(
-                "cudnn.zlib_missing", Cause.ZLIBWAPI_MISSING, Layer.CUDNN, Severity.ERROR,
-                params={"provider": report.provider, "name": zlib[0].name,
-                        "needed_by": zlib[0].needed_by},
-                evidence=resolution_evidence(zlib), commands=commands,
+                "cudnn.zlib_missing",
+                Cause.ZLIBWAPI_MISSING,
+                Layer.CUDNN,
+                Severity.ERROR,
+                params={"provider": report.provider, "name": zlib[0].name, "needed_by": zlib[0].needed_by},
+                evidence=resolution_evidence(zlib),
+                commands=commands,
                 verify=verify_command(report, windows, [zlib[0].name]),
             )
 
@@ -152,14 +175,21 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             cuda_major = cuda_major_needed(snapshot, report)
             package = CUDNN_PACKAGES.get(cuda_major or 0)
             wanted = names.parse_library_name(item.name)
-            commands = ([f"{python_executable(snapshot)} -m pip install {package}"]
-                        if package else [])
+            commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
             yield make_finding(
-                "cudnn.major_mismatch", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR,
-                params={"provider": report.provider, "name": item.name, "copies": copies,
-                        "cudnn_major": wanted.major if wanted and wanted.major else "?",
-                        "package": package or "cuDNN for your CUDA major"},
-                evidence=resolution_evidence([item]), commands=tuple(commands),
+                "cudnn.major_mismatch",
+                Cause.CUDNN_MAJOR_MISMATCH,
+                Layer.CUDNN,
+                Severity.ERROR,
+                params={
+                    "provider": report.provider,
+                    "name": item.name,
+                    "copies": copies,
+                    "cudnn_major": wanted.major if wanted and wanted.major else "?",
+                    "package": package or "cuDNN for your CUDA major",
+                },
+                evidence=resolution_evidence([item]),
+                commands=tuple(commands),
                 verify=verify_command(report, windows, [item.name] if item.lazy else ()),
             )
 
@@ -184,9 +214,15 @@ def cudnn_mixed_versions(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             continue
         items = [item for group in versions.values() for item in group]
         yield make_finding(
-            "cudnn.mixed_versions", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR,
-            params={"provider": report.provider, "versions": sorted(versions),
-                    "dirs": sorted({os.path.dirname(item.path or "") for item in items})},
+            "cudnn.mixed_versions",
+            Cause.CUDNN_MAJOR_MISMATCH,
+            Layer.CUDNN,
+            Severity.ERROR,
+            params={
+                "provider": report.provider,
+                "versions": sorted(versions),
+                "dirs": sorted({os.path.dirname(item.path or "") for item in items}),
+            },
             evidence=resolution_evidence(items),
         )
         return
@@ -207,8 +243,7 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
     seen: set[str] = set()
     for report in ordered_reports(libraries):
         major = cuda_major_needed(snapshot, report)
-        foreign, _pulled = foreign_resolutions(snapshot, report, major, names.is_cudnn,
-                                               include_lazy=True)
+        foreign, _pulled = foreign_resolutions(snapshot, report, major, names.is_cudnn, include_lazy=True)
         for entry in foreign:
             item = entry.item
             if item.name in seen:
@@ -218,22 +253,33 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
             wrong = CUDNN_PACKAGES.get(entry.belongs.major)
             python = python_executable(snapshot)
             commands = []
-            if wrong and snapshot.python is not None and any(
-                    dist.normalized_name == wrong for dist in snapshot.python.distributions):
+            if (
+                wrong
+                and snapshot.python is not None
+                and any(dist.normalized_name == wrong for dist in snapshot.python.distributions)
+            ):
                 commands.append(f"{python} -m pip uninstall -y {wrong}")
             if package:
                 commands.append(f"{python} -m pip install --force-reinstall {package}")
             yield make_finding(
-                "cudnn.built_for_other_cuda", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN,
+                "cudnn.built_for_other_cuda",
+                Cause.CUDNN_MAJOR_MISMATCH,
+                Layer.CUDNN,
                 Severity.ERROR,
-                params={"provider": report.provider, "name": item.name, "path": item.path,
-                        "found_major": entry.belongs.major, "reason": entry.belongs.reason,
-                        "cuda_major": major if major is not None else "?",
-                        "package": package or "cuDNN for your CUDA major",
-                        "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}"},
-                evidence=(*resolution_evidence([item]),
-                          Evidence(f"CUDA {entry.belongs.major} file",
-                                   f"{item.path}: {entry.belongs.reason}")),
+                params={
+                    "provider": report.provider,
+                    "name": item.name,
+                    "path": item.path,
+                    "found_major": entry.belongs.major,
+                    "reason": entry.belongs.reason,
+                    "cuda_major": major if major is not None else "?",
+                    "package": package or "cuDNN for your CUDA major",
+                    "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}",
+                },
+                evidence=(
+                    *resolution_evidence([item]),
+                    Evidence(f"CUDA {entry.belongs.major} file", f"{item.path}: {entry.belongs.reason}"),
+                ),
                 commands=tuple(commands),
                 verify=verify_command(report, windows, [item.name] if item.lazy else ()),
             )
@@ -244,9 +290,16 @@ def cudnn_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
 
     By hand: ``readelf -d <file> | grep SONAME``.
     """
-    yield from shadowed_findings(snapshot, names.is_cudnn, "cudnn.shadowed_by_other_major",
-                                 Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN)
+    yield from shadowed_findings(
+        snapshot, names.is_cudnn, "cudnn.shadowed_by_other_major", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN
+    )
 
 
-CHECKS = (cudnn_missing, cudnn_major_mismatch, cudnn_built_for_other_cuda, cudnn_sublibraries_missing,
-          cudnn_mixed_versions, cudnn_shadowed)
+CHECKS = (
+    cudnn_missing,
+    cudnn_major_mismatch,
+    cudnn_built_for_other_cuda,
+    cudnn_sublibraries_missing,
+    cudnn_mixed_versions,
+    cudnn_shadowed,
+)

@@ -149,8 +149,9 @@ def _finding(
     texts = {lang: render_text(finding_id, lang, per_lang[lang]) for lang in LANGUAGES}
     english = texts["en"]
     remediation = Remediation(english["fix"], commands) if english["fix"] or commands else None
-    return Finding(finding_id, cause, layer, severity, english["title"], english["detail"], evidence,
-                   remediation, texts)
+    return Finding(
+        finding_id, cause, layer, severity, english["title"], english["detail"], evidence, remediation, texts
+    )
 
 
 def quote_evidence(quote: LogQuote, label: str | None = None) -> Evidence:
@@ -171,7 +172,10 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     for path, why in log.unreadable:
         yield _finding(
-            "log.unreadable", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO,
+            "log.unreadable",
+            Cause.COLLECTION_FAILED,
+            Layer.PROBE,
+            Severity.INFO,
             {lang: {"file": path, "why": why} for lang in LANGUAGES},
             (Evidence("log", why, source=path),),
         )
@@ -185,14 +189,22 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if top.cause == "unknown":
         if not log.fallback:
             yield _finding(
-                "log.clean", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO,
-                {lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope}
-                 for lang in LANGUAGES},
+                "log.clean",
+                Cause.UNKNOWN,
+                Layer.UNKNOWN,
+                Severity.INFO,
+                {
+                    lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope}
+                    for lang in LANGUAGES
+                },
                 tuple(Evidence("log", source, source=source) for source in log.sources),
             )
             return
         yield _finding(
-            "log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, Severity.WARNING,
+            "log.fell_back",
+            Cause.UNKNOWN,
+            Layer.UNKNOWN,
+            Severity.WARNING,
             {lang: {"files": sources, "where": where or sources} for lang in LANGUAGES},
             tuple(quote_evidence(q) for q in log.fallback),
         )
@@ -221,8 +233,11 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
     if machine:
-        evidence.append(Evidence("machine", f"CUDA majors installed: {_join(cuda)}; "
-                                            f"cuDNN majors installed: {_join(cudnn)}"))
+        evidence.append(
+            Evidence(
+                "machine", f"CUDA majors installed: {_join(cuda)}; cuDNN majors installed: {_join(cudnn)}"
+            )
+        )
     for other in ranked[1:4]:
         evidence.append(Evidence("other candidate", f"{other.cause} ({other.confidence:.0%})"))
     yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
@@ -242,8 +257,14 @@ def check_log_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             lang: {"reason": signal.reason, "says": signal.says.get(lang) or signal.says.get("en", "")}
             for lang in LANGUAGES
         }
-        yield _finding(finding_id, Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, per_lang,
-                       tuple(quote_evidence(q) for q in signal.evidence))
+        yield _finding(
+            finding_id,
+            Cause.UNKNOWN,
+            Layer.UNKNOWN,
+            Severity.INFO,
+            per_lang,
+            tuple(quote_evidence(q) for q in signal.evidence),
+        )
 
 
 def merge_log_findings(findings: Sequence[Finding] | Iterable[Finding]) -> list[Finding]:

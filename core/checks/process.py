@@ -20,8 +20,14 @@ GPU_PROVIDERS = frozenset({"cuda", "tensorrt", "gpu", "trt", "nv_tensorrt_rtx"})
 """Values of the configuration's provider that ask for an NVIDIA GPU."""
 
 IMPORTANT_VARIABLES: tuple[str, ...] = (
-    "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "LD_PRELOAD",
-    "CUDA_HOME", "CUDA_PATH", "CUDNN_HOME", "ORT_CUDA_HOME",
+    "LD_LIBRARY_PATH",
+    "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES",
+    "LD_PRELOAD",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDNN_HOME",
+    "ORT_CUDA_HOME",
 )
 """The variables whose difference between the shell and the server changes what loads or is seen."""
 
@@ -45,8 +51,11 @@ def _pid_evidence(process: ProcessFacts) -> Evidence:
 
 def _lib_evidence(process: ProcessFacts, libraries: tuple[MappedLibrary, ...]) -> tuple[Evidence, ...]:
     return tuple(
-        Evidence("mapped", lib.path + (" (deleted since it was loaded)" if lib.deleted else ""),
-                 source=f"/proc/{process.pid}/maps")
+        Evidence(
+            "mapped",
+            lib.path + (" (deleted since it was loaded)" if lib.deleted else ""),
+            source=f"/proc/{process.pid}/maps",
+        )
         for lib in libraries
     )
 
@@ -61,7 +70,10 @@ def check_read_limits(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     if process.error:
         yield make_finding(
-            "process.not_found", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO,
+            "process.not_found",
+            Cause.COLLECTION_FAILED,
+            Layer.PROBE,
+            Severity.INFO,
             params={"pid": process.pid, "error": process.error},
             evidence=(Evidence("process", str(process.pid)),),
             commands=(f"ps -p {process.pid} -o pid,user,cmd",),
@@ -70,12 +82,21 @@ def check_read_limits(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if not process.read_limits:
         return
     what = sorted({limit.what for limit in process.read_limits})
-    evidence = tuple(Evidence(f"could not read ({limit.what})", limit.error, source=limit.path)
-                     for limit in process.read_limits)
+    evidence = tuple(
+        Evidence(f"could not read ({limit.what})", limit.error, source=limit.path)
+        for limit in process.read_limits
+    )
     yield make_finding(
-        "process.read_denied", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO,
-        params={"pid": process.pid, "what": what, "user": process.user or "?",
-                "allow": process.read_limits[0].allow},
+        "process.read_denied",
+        Cause.COLLECTION_FAILED,
+        Layer.PROBE,
+        Severity.INFO,
+        params={
+            "pid": process.pid,
+            "what": what,
+            "user": process.user or "?",
+            "allow": process.read_limits[0].allow,
+        },
         evidence=(_pid_evidence(process), *evidence),
         commands=tuple(process.read_limits[0].allow.split(" (or) ")),
         verify=f"sudo tr '\\0' '\\n' < /proc/{process.pid}/environ | grep -E 'LD_LIBRARY_PATH|CUDA'",
@@ -101,13 +122,18 @@ def check_gpu_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             continue  # only the container runtime reads it
         source = "/proc/PID/environ" if process.environment is not None else "unit / container"
         yield make_finding(
-            "process.gpu_hidden", Cause.NO_GPU_VISIBLE, Layer.DEVICE,
+            "process.gpu_hidden",
+            Cause.NO_GPU_VISIBLE,
+            Layer.DEVICE,
             Severity.ERROR if _gpu_requested(snapshot) is not False else Severity.INFO,
-            params={"pid": process.pid, "variable": variable, "value": value or "(empty)",
-                    "unit": process.unit.name if process.unit else "the service"},
+            params={
+                "pid": process.pid,
+                "variable": variable,
+                "value": value or "(empty)",
+                "unit": process.unit.name if process.unit else "the service",
+            },
             evidence=(_pid_evidence(process), Evidence(variable, repr(value), source=source)),
-            commands=(f"systemctl edit {process.unit.name}" if process.unit else
-                      f"unset {variable}",),
+            commands=(f"systemctl edit {process.unit.name}" if process.unit else f"unset {variable}",),
             verify="nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
         )
         return
@@ -133,14 +159,19 @@ def check_environment_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
         if server_value == shell_value:
             continue
         names.append(variable)
-        differences.append(Evidence(
-            variable,
-            f"server: {server_value if server_value is not None else '(not set)'}; "
-            f"shell: {shell_value if shell_value is not None else '(not set)'}",
-        ))
+        differences.append(
+            Evidence(
+                variable,
+                f"server: {server_value if server_value is not None else '(not set)'}; "
+                f"shell: {shell_value if shell_value is not None else '(not set)'}",
+            )
+        )
     if names:
         yield make_finding(
-            "process.environment_differs", Cause.UNKNOWN, Layer.LOADER, Severity.INFO,
+            "process.environment_differs",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
             params={"pid": process.pid, "variables": names},
             evidence=(_pid_evidence(process), *differences),
         )
@@ -148,15 +179,24 @@ def check_environment_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
     shell_path = shell.get("LD_LIBRARY_PATH")
     if process.started_with_sudo and not server_path and shell_path:
         yield make_finding(
-            "process.sudo_dropped_ld_path", Cause.UNKNOWN, Layer.LOADER, Severity.WARNING,
+            "process.sudo_dropped_ld_path",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.WARNING,
             params={"pid": process.pid, "shell_path": shell_path},
-            evidence=(_pid_evidence(process), Evidence("LD_LIBRARY_PATH", "(not set in the server)"),
-                      Evidence("LD_LIBRARY_PATH (shell)", shell_path)),
+            evidence=(
+                _pid_evidence(process),
+                Evidence("LD_LIBRARY_PATH", "(not set in the server)"),
+                Evidence("LD_LIBRARY_PATH (shell)", shell_path),
+            ),
             commands=(f'sudo env LD_LIBRARY_PATH="{shell_path}" <command>',),
         )
     elif process.shell_via_sudo and server_path and not shell_path:
         yield make_finding(
-            "process.shell_sudo_dropped_ld_path", Cause.UNKNOWN, Layer.LOADER, Severity.INFO,
+            "process.shell_sudo_dropped_ld_path",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
             params={"pid": process.pid, "server_path": server_path},
             evidence=(_pid_evidence(process), Evidence("LD_LIBRARY_PATH (server)", server_path)),
         )
@@ -187,7 +227,10 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     requested = _gpu_requested(snapshot)
     if not process.onnxruntime_mapped:
         yield make_finding(
-            "process.no_onnxruntime", Cause.UNKNOWN, Layer.PACKAGE, Severity.INFO,
+            "process.no_onnxruntime",
+            Cause.UNKNOWN,
+            Layer.PACKAGE,
+            Severity.INFO,
             params={"pid": process.pid},
             evidence=(_pid_evidence(process),),
         )
@@ -197,41 +240,63 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     memory = process.gpu_memory
     memory_evidence = Evidence(
         "GPU memory (NVML)",
-        {"holds": f"holds {memory.used_mib} MiB on GPU {', '.join(map(str, memory.gpu_indices))}",
-         "none": "not in NVML's list of GPU processes"}.get(memory.status, f"unknown: {memory.reason}"),
+        {
+            "holds": f"holds {memory.used_mib} MiB on GPU {', '.join(map(str, memory.gpu_indices))}",
+            "none": "not in NVML's list of GPU processes",
+        }.get(memory.status, f"unknown: {memory.reason}"),
     )
     if not process.cuda_provider_mapped:
         on_disk = process.provider_library_on_disk
         if on_disk is None:
             yield make_finding(
-                "process.cpu_only_build", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE,
+                "process.cpu_only_build",
+                Cause.EP_NOT_IN_BUILD,
+                Layer.PACKAGE,
                 Severity.ERROR if requested else Severity.INFO,
                 params={"pid": process.pid, "ort": ", ".join(lib.path for lib in ort_libs)},
                 evidence=(_pid_evidence(process), *_lib_evidence(process, ort_libs)),
             )
         else:
             yield make_finding(
-                "process.cuda_provider_not_loaded", Cause.UNKNOWN, Layer.LOADER,
+                "process.cuda_provider_not_loaded",
+                Cause.UNKNOWN,
+                Layer.LOADER,
                 Severity.ERROR if requested else Severity.INFO,
                 params={"pid": process.pid, "provider": on_disk},
-                evidence=(_pid_evidence(process), Evidence("on disk, not mapped", on_disk),
-                          *_lib_evidence(process, ort_libs), memory_evidence),
+                evidence=(
+                    _pid_evidence(process),
+                    Evidence("on disk, not mapped", on_disk),
+                    *_lib_evidence(process, ort_libs),
+                    memory_evidence,
+                ),
                 commands=(f"ldd {on_disk} | grep 'not found'",),
                 verify=f"grep providers_cuda /proc/{process.pid}/maps",
             )
     elif memory.status == "none":
         yield make_finding(
-            "process.no_gpu_memory", Cause.UNKNOWN, Layer.DEVICE, Severity.WARNING,
+            "process.no_gpu_memory",
+            Cause.UNKNOWN,
+            Layer.DEVICE,
+            Severity.WARNING,
             params={"pid": process.pid},
-            evidence=(_pid_evidence(process), *_lib_evidence(process, process.mapped("ort_provider_cuda")),
-                      memory_evidence),
+            evidence=(
+                _pid_evidence(process),
+                *_lib_evidence(process, process.mapped("ort_provider_cuda")),
+                memory_evidence,
+            ),
             verify="nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
         )
     elif memory.status == "holds":
         yield make_finding(
-            "process.uses_gpu", Cause.UNKNOWN, Layer.DEVICE, Severity.INFO,
-            params={"pid": process.pid, "used_mib": memory.used_mib,
-                    "gpus": ", ".join(map(str, memory.gpu_indices))},
+            "process.uses_gpu",
+            Cause.UNKNOWN,
+            Layer.DEVICE,
+            Severity.INFO,
+            params={
+                "pid": process.pid,
+                "used_mib": memory.used_mib,
+                "gpus": ", ".join(map(str, memory.gpu_indices)),
+            },
             evidence=(_pid_evidence(process), memory_evidence),
         )
 
@@ -240,13 +305,19 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     deleted = tuple(lib for lib in process.mapped_libraries if lib.deleted)
     if deleted:
         yield make_finding(
-            "process.libraries_replaced", Cause.UNKNOWN, Layer.LOADER, Severity.INFO,
+            "process.libraries_replaced",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
             params={"pid": process.pid, "count": len(deleted)},
             evidence=(_pid_evidence(process), *_lib_evidence(process, deleted)),
         )
     if gpu_libs or process.cuda_provider_mapped:
         yield make_finding(
-            "process.mapped_libraries", Cause.UNKNOWN, Layer.LOADER, Severity.INFO,
+            "process.mapped_libraries",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
             params={"pid": process.pid, "names": [lib.name for lib in (*ort_libs, *gpu_libs)]},
             evidence=(_pid_evidence(process), *_lib_evidence(process, (*ort_libs, *gpu_libs))),
         )
@@ -255,27 +326,47 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
 def _major_findings(
     process: ProcessFacts, need_cuda: int | None, need_cudnn: int | None
 ) -> Iterator[Finding]:
-    cuda_libs = tuple(lib for lib in process.mapped_libraries
-                      if lib.family in _CUDA_FAMILIES and lib.cuda_major is not None)
+    cuda_libs = tuple(
+        lib for lib in process.mapped_libraries if lib.family in _CUDA_FAMILIES and lib.cuda_major is not None
+    )
     if need_cuda is not None and cuda_libs and need_cuda not in {lib.cuda_major for lib in cuda_libs}:
         yield make_finding(
-            "process.cuda_major_mapped", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA, Severity.ERROR,
-            params={"pid": process.pid, "needed": need_cuda,
-                    "mapped": sorted({lib.cuda_major for lib in cuda_libs if lib.cuda_major}),
-                    "names": [lib.name for lib in cuda_libs]},
-            evidence=(_pid_evidence(process), Evidence("the build needs", f"CUDA {need_cuda}"),
-                      *_lib_evidence(process, cuda_libs)),
+            "process.cuda_major_mapped",
+            Cause.CUDA_MAJOR_MISMATCH,
+            Layer.CUDA,
+            Severity.ERROR,
+            params={
+                "pid": process.pid,
+                "needed": need_cuda,
+                "mapped": sorted({lib.cuda_major for lib in cuda_libs if lib.cuda_major}),
+                "names": [lib.name for lib in cuda_libs],
+            },
+            evidence=(
+                _pid_evidence(process),
+                Evidence("the build needs", f"CUDA {need_cuda}"),
+                *_lib_evidence(process, cuda_libs),
+            ),
         )
-    cudnn_libs = tuple(lib for lib in process.mapped_libraries
-                       if lib.family.lower() == "cudnn" and lib.major is not None)
+    cudnn_libs = tuple(
+        lib for lib in process.mapped_libraries if lib.family.lower() == "cudnn" and lib.major is not None
+    )
     if need_cudnn is not None and cudnn_libs and need_cudnn not in {lib.major for lib in cudnn_libs}:
         yield make_finding(
-            "process.cudnn_major_mapped", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR,
-            params={"pid": process.pid, "needed": need_cudnn,
-                    "mapped": sorted({lib.major for lib in cudnn_libs if lib.major}),
-                    "names": [lib.name for lib in cudnn_libs]},
-            evidence=(_pid_evidence(process), Evidence("the build needs", f"cuDNN {need_cudnn}"),
-                      *_lib_evidence(process, cudnn_libs)),
+            "process.cudnn_major_mapped",
+            Cause.CUDNN_MAJOR_MISMATCH,
+            Layer.CUDNN,
+            Severity.ERROR,
+            params={
+                "pid": process.pid,
+                "needed": need_cudnn,
+                "mapped": sorted({lib.major for lib in cudnn_libs if lib.major}),
+                "names": [lib.name for lib in cudnn_libs],
+            },
+            evidence=(
+                _pid_evidence(process),
+                Evidence("the build needs", f"cuDNN {need_cudnn}"),
+                *_lib_evidence(process, cudnn_libs),
+            ),
         )
 
 
@@ -290,13 +381,20 @@ def check_container(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     container = process.container
     if container.inspected and container.gpu_requested is False:
         yield make_finding(
-            "process.container_without_gpu", Cause.CONTAINER_NO_DEVICE, Layer.DEVICE,
+            "process.container_without_gpu",
+            Cause.CONTAINER_NO_DEVICE,
+            Layer.DEVICE,
             Severity.ERROR if _gpu_requested(snapshot) is not False else Severity.INFO,
-            params={"pid": process.pid, "container": (container.container_id or "?")[:12],
-                    "engine": container.engine},
-            evidence=(_pid_evidence(process),
-                      Evidence("container", f"{container.engine} {container.container_id}"),
-                      Evidence("HostConfig.Runtime", str(container.runtime))),
+            params={
+                "pid": process.pid,
+                "container": (container.container_id or "?")[:12],
+                "engine": container.engine,
+            },
+            evidence=(
+                _pid_evidence(process),
+                Evidence("container", f"{container.engine} {container.container_id}"),
+                Evidence("HostConfig.Runtime", str(container.runtime)),
+            ),
             commands=("docker run --gpus all …",),
             verify=f"docker exec {(container.container_id or 'ID')[:12]} nvidia-smi",
         )

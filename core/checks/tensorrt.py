@@ -53,18 +53,28 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         others = [copy for item in missing for copy in other_major_copies(libraries, item)]
         commands: list[str] = []
         if elsewhere:
-            commands.append(ld_path_command(
-                list(dict.fromkeys(os.path.dirname(copy) for copy in elsewhere)), windows))
+            commands.append(
+                ld_path_command(list(dict.fromkeys(os.path.dirname(copy) for copy in elsewhere)), windows)
+            )
         else:
             commands.append(f"{python_executable(snapshot)} -m pip install {package}")
         finding_id = "tensorrt.other_major" if others and not elsewhere else "tensorrt.missing"
         yield make_finding(
-            finding_id, Cause.TENSORRT_MISSING, Layer.TENSORRT, Severity.WARNING,
-            params={"provider": report.provider, "provider_path": report.root,
-                    "names": [item.name for item in missing], "trt_major": trt_major,
-                    "package": package, "copies": others or elsewhere,
-                    "cuda_major": cuda_major if cuda_major is not None else "?"},
-            evidence=resolution_evidence(missing), commands=tuple(commands),
+            finding_id,
+            Cause.TENSORRT_MISSING,
+            Layer.TENSORRT,
+            Severity.WARNING,
+            params={
+                "provider": report.provider,
+                "provider_path": report.root,
+                "names": [item.name for item in missing],
+                "trt_major": trt_major,
+                "package": package,
+                "copies": others or elsewhere,
+                "cuda_major": cuda_major if cuda_major is not None else "?",
+            },
+            evidence=resolution_evidence(missing),
+            commands=tuple(commands),
             verify=verify_command(report, windows),
         )
 
@@ -74,8 +84,13 @@ def tensorrt_shadowed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
 
     By hand: ``readelf -d <libnvinfer.so.10> | grep SONAME``.
     """
-    yield from shadowed_findings(snapshot, names.is_tensorrt, "tensorrt.shadowed_by_other_major",
-                                 Cause.TENSORRT_MISSING, Layer.TENSORRT)
+    yield from shadowed_findings(
+        snapshot,
+        names.is_tensorrt,
+        "tensorrt.shadowed_by_other_major",
+        Cause.TENSORRT_MISSING,
+        Layer.TENSORRT,
+    )
 
 
 CHECKS = (tensorrt_missing, tensorrt_shadowed)

@@ -68,7 +68,8 @@ def _site_dirs(site_packages: Sequence[str], windows: bool) -> list[tuple[str, s
     for site in site_packages:
         patterns = (
             ["nvidia/*/bin", "nvidia/*/bin/x86_64", "nvidia/*/bin/x64"]
-            if windows else ["nvidia/*/lib", "nvidia/*/lib64"]
+            if windows
+            else ["nvidia/*/lib", "nvidia/*/lib64"]
         )
         for pattern in patterns:
             for directory in sorted(glob.glob(os.path.join(site, pattern))):
@@ -84,8 +85,11 @@ def _site_dirs(site_packages: Sequence[str], windows: bool) -> list[tuple[str, s
 
 
 def _cuda_home_dirs(env: Mapping[str, str], windows: bool) -> list[tuple[str, str]]:
-    homes = [value for key, value in sorted(env.items())
-             if key in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT") or key.startswith("CUDA_PATH_V")]
+    homes = [
+        value
+        for key, value in sorted(env.items())
+        if key in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT") or key.startswith("CUDA_PATH_V")
+    ]
     found: list[tuple[str, str]] = []
     subdirs = ("bin", "bin/x64", "bin/x86_64") if windows else ("lib64", "lib")
     for home in dict.fromkeys(homes):
@@ -108,8 +112,7 @@ def _system_dirs(windows: bool) -> list[tuple[str, str]]:
             found.extend((item, PLACE_CUDA_HOME) for item in sorted(glob.glob(pattern)))
         return found
     found = []
-    for pattern in ("/usr/local/cuda*/lib64", "/usr/local/cuda*/lib",
-                    "/usr/local/cuda*/targets/*/lib"):
+    for pattern in ("/usr/local/cuda*/lib64", "/usr/local/cuda*/lib", "/usr/local/cuda*/targets/*/lib"):
         found.extend((item, PLACE_USR_LOCAL_CUDA) for item in sorted(glob.glob(pattern)))
     if os.path.isdir(_WSL_DIR):
         found.append((_WSL_DIR, PLACE_WSL))
@@ -131,8 +134,9 @@ def _unique_dirs(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return unique
 
 
-def _copies_in(directory: str, place: str, loader_dirs: set[str], cache: LdCache | None,
-               windows: bool) -> list[LibraryCopy]:
+def _copies_in(
+    directory: str, place: str, loader_dirs: set[str], cache: LdCache | None, windows: bool
+) -> list[LibraryCopy]:
     try:
         entries = sorted(os.listdir(directory))
     except OSError:
@@ -153,13 +157,11 @@ def _copies_in(directory: str, place: str, loader_dirs: set[str], cache: LdCache
     real_dir = os.path.realpath(directory)
     for real, name in sorted(chosen.items(), key=lambda item: item[1]):
         path = os.path.join(directory, name)
-        version = names.version_from_filename(os.path.basename(real)) or \
-            names.version_from_filename(name)
+        version = names.version_from_filename(os.path.basename(real)) or names.version_from_filename(name)
         on_path = os.path.normpath(directory) in loader_dirs or real_dir in loader_dirs
         if not on_path and cache is not None and not windows:
             on_path = any(os.path.realpath(item) == real for item in cache.lookup(name))
-        copies.append(LibraryCopy(path=path, name=name, version=version, place=place,
-                                  on_loader_path=on_path))
+        copies.append(LibraryCopy(path=path, name=name, version=version, place=place, on_loader_path=on_path))
     return copies
 
 
@@ -199,8 +201,11 @@ def collect_libraries(
     else:
         linux_host = host or detect_linux_host()
         ld_dirs = [item for item in split_search_path(env.get("LD_LIBRARY_PATH")) if item != "."]
-        cache_dirs = (list(dict.fromkeys(os.path.dirname(entry.path) for entry in cache.entries))
-                      if cache is not None else [])
+        cache_dirs = (
+            list(dict.fromkeys(os.path.dirname(entry.path) for entry in cache.entries))
+            if cache is not None
+            else []
+        )
         loader_dirs_ordered = [*ld_dirs, *linux_host.default_dirs]
         search_order = [*ld_dirs, *cache_dirs, *linux_host.default_dirs]
         places = [
@@ -230,7 +235,10 @@ def collect_libraries(
     search_dirs = tuple(dict.fromkeys(search_order))
 
     resolver = DependencyResolver(
-        env=env, platform="win32" if windows else "linux", cache=cache, host=linux_host,
+        env=env,
+        platform="win32" if windows else "linux",
+        cache=cache,
+        host=linux_host,
         known_dirs=[directory for directory, _place in unique],
     )
     reports: list[DependencyReport] = []

@@ -77,7 +77,7 @@ def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> Lo
                 best[item.cause] = item
                 continue
             winner, other = (item, known) if item.confidence > known.confidence else (known, item)
-            merged = (winner.evidence + tuple(q for q in other.evidence if q not in winner.evidence))
+            merged = winner.evidence + tuple(q for q in other.evidence if q not in winner.evidence)
             best[item.cause] = LogCandidate(
                 winner.cause,
                 winner.layer,

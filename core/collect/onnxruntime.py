@@ -374,11 +374,11 @@ def _elf_section(handle: BinaryIO, header: bytes, wanted: bytes) -> tuple[int, i
     is64 = header[4] == 2
     order = "<" if header[5] == 1 else ">"
     if is64:
-        shoff, = struct.unpack_from(order + "Q", header, 0x28)
+        (shoff,) = struct.unpack_from(order + "Q", header, 0x28)
         shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", header, 0x3A)
         layout = order + "IIQQQQ"  # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size
     else:
-        shoff, = struct.unpack_from(order + "I", header, 0x20)
+        (shoff,) = struct.unpack_from(order + "I", header, 0x20)
         shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", header, 0x2E)
         layout = order + "IIIIII"
     if not shoff or not shnum or shnum > 4096 or shstrndx >= shnum or shentsize < struct.calcsize(layout):
@@ -397,13 +397,13 @@ def _elf_section(handle: BinaryIO, header: bytes, wanted: bytes) -> tuple[int, i
 
 
 def _pe_section(handle: BinaryIO, header: bytes, wanted: bytes) -> tuple[int, int] | None:
-    pe_offset, = struct.unpack_from("<I", header, 0x3C)
+    (pe_offset,) = struct.unpack_from("<I", header, 0x3C)
     handle.seek(pe_offset)
     coff = handle.read(24)
     if coff[:4] != b"PE\0\0":
         return None
-    count, = struct.unpack_from("<H", coff, 6)
-    optional, = struct.unpack_from("<H", coff, 20)
+    (count,) = struct.unpack_from("<H", coff, 6)
+    (optional,) = struct.unpack_from("<H", coff, 20)
     handle.seek(pe_offset + 24 + optional)
     table = handle.read(40 * min(count, 96))
     for index in range(len(table) // 40):
@@ -422,7 +422,7 @@ def _stream_contains(handle: BinaryIO, marker: bytes, limit: int, chunk: int = 4
             return False
         if marker in tail + data:
             return True
-        tail = data[-(len(marker) - 1):]
+        tail = data[-(len(marker) - 1) :]
         remaining -= len(data)
     return False
 

@@ -245,7 +245,7 @@ def parse_env_file(text: str) -> dict[str, str]:
         if not line or line.startswith(("#", ";")):
             continue
         if line.startswith("export "):
-            line = line[len("export "):].strip()
+            line = line[len("export ") :].strip()
         key, sep, value = line.partition("=")
         key = key.strip()
         if not sep or not key or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
@@ -524,7 +524,12 @@ def collect_process(
     base = os.path.join(proc, str(pid))
     if not os.path.isdir(base):
         return ProcessFacts(
-            pid, None, (), None, shell_environment=shell_relevant, shell_via_sudo=shell_sudo,
+            pid,
+            None,
+            (),
+            None,
+            shell_environment=shell_relevant,
+            shell_via_sudo=shell_sudo,
             error=f"no process {pid} (it is not running, or {proc} is not mounted)",
         )
     limits: list[ReadLimit] = []

@@ -179,8 +179,9 @@ def _phases(events: list[dict[str, Any]]) -> tuple[list[PhaseMark], str | None, 
         elif kind == "end" and isinstance(phase, str):
             for index in range(len(marks) - 1, -1, -1):
                 if marks[index].name == phase and marks[index].end_s is None:
-                    marks[index] = PhaseMark(phase, marks[index].start_s, float(event.get("t", 0.0)),
-                                             bool(event.get("ok")))
+                    marks[index] = PhaseMark(
+                        phase, marks[index].start_s, float(event.get("t", 0.0)), bool(event.get("ok"))
+                    )
                     break
             open_phase, last_step, log_file = None, None, None
     return marks, open_phase, last_step, log_file

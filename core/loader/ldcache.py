@@ -130,8 +130,7 @@ class LdCache:
         }
         object.__setattr__(self, "_index", frozen)
 
-    def lookup(self, name: str, elf_class: int | None = None, machine: str | None = None
-               ) -> tuple[str, ...]:
+    def lookup(self, name: str, elf_class: int | None = None, machine: str | None = None) -> tuple[str, ...]:
         """The paths the cache gives for ``name``, best first, filtered by class/machine if given."""
         found = self._index.get(name, ())
         if elf_class is not None and machine is not None:
@@ -185,7 +184,7 @@ def _parse_old(data: bytes) -> tuple[LdCacheEntry, ...]:
         raise LdCacheParseError(f"entry table of {nlibs} entries does not fit (old format)")
     # A new-format table may follow (the "compat" layout): ld.so prefers it.
     new_base = (strings + 7) & ~7
-    if data[new_base:new_base + len(NEW_MAGIC)] == NEW_MAGIC:
+    if data[new_base : new_base + len(NEW_MAGIC)] == NEW_MAGIC:
         return _parse_new(data, new_base)
     entries: list[LdCacheEntry] = []
     for index in range(nlibs):
@@ -212,9 +211,7 @@ def parse_ld_so_cache(data: bytes) -> tuple[LdCacheEntry, ...]:
     raise LdCacheParseError("not an ld.so.cache (unknown magic)")
 
 
-_LDCONFIG_LINE = re.compile(
-    r"^\s+(?P<name>\S+)\s+\((?P<arch>[^)]*)\)\s+=>\s+(?P<path>.+?)\s*$"
-)
+_LDCONFIG_LINE = re.compile(r"^\s+(?P<name>\S+)\s+\((?P<arch>[^)]*)\)\s+=>\s+(?P<path>.+?)\s*$")
 _ARCH_FLAGS: dict[str, int] = {name: code for code, name in _ARCH_NAMES.items() if name}
 _TYPE_FLAGS: dict[str, int] = {name: code for code, name in _TYPE_NAMES.items()}
 
@@ -268,15 +265,18 @@ def load_ld_cache(path: str = DEFAULT_CACHE_PATH, *, timeout_s: float = 2.0) -> 
     except (OSError, LdCacheParseError):
         pass
     ldconfig = shutil.which("ldconfig") or next(
-        (candidate for candidate in ("/sbin/ldconfig", "/usr/sbin/ldconfig")
-         if os.path.exists(candidate)),
+        (candidate for candidate in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(candidate)),
         None,
     )
     if ldconfig is None:
         return None
     try:
         completed = subprocess.run(
-            [ldconfig, "-p"], capture_output=True, text=True, timeout=timeout_s, check=False,
+            [ldconfig, "-p"],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
             errors="surrogateescape",
         )
     except (OSError, subprocess.SubprocessError):

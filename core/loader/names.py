@@ -17,19 +17,34 @@ _WIN64 = re.compile(r"^(?P<stem>.+?)64_(?P<version>\d+(?:_\d+)*)\.dll$", re.IGNO
 _WIN_UNDERSCORE = re.compile(r"^(?P<stem>.+?)_(?P<version>\d+)\.dll$", re.IGNORECASE)
 
 CUDA_FAMILIES: tuple[str, ...] = (
-    "cudart", "cublas", "cublasLt", "cufft", "curand", "nvrtc", "nvJitLink",
+    "cudart",
+    "cublas",
+    "cublasLt",
+    "cufft",
+    "curand",
+    "nvrtc",
+    "nvJitLink",
 )
 """The CUDA runtime libraries (cause cuda_runtime_missing): corpus README."""
 
 CUDNN_SUBLIBRARIES_9: tuple[str, ...] = (
-    "cudnn_graph", "cudnn_ops", "cudnn_cnn", "cudnn_adv", "cudnn_engines_precompiled",
-    "cudnn_engines_runtime_compiled", "cudnn_heuristic",
+    "cudnn_graph",
+    "cudnn_ops",
+    "cudnn_cnn",
+    "cudnn_adv",
+    "cudnn_engines_precompiled",
+    "cudnn_engines_runtime_compiled",
+    "cudnn_heuristic",
 )
 """cuDNN 9 sub-libraries that libcudnn.so.9 opens at first use (compat-reference §3.2)."""
 
 CUDNN_SUBLIBRARIES_8: tuple[str, ...] = (
-    "cudnn_ops_infer", "cudnn_ops_train", "cudnn_cnn_infer", "cudnn_cnn_train",
-    "cudnn_adv_infer", "cudnn_adv_train",
+    "cudnn_ops_infer",
+    "cudnn_ops_train",
+    "cudnn_cnn_infer",
+    "cudnn_cnn_train",
+    "cudnn_adv_infer",
+    "cudnn_adv_train",
 )
 
 TENSORRT_FAMILIES: tuple[str, ...] = ("nvinfer", "nvonnxparser", "nvinfer_plugin")
@@ -55,9 +70,7 @@ class LibraryName:
         head = re.split(r"[._]", self.version)[0]
         if not head.isdigit():
             return None
-        if self.windows and len(head) == 3 and "_" not in self.version and self.family in (
-            "cudart",
-        ):
+        if self.windows and len(head) == 3 and "_" not in self.version and self.family in ("cudart",):
             return int(head[:-1])
         if self.windows and "_" in self.version and len(head) == 3:
             return int(head[:-1])
@@ -75,8 +88,7 @@ def parse_library_name(name: str) -> LibraryName | None:
         return None
     match = _WIN64.match(name) or _WIN_UNDERSCORE.match(name)
     if match is not None:
-        return LibraryName(name=name, family=match["stem"], version=match["version"],
-                           windows=True)
+        return LibraryName(name=name, family=match["stem"], version=match["version"], windows=True)
     return LibraryName(name=name, family=name[:-4], version=None, windows=True)
 
 

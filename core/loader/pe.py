@@ -101,6 +101,4 @@ def _imports_of(pe: object) -> PeImports:
     export = getattr(pe, "DIRECTORY_ENTRY_EXPORT", None)
     if export is not None and getattr(export, "name", None):
         dll_name = _decode(export.name)
-    return PeImports(
-        dll_name=dll_name, imports=tuple(names), machine=machine, delay_imports=tuple(delayed)
-    )
+    return PeImports(dll_name=dll_name, imports=tuple(names), machine=machine, delay_imports=tuple(delayed))

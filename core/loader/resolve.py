@@ -42,8 +42,15 @@ from fallback_doctor.core.loader.search_path import (
 )
 
 PROGRAM_INTERPRETERS: frozenset[str] = frozenset(
-    {"ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1", "ld-linux.so.2", "ld64.so.2",
-     "ld64.so.1", "ld-linux-armhf.so.3", "ld-linux-riscv64-lp64d.so.1"}
+    {
+        "ld-linux-x86-64.so.2",
+        "ld-linux-aarch64.so.1",
+        "ld-linux.so.2",
+        "ld64.so.2",
+        "ld64.so.1",
+        "ld-linux-armhf.so.3",
+        "ld-linux-riscv64-lp64d.so.1",
+    }
 )
 """Always loaded in a dynamically linked process (the program interpreter)."""
 
@@ -102,8 +109,11 @@ def ort_lazy_libraries(provider_needed: Sequence[str], windows: bool = False) ->
     if major < 13:
         return ()
     runtime = names.cuda_runtime_names(major, windows=windows)
-    wanted = [names.linux_name("cudnn", "9") if not windows else "cudnn64_9.dll",
-              runtime["cufft"], runtime["nvrtc"]]
+    wanted = [
+        names.linux_name("cudnn", "9") if not windows else "cudnn64_9.dll",
+        runtime["cufft"],
+        runtime["nvrtc"],
+    ]
     if windows:
         wanted.append(runtime["cudart"])
     lowered = {item.lower() for item in provider_needed}
@@ -150,8 +160,9 @@ class DependencyResolver:
         try:
             return self._resolve(provider, root, preloaded or {}, lazy, end)
         except (OSError, NotAnElfFile, NotAPeFile) as error:
-            return DependencyReport(provider=provider, root=root, resolutions=(),
-                                    error=f"{type(error).__name__}: {error}")
+            return DependencyReport(
+                provider=provider, root=root, resolutions=(), error=f"{type(error).__name__}: {error}"
+            )
 
     # -- the walk ----------------------------------------------------------------------------
 
@@ -216,13 +227,19 @@ class DependencyResolver:
                 # The cuDNN shim opens its sub-libraries at first use (dlopen, its RPATH).
                 for sub in names.cudnn_sublibrary_names(name):
                     pending_lazy.append((sub, _Node(resolution.path, found_dynamic, chain, True)))
-        return DependencyReport(provider=provider, root=root, resolutions=tuple(resolutions),
-                                budget_exhausted=exhausted)
+        return DependencyReport(
+            provider=provider, root=root, resolutions=tuple(resolutions), budget_exhausted=exhausted
+        )
 
     def _loaded_resolution(self, name: str, requester: _Node, path: str) -> Resolution:
         return Resolution(
-            name=name, needed_by=requester.path, path=path, via=VIA_LOADED,
-            installed_elsewhere=(), other_majors=(), lazy=requester.lazy,
+            name=name,
+            needed_by=requester.path,
+            path=path,
+            via=VIA_LOADED,
+            installed_elsewhere=(),
+            other_majors=(),
+            lazy=requester.lazy,
             version=names.version_from_filename(os.path.basename(os.path.realpath(path))),
         )
 
@@ -231,7 +248,11 @@ class DependencyResolver:
     ) -> tuple[Resolution, ElfDynamic | None]:
         assert requester.dynamic is not None
         steps = linux_search_steps(
-            requester.path, requester.dynamic, requester.chain, self.env, host,
+            requester.path,
+            requester.dynamic,
+            requester.chain,
+            self.env,
+            host,
             host_rpath=self.host_rpath,
             cache_source=self.cache.source if self.cache is not None else None,
         )
@@ -269,8 +290,9 @@ class DependencyResolver:
                 break
         if found is None and name in PROGRAM_INTERPRETERS:
             via = VIA_LOADED
-            found = next((p for p in (f"/lib64/{name}", f"/lib/{name}") if os.path.exists(p)),
-                         f"/lib64/{name}")
+            found = next(
+                (p for p in (f"/lib64/{name}", f"/lib/{name}") if os.path.exists(p)), f"/lib64/{name}"
+            )
         found_dynamic: ElfDynamic | None = None
         if found is not None and via != VIA_LOADED:
             try:
@@ -288,8 +310,9 @@ class DependencyResolver:
             lazy=requester.lazy,
             searched=searched_dirs,
             skipped=tuple(dict.fromkeys(skipped)),
-            version=(names.version_from_filename(os.path.basename(os.path.realpath(found)))
-                     if found else None),
+            version=(
+                names.version_from_filename(os.path.basename(os.path.realpath(found))) if found else None
+            ),
             soname=found_dynamic.soname if found_dynamic else None,
         )
         return resolution, found_dynamic
@@ -311,8 +334,7 @@ class DependencyResolver:
         resolutions: list[Resolution] = []
         queue: deque[tuple[str, str, bool]] = deque((name, root, False) for name in imports.imports)
         lazy_names = ort_lazy_libraries(imports.imports, windows=True) if lazy is None else lazy
-        pending_lazy: deque[tuple[str, str, bool]] = deque((name, root, True)
-                                                           for name in lazy_names)
+        pending_lazy: deque[tuple[str, str, bool]] = deque((name, root, True) for name in lazy_names)
         seen: set[str] = set()
         exhausted = False
         while queue or pending_lazy:
@@ -325,27 +347,31 @@ class DependencyResolver:
                 continue
             seen.add(key)
             if key in loaded:
-                resolutions.append(Resolution(name, requester, loaded[key], VIA_LOADED, (), (),
-                                              lazy=is_lazy))
+                resolutions.append(Resolution(name, requester, loaded[key], VIA_LOADED, (), (), lazy=is_lazy))
                 continue
             if is_api_set(name):
-                resolutions.append(Resolution(name, requester, None, VIA_APISET, (), (),
-                                              lazy=is_lazy))
+                resolutions.append(Resolution(name, requester, None, VIA_APISET, (), (), lazy=is_lazy))
                 continue
             if key in KNOWN_DLLS:
-                resolutions.append(Resolution(name, requester, None, VIA_KNOWN_DLL, (), (),
-                                              lazy=is_lazy))
+                resolutions.append(Resolution(name, requester, None, VIA_KNOWN_DLL, (), (), lazy=is_lazy))
                 continue
             steps = windows_search_steps(requester, self.env, cwd=self.cwd)
             found, via, searched, skipped = self._search_dirs(name, steps, machine)
             searched_dirs = tuple(dict.fromkeys(searched))
-            resolutions.append(Resolution(
-                name=name, needed_by=requester, path=found, via=via,
-                installed_elsewhere=self._elsewhere(name, searched_dirs, found),
-                other_majors=self._other_majors(name, searched_dirs), lazy=is_lazy,
-                searched=searched_dirs, skipped=tuple(skipped),
-                version=names.version_from_filename(name) if found else None,
-            ))
+            resolutions.append(
+                Resolution(
+                    name=name,
+                    needed_by=requester,
+                    path=found,
+                    via=via,
+                    installed_elsewhere=self._elsewhere(name, searched_dirs, found),
+                    other_majors=self._other_majors(name, searched_dirs),
+                    lazy=is_lazy,
+                    searched=searched_dirs,
+                    skipped=tuple(skipped),
+                    version=names.version_from_filename(name) if found else None,
+                )
+            )
             if found is None:
                 continue
             loaded[key] = found
@@ -358,8 +384,9 @@ class DependencyResolver:
                 target.append((needed, found, is_lazy))
             for sub in names.cudnn_sublibrary_names(name):
                 pending_lazy.append((sub, found, True))
-        return DependencyReport(provider=provider, root=root, resolutions=tuple(resolutions),
-                                budget_exhausted=exhausted)
+        return DependencyReport(
+            provider=provider, root=root, resolutions=tuple(resolutions), budget_exhausted=exhausted
+        )
 
     def _search_dirs(
         self, name: str, steps: Sequence[SearchStep], machine: str
@@ -439,6 +466,5 @@ def resolve_dependencies(
     libonnxruntime_providers_shared.so before a provider). ``lazy=None`` infers what ONNX Runtime
     opens by name at run time from the provider's own needs; pass ``()`` to resolve none.
     """
-    resolver = DependencyResolver(env=env, platform=platform, cache=cache, host=host,
-                                  known_dirs=known_dirs)
+    resolver = DependencyResolver(env=env, platform=platform, cache=cache, host=host, known_dirs=known_dirs)
     return resolver.resolve(provider, root, preloaded=preloaded, lazy=lazy, budget_s=budget_s)

@@ -55,7 +55,12 @@ VIA_PATH = "PATH"
 VIA_APISET = "API set"
 VIA_KNOWN_DLL = "KnownDLLs"
 WINDOWS_STEPS: tuple[str, ...] = (
-    VIA_DLL_DIR, VIA_SYSTEM32, VIA_SYSTEM16, VIA_WINDOWS, VIA_CWD, VIA_PATH,
+    VIA_DLL_DIR,
+    VIA_SYSTEM32,
+    VIA_SYSTEM16,
+    VIA_WINDOWS,
+    VIA_CWD,
+    VIA_PATH,
 )
 
 MULTIARCH_TRIPLETS: dict[tuple[int, str], str] = {
@@ -73,12 +78,39 @@ MULTIARCH_TRIPLETS: dict[tuple[int, str], str] = {
 KNOWN_DLLS: frozenset[str] = frozenset(
     name.lower()
     for name in (
-        "advapi32.dll", "clbcatq.dll", "combase.dll", "comdlg32.dll", "coml2.dll", "difxapi.dll",
-        "gdi32.dll", "gdiplus.dll", "imagehlp.dll", "imm32.dll", "kernel32.dll", "kernelbase.dll",
-        "msctf.dll", "msvcrt.dll", "normaliz.dll", "nsi.dll", "ntdll.dll", "ole32.dll",
-        "oleaut32.dll", "psapi.dll", "rpcrt4.dll", "sechost.dll", "setupapi.dll", "shcore.dll",
-        "shell32.dll", "shlwapi.dll", "user32.dll", "wldap32.dll", "wow64.dll", "wow64win.dll",
-        "ws2_32.dll", "bcrypt.dll", "ucrtbase.dll",
+        "advapi32.dll",
+        "clbcatq.dll",
+        "combase.dll",
+        "comdlg32.dll",
+        "coml2.dll",
+        "difxapi.dll",
+        "gdi32.dll",
+        "gdiplus.dll",
+        "imagehlp.dll",
+        "imm32.dll",
+        "kernel32.dll",
+        "kernelbase.dll",
+        "msctf.dll",
+        "msvcrt.dll",
+        "normaliz.dll",
+        "nsi.dll",
+        "ntdll.dll",
+        "ole32.dll",
+        "oleaut32.dll",
+        "psapi.dll",
+        "rpcrt4.dll",
+        "sechost.dll",
+        "setupapi.dll",
+        "shcore.dll",
+        "shell32.dll",
+        "shlwapi.dll",
+        "user32.dll",
+        "wldap32.dll",
+        "wow64.dll",
+        "wow64win.dll",
+        "ws2_32.dll",
+        "bcrypt.dll",
+        "ucrtbase.dll",
     )
 )
 
@@ -128,12 +160,16 @@ def default_dirs_for(elf_class: int, machine: str, root: str = "/") -> tuple[str
     """
     triplet = MULTIARCH_TRIPLETS.get((elf_class, machine))
     join = os.path.join
-    if triplet and (os.path.isdir(join(root, "lib", triplet))
-                    or os.path.isdir(join(root, "usr/lib", triplet))):
+    if triplet and (
+        os.path.isdir(join(root, "lib", triplet)) or os.path.isdir(join(root, "usr/lib", triplet))
+    ):
         return (f"/lib/{triplet}", f"/usr/lib/{triplet}", "/lib", "/usr/lib")
-    if elf_class == 64 and os.path.isdir(join(root, "usr/lib64")) and not os.path.islink(
-        join(root, "usr/lib64")
-    ) and os.path.exists(join(root, "usr/lib64/libc.so.6")):
+    if (
+        elf_class == 64
+        and os.path.isdir(join(root, "usr/lib64"))
+        and not os.path.islink(join(root, "usr/lib64"))
+        and os.path.exists(join(root, "usr/lib64/libc.so.6"))
+    ):
         return ("/lib64", "/usr/lib64")
     return ("/lib", "/usr/lib")
 
@@ -158,9 +194,12 @@ def expand_dst(entry: str, origin_dir: str, *, lib: str, platform: str) -> str:
     """
     value = entry
     for token, replacement in (
-        ("${ORIGIN}", origin_dir), ("$ORIGIN", origin_dir),
-        ("${LIB}", lib), ("$LIB", lib),
-        ("${PLATFORM}", platform), ("$PLATFORM", platform),
+        ("${ORIGIN}", origin_dir),
+        ("$ORIGIN", origin_dir),
+        ("${LIB}", lib),
+        ("$LIB", lib),
+        ("${PLATFORM}", platform),
+        ("$PLATFORM", platform),
     ):
         value = value.replace(token, replacement)
     return os.path.normpath(value) if value else value
@@ -185,23 +224,19 @@ def linux_search_steps(
 
     def expanded(entries: Sequence[str], owner_path: str) -> tuple[str, ...]:
         origin = os.path.dirname(os.path.abspath(owner_path))
-        return tuple(
-            expand_dst(item, origin, lib=host.lib, platform=host.platform) for item in entries
-        )
+        return tuple(expand_dst(item, origin, lib=host.lib, platform=host.platform) for item in entries)
 
     if not requester.runpath:
         for owner_path, dynamic in ((requester_path, requester), *loader_chain):
             if dynamic.rpath and not dynamic.runpath:
-                steps.append(SearchStep(VIA_RPATH, expanded(dynamic.rpath, owner_path),
-                                        owner_path))
+                steps.append(SearchStep(VIA_RPATH, expanded(dynamic.rpath, owner_path), owner_path))
         if host_rpath:
             steps.append(SearchStep(VIA_RPATH, tuple(host_rpath), None))
     ld_library_path = split_search_path(env.get("LD_LIBRARY_PATH"))
     if ld_library_path:
         steps.append(SearchStep(VIA_LD_LIBRARY_PATH, ld_library_path))
     if requester.runpath:
-        steps.append(SearchStep(VIA_RUNPATH, expanded(requester.runpath, requester_path),
-                                requester_path))
+        steps.append(SearchStep(VIA_RUNPATH, expanded(requester.runpath, requester_path), requester_path))
     if cache_source is not None:
         steps.append(SearchStep(VIA_CACHE, (), cache_source))
     steps.append(SearchStep(VIA_DEFAULT, host.default_dirs))
@@ -210,8 +245,13 @@ def linux_search_steps(
 
 def windows_system_dirs(env: Mapping[str, str]) -> tuple[str, str, str]:
     """(System32, System, Windows) from SystemRoot/windir in the environment given."""
-    root = env.get("SystemRoot") or env.get("SYSTEMROOT") or env.get("windir") or env.get(
-        "WINDIR") or "C:\\Windows"
+    root = (
+        env.get("SystemRoot")
+        or env.get("SYSTEMROOT")
+        or env.get("windir")
+        or env.get("WINDIR")
+        or "C:\\Windows"
+    )
     root = root.rstrip("\\/")
     return (root + "\\System32", root + "\\System", root)
 

@@ -119,9 +119,18 @@ API_HIGHEST_TRIED = 40
 ORT_LOGGING_LEVEL_VERBOSE = 0
 ORT_LOGGING_LEVEL_WARNING = 2
 ORT_ERROR_NAMES = [
-    "ORT_OK", "ORT_FAIL", "ORT_INVALID_ARGUMENT", "ORT_NO_SUCHFILE", "ORT_NO_MODEL", "ORT_ENGINE_ERROR",
-    "ORT_RUNTIME_EXCEPTION", "ORT_INVALID_PROTOBUF", "ORT_MODEL_LOADED", "ORT_NOT_IMPLEMENTED",
-    "ORT_INVALID_GRAPH", "ORT_EP_FAIL",
+    "ORT_OK",
+    "ORT_FAIL",
+    "ORT_INVALID_ARGUMENT",
+    "ORT_NO_SUCHFILE",
+    "ORT_NO_MODEL",
+    "ORT_ENGINE_ERROR",
+    "ORT_RUNTIME_EXCEPTION",
+    "ORT_INVALID_PROTOBUF",
+    "ORT_MODEL_LOADED",
+    "ORT_NOT_IMPLEMENTED",
+    "ORT_INVALID_GRAPH",
+    "ORT_EP_FAIL",
 ]
 ONNX_TYPE_TENSOR = 1
 OrtArenaAllocator = 1
@@ -164,8 +173,19 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "GetErrorMessage": (ctypes.c_char_p, [P]),
     "CreateEnv": (P, [ctypes.c_int, ctypes.c_char_p, PP]),
     "CreateSession": (P, [P, PATH_T, P, PP]),
-    "Run": (P, [P, P, ctypes.POINTER(ctypes.c_char_p), PP, ctypes.c_size_t,
-                ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, PP]),
+    "Run": (
+        P,
+        [
+            P,
+            P,
+            ctypes.POINTER(ctypes.c_char_p),
+            PP,
+            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_char_p),
+            ctypes.c_size_t,
+            PP,
+        ],
+    ),
     "CreateSessionOptions": (P, [PP]),
     "SetSessionLogSeverityLevel": (P, [P, ctypes.c_int]),
     "SetIntraOpNumThreads": (P, [P, ctypes.c_int]),
@@ -178,8 +198,10 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "SessionGetOutputName": (P, [P, ctypes.c_size_t, P, PP]),
     "CreateRunOptions": (P, [PP]),
     "RunOptionsSetRunLogSeverityLevel": (P, [P, ctypes.c_int]),
-    "CreateTensorWithDataAsOrtValue": (P, [P, P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64),
-                                           ctypes.c_size_t, ctypes.c_int, PP]),
+    "CreateTensorWithDataAsOrtValue": (
+        P,
+        [P, P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t, ctypes.c_int, PP],
+    ),
     "GetTensorMutableData": (P, [P, PP]),
     "CastTypeInfoToTensorInfo": (P, [P, PP]),
     "GetOnnxTypeFromTypeInfo": (P, [P, INT_P]),
@@ -197,18 +219,30 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "AddSessionConfigEntry": (P, [P, ctypes.c_char_p, ctypes.c_char_p]),
     "SessionOptionsAppendExecutionProvider_TensorRT_V2": (P, [P, P]),
     "CreateTensorRTProviderOptions": (P, [PP]),
-    "UpdateTensorRTProviderOptions": (P, [P, ctypes.POINTER(ctypes.c_char_p),
-                                          ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]),
+    "UpdateTensorRTProviderOptions": (
+        P,
+        [P, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t],
+    ),
     "ReleaseTensorRTProviderOptions": (None, [P]),
     "SessionOptionsAppendExecutionProvider_CUDA_V2": (P, [P, P]),
     "CreateCUDAProviderOptions": (P, [PP]),
-    "UpdateCUDAProviderOptions": (P, [P, ctypes.POINTER(ctypes.c_char_p),
-                                      ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]),
+    "UpdateCUDAProviderOptions": (
+        P,
+        [P, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t],
+    ),
     "ReleaseCUDAProviderOptions": (None, [P]),
 }
-for _name in ("ReleaseEnv", "ReleaseStatus", "ReleaseMemoryInfo", "ReleaseSession", "ReleaseValue",
-              "ReleaseRunOptions", "ReleaseTypeInfo", "ReleaseTensorTypeAndShapeInfo",
-              "ReleaseSessionOptions"):
+for _name in (
+    "ReleaseEnv",
+    "ReleaseStatus",
+    "ReleaseMemoryInfo",
+    "ReleaseSession",
+    "ReleaseValue",
+    "ReleaseRunOptions",
+    "ReleaseTypeInfo",
+    "ReleaseTensorTypeAndShapeInfo",
+    "ReleaseSessionOptions",
+):
     SIGNATURES[_name] = (None, [P])
 
 
@@ -307,7 +341,7 @@ class Capture:
             text = ""
         text = ANSI.sub("", text)
         lines = [line.rstrip("\r") for line in text.splitlines() if line.strip()]
-        kept = lines if len(lines) <= LOG_KEEP else lines[: LOG_KEEP // 2] + lines[-LOG_KEEP // 2:]
+        kept = lines if len(lines) <= LOG_KEEP else lines[: LOG_KEEP // 2] + lines[-LOG_KEEP // 2 :]
         emit({"event": "log", "phase": self.phase, "lines": kept, "total": len(lines)})
         return lines
 
@@ -351,8 +385,9 @@ class Api:
                 self.api_version = version
                 self.table = ctypes.cast(pointer, ctypes.POINTER(ctypes.c_void_p))
                 return version
-        raise RuntimeError("GetApi returned NULL for every API version from %d down to %d"
-                           % (candidates[0], API_MINIMUM))
+        raise RuntimeError(
+            "GetApi returned NULL for every API version from %d down to %d" % (candidates[0], API_MINIMUM)
+        )
 
     def fn(self, name: str) -> Any:
         """The function pointer ``name`` of the table, typed from SIGNATURES."""
@@ -390,8 +425,9 @@ class Api:
         message = self.fn("GetErrorMessage")(status)
         self.fn("ReleaseStatus")(status)
         if code != 2 or message != b"gfd table check":
-            raise RuntimeError("the OrtApi table does not match onnxruntime_c_api.h (code %r, message %r)"
-                               % (code, message))
+            raise RuntimeError(
+                "the OrtApi table does not match onnxruntime_c_api.h (code %r, message %r)" % (code, message)
+            )
 
     def available_providers(self) -> List[str]:
         """GetAvailableProviders: compiled in, not proof that they can run."""
@@ -456,8 +492,12 @@ def session_io(api: Api, session: Any) -> Tuple[List[Dict[str, Any]], List[Dict[
             api.call("SessionGet%sTypeInfo" % kind, session, index, ctypes.byref(type_info))
             try:
                 element, shape = tensor_info(api, type_info)
-                item = {"name": name, "element": element, "shape": shape,
-                        "dtype": ELEMENT_TYPES.get(element, ("type %d" % element, "", 0))[0]}
+                item = {
+                    "name": name,
+                    "element": element,
+                    "shape": shape,
+                    "dtype": ELEMENT_TYPES.get(element, ("type %d" % element, "", 0))[0],
+                }
             except ValueError as error:
                 item = {"name": name, "element": 0, "shape": [], "dtype": "non-tensor", "error": str(error)}
             finally:
@@ -518,8 +558,16 @@ class Inputs:
             shape = (ctypes.c_int64 * max(len(item["resolved"]), 1))(*item["resolved"])
             self.keep += [buffer, shape]
             value = P()
-            api.call("CreateTensorWithDataAsOrtValue", self.memory_info, ctypes.cast(buffer, P), len(data),
-                     shape, len(item["resolved"]), item["element"], ctypes.byref(value))
+            api.call(
+                "CreateTensorWithDataAsOrtValue",
+                self.memory_info,
+                ctypes.cast(buffer, P),
+                len(data),
+                shape,
+                len(item["resolved"]),
+                item["element"],
+                ctypes.byref(value),
+            )
             self.values[index] = value
         self.count = len(inputs)
 
@@ -530,13 +578,23 @@ class Inputs:
         self.api.release("MemoryInfo", self.memory_info)
 
 
-def run_once(api: Api, session: Any, run_options: Any, inputs: Inputs, output_names: List[str],
-             keep: bool) -> List[Dict[str, Any]]:
+def run_once(
+    api: Api, session: Any, run_options: Any, inputs: Inputs, output_names: List[str], keep: bool
+) -> List[Dict[str, Any]]:
     """One Run; return the outputs' element types, shapes and bytes when ``keep``, then release them."""
     names = c_strings(output_names)
     outputs = (P * max(len(output_names), 1))()
-    api.call("Run", session, run_options, inputs.names, inputs.values, inputs.count,
-             names, len(output_names), outputs)
+    api.call(
+        "Run",
+        session,
+        run_options,
+        inputs.names,
+        inputs.values,
+        inputs.count,
+        names,
+        len(output_names),
+        outputs,
+    )
     result = []
     try:
         if keep:
@@ -569,8 +627,13 @@ def read_value(api: Api, name: str, value: Any) -> Dict[str, Any]:
         pointer = P()
         api.call("GetTensorMutableData", value, ctypes.byref(pointer))
         data = ctypes.string_at(pointer, elements.value * size)
-    return {"name": name, "element": element.value, "dtype": dtype,
-            "shape": [int(dims[i]) for i in range(count.value)], "data": data}
+    return {
+        "name": name,
+        "element": element.value,
+        "dtype": dtype,
+        "shape": [int(dims[i]) for i in range(count.value)],
+        "data": data,
+    }
 
 
 def numbers(output: Dict[str, Any]) -> Optional[List[float]]:
@@ -589,8 +652,15 @@ def numbers(output: Dict[str, Any]) -> Optional[List[float]]:
 def digest(output: Dict[str, Any]) -> Dict[str, Any]:
     """An OutputDigest: sha256 of the raw bytes, mean, largest magnitude, the first values."""
     values = numbers(output)
-    result = {"name": output["name"], "dtype": output["dtype"], "shape": output["shape"],
-              "sha256": hashlib.sha256(output["data"]).hexdigest(), "mean": None, "abs_max": None, "head": []}
+    result = {
+        "name": output["name"],
+        "dtype": output["dtype"],
+        "shape": output["shape"],
+        "sha256": hashlib.sha256(output["data"]).hexdigest(),
+        "mean": None,
+        "abs_max": None,
+        "head": [],
+    }
     if values:
         finite = [v for v in values if v == v and abs(v) != float("inf")]
         result["mean"] = sum(finite) / len(finite) if finite else None
@@ -614,17 +684,34 @@ def latency(times_s: List[float], warmup: int, batch: Optional[int]) -> Dict[str
     ms = sorted(t * 1000.0 for t in times_s)
     mean = sum(ms) / len(ms)
     per_s = 1000.0 / mean if mean > 0 else 0.0
-    return {"runs": len(ms), "warmup": warmup, "p50_ms": percentile(ms, 0.50), "p95_ms": percentile(ms, 0.95),
-            "p99_ms": percentile(ms, 0.99), "mean_ms": mean, "min_ms": ms[0], "max_ms": ms[-1],
-            "batches_per_s": per_s, "items_per_s": per_s * batch if batch else None}
+    return {
+        "runs": len(ms),
+        "warmup": warmup,
+        "p50_ms": percentile(ms, 0.50),
+        "p95_ms": percentile(ms, 0.95),
+        "p99_ms": percentile(ms, 0.99),
+        "mean_ms": mean,
+        "min_ms": ms[0],
+        "max_ms": ms[-1],
+        "batches_per_s": per_s,
+        "items_per_s": per_s * batch if batch else None,
+    }
 
 
 def compare(
     gpu: List[Dict[str, Any]], cpu: List[Dict[str, Any]], tol_abs: float, tol_rel: float
 ) -> Dict[str, Any]:
     """OutputComparison: |gpu - cpu| <= abs + rel * |cpu| everywhere, same names, dtypes, shapes."""
-    result = {"equal": False, "bitwise_equal": False, "max_abs_diff": None, "max_rel_diff": None,
-              "tolerance_abs": tol_abs, "tolerance_rel": tol_rel, "detail": ""}
+    result = {
+        "equal": False,
+        "bitwise_equal": False,
+        "max_abs_diff": None,
+        "max_rel_diff": None,
+        "tolerance_abs": tol_abs,
+        "tolerance_rel": tol_rel,
+        "detail": "",
+    }
+
     def signature(outputs: List[Dict[str, Any]]) -> List[Any]:
         return [(o["name"], o["dtype"], o["shape"]) for o in outputs]
 
@@ -656,8 +743,13 @@ def compare(
                 equal = False
         if not equal and not details:
             details.append("%s differs beyond the tolerance" % g["name"])
-    result.update(equal=equal, bitwise_equal=bitwise, max_abs_diff=max_abs, max_rel_diff=max_rel,
-                  detail="; ".join(details))
+    result.update(
+        equal=equal,
+        bitwise_equal=bitwise,
+        max_abs_diff=max_abs,
+        max_rel_diff=max_rel,
+        detail="; ".join(details),
+    )
     return result
 
 
@@ -680,7 +772,7 @@ def nodes_per_provider(lines: List[str]) -> Dict[str, int]:
 
 def untimed(line: str) -> str:
     """A log line without its timestamp (to drop repeats of the same message)."""
-    return line[line.find("["):] if "[" in line else line
+    return line[line.find("[") :] if "[" in line else line
 
 
 def ort_messages(lines: List[str]) -> List[str]:
@@ -705,8 +797,10 @@ class Probe:
         self.api: Optional[Api] = None
         self.env = P()
         self.runtime: Dict[str, Any] = {
-            "pid": os.getpid(), "python_version": sys.version.split()[0],
-            "interpreter": sys.executable, "ort_location": request.get("lib_path"),
+            "pid": os.getpid(),
+            "python_version": sys.version.split()[0],
+            "interpreter": sys.executable,
+            "ort_location": request.get("lib_path"),
         }
         self.cost: Dict[str, Any] = {}
         self.model: Optional[Dict[str, Any]] = None
@@ -764,10 +858,14 @@ class Probe:
             api.verify_table()
             self.runtime["available_providers"] = api.available_providers()
             self.runtime["build_info"] = "C API %d (library %s)" % (api.api_version, api.version)
-            self.notes.append("ONNX Runtime %s ran: the library %s, driven through its C API (API version %d)"
-                              % (api.version, lib_path, api.api_version))
-            self.notes.append("the C API does not expose a session's active providers: they are inferred "
-                              "from ONNX Runtime's VERBOSE node placement lines and from the strict session")
+            self.notes.append(
+                "ONNX Runtime %s ran: the library %s, driven through its C API (API version %d)"
+                % (api.version, lib_path, api.api_version)
+            )
+            self.notes.append(
+                "the C API does not expose a session's active providers: they are inferred "
+                "from ONNX Runtime's VERBOSE node placement lines and from the strict session"
+            )
             step("import", "calling CreateEnv (VERBOSE)")
             api.call("CreateEnv", ORT_LOGGING_LEVEL_VERBOSE, b"gfd-capi-probe", ctypes.byref(self.env))
         except (RuntimeError, OrtError) as error:
@@ -783,8 +881,11 @@ class Probe:
 
     def failure(self, kind: str, sentence: str) -> None:
         """Record a failure the probe itself found (not a crash: the parent sees those)."""
-        self.result_failure = {"kind": kind, "sentence": sentence,
-                               "phase": self.phases[-1]["name"] if self.phases else None}
+        self.result_failure = {
+            "kind": kind,
+            "sentence": sentence,
+            "phase": self.phases[-1]["name"] if self.phases else None,
+        }
         emit({"event": "error", "kind": kind, "error": sentence})
 
     result_failure: Optional[Dict[str, Any]] = None
@@ -798,8 +899,11 @@ class Probe:
         threads = int(self.request.get("threads", 2) or 0)
         api.call("SetIntraOpNumThreads", options, threads)
         api.call("SetInterOpNumThreads", options, 1)
-        api.call("SetSessionLogSeverityLevel", options,
-                 ORT_LOGGING_LEVEL_VERBOSE if verbose else ORT_LOGGING_LEVEL_WARNING)
+        api.call(
+            "SetSessionLogSeverityLevel",
+            options,
+            ORT_LOGGING_LEVEL_VERBOSE if verbose else ORT_LOGGING_LEVEL_WARNING,
+        )
         return options
 
     def create_session(self, options: Any, phase: str) -> Tuple[Any, float]:
@@ -824,8 +928,10 @@ class Probe:
         problems = []
         for item in inputs:
             if item.get("error") or not ELEMENT_TYPES.get(item["element"], ("", "", 0))[1]:
-                problems.append("input %r is of type %s, which this probe cannot make data for"
-                                % (item["name"], item["dtype"]))
+                problems.append(
+                    "input %r is of type %s, which this probe cannot make data for"
+                    % (item["name"], item["dtype"])
+                )
             item["resolved"] = resolve_shape(item["shape"], dims, default_dim)
         model = str(self.request["model"])
         size = os.path.getsize(model)
@@ -835,7 +941,9 @@ class Probe:
                 sha.update(block)
         first = inputs[0]["resolved"] if inputs else []
         self.model = {
-            "path": model, "sha256": sha.hexdigest(), "size_bytes": size,
+            "path": model,
+            "sha256": sha.hexdigest(),
+            "size_bytes": size,
             "inputs": [
                 {"name": i["name"], "dtype": i["dtype"], "shape": i["shape"], "resolved_shape": i["resolved"]}
                 for i in inputs
@@ -889,8 +997,11 @@ class Probe:
         api = self.api
         assert api is not None
         # stage and verdict grade GPU attempts: the CPU baseline keeps "runtime_loaded" / "not_run".
-        run: Dict[str, Any] = {"stage": "runtime_loaded", "requested_providers": ["CPUExecutionProvider"],
-                               "verdict": "not_run"}
+        run: Dict[str, Any] = {
+            "stage": "runtime_loaded",
+            "requested_providers": ["CPUExecutionProvider"],
+            "verdict": "not_run",
+        }
         self.begin("cpu.session")
         options = session = None
         try:
@@ -900,8 +1011,9 @@ class Probe:
             run["session_create_s"] = seconds
             self.cost["cpu_session_create_s"] = seconds
             run["nodes_per_provider"] = nodes_per_provider(lines)
-            run["nodes_source"] = ("verbose log" if run["nodes_per_provider"]
-                                   else "no node placement lines in the log")
+            run["nodes_source"] = (
+                "verbose log" if run["nodes_per_provider"] else "no node placement lines in the log"
+            )
             run["active_providers"] = ["CPUExecutionProvider"]
             if not self.describe_model(session):
                 run["error"] = self.result_failure["sentence"] if self.result_failure else "unusable model"
@@ -979,8 +1091,14 @@ class Probe:
                 if logged:
                     text += " (ONNX Runtime logged: %s)" % " | ".join(logged[:3])
                 errors.append(text)
-            emit({"event": "appended", "provider": provider, "ok": provider in appended,
-                  "error": errors[-1] if errors and provider not in appended else None})
+            emit(
+                {
+                    "event": "appended",
+                    "provider": provider,
+                    "ok": provider in appended,
+                    "error": errors[-1] if errors and provider not in appended else None,
+                }
+            )
         return appended, errors, bool(appended)
 
     def append_cuda(self, options: Any) -> None:
@@ -990,14 +1108,19 @@ class Probe:
         if api.api_version < API_CUDA_V2:
             legacy = getattr(api.library, "OrtSessionOptionsAppendExecutionProvider_CUDA", None)
             if legacy is None:
-                raise OrtError("OrtSessionOptionsAppendExecutionProvider_CUDA", 9,
-                               "this library (API %d) exports no CUDA provider entry point" % api.api_version)
+                raise OrtError(
+                    "OrtSessionOptionsAppendExecutionProvider_CUDA",
+                    9,
+                    "this library (API %d) exports no CUDA provider entry point" % api.api_version,
+                )
             legacy.restype = P
             legacy.argtypes = [P, ctypes.c_int]
-            self.notes.append("ONNX Runtime %s (C API %d) predates "
-                              "SessionOptionsAppendExecutionProvider_CUDA_V2; "
-                              "the exported OrtSessionOptionsAppendExecutionProvider_CUDA was used"
-                              % (api.version, api.api_version))
+            self.notes.append(
+                "ONNX Runtime %s (C API %d) predates "
+                "SessionOptionsAppendExecutionProvider_CUDA_V2; "
+                "the exported OrtSessionOptionsAppendExecutionProvider_CUDA was used"
+                % (api.version, api.api_version)
+            )
             api.check("OrtSessionOptionsAppendExecutionProvider_CUDA", legacy(options, 0))
             return
         cuda = P()
@@ -1031,8 +1154,11 @@ class Probe:
         api = self.api
         assert api is not None
         requested = list(self.request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
-        run: Dict[str, Any] = {"stage": "runtime_loaded", "requested_providers": requested,
-                               "verdict": "failed"}
+        run: Dict[str, Any] = {
+            "stage": "runtime_loaded",
+            "requested_providers": requested,
+            "verdict": "failed",
+        }
         if self.request.get("test_mode") == "crash":
             self.begin("gpu.session")
             step("gpu.session", "calling CreateSession with the CUDA provider (TEST: crashing on purpose)")
@@ -1058,8 +1184,11 @@ class Probe:
             api.release("SessionOptions", options)
         counts = nodes_per_provider(lines)
         run["nodes_per_provider"] = counts
-        run["nodes_source"] = ("verbose log" if counts
-                               else "ONNX Runtime printed no node placement lines during session creation")
+        run["nodes_source"] = (
+            "verbose log"
+            if counts
+            else "ONNX Runtime printed no node placement lines during session creation"
+        )
         run["ort_messages"] = ort_messages(lines)
         gpu_nodes = sum(n for p, n in counts.items() if p in GPU_PROVIDERS)
         if session:
@@ -1077,9 +1206,12 @@ class Probe:
                 run["outputs"] = [digest(o) for o in outputs]
                 baseline = self.cpu_outputs if self.cpu_outputs is not None else self.load_baseline()
                 if baseline is not None:
-                    run["comparison"] = compare(outputs, baseline,
-                                                float(self.request.get("tolerance_abs", 1e-3)),
-                                                float(self.request.get("tolerance_rel", 1e-3)))
+                    run["comparison"] = compare(
+                        outputs,
+                        baseline,
+                        float(self.request.get("tolerance_abs", 1e-3)),
+                        float(self.request.get("tolerance_rel", 1e-3)),
+                    )
                 if gpu_nodes:
                     run["stage"] = "inference_on_gpu"
                     run["verdict"] = "gpu_active"
@@ -1100,9 +1232,13 @@ class Probe:
     def provider_created(self, lines: List[str]) -> bool:
         """The GPU provider got past its creation: no "Failed to create" line in the log."""
         text = "\n".join(lines)
-        return ("Failed to create" not in text and "Failed to load" not in text
-                and "CUDA_PATH is set" not in text and "cudaErrorNoDevice" not in text
-                and "cuda_call" not in text.lower())
+        return (
+            "Failed to create" not in text
+            and "Failed to load" not in text
+            and "CUDA_PATH is set" not in text
+            and "cudaErrorNoDevice" not in text
+            and "cuda_call" not in text.lower()
+        )
 
     def strict_run(self) -> Dict[str, Any]:
         """session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's own error."""
@@ -1152,8 +1288,12 @@ def gpu_memory() -> Dict[str, Any]:
         return {"note": "%s has no nvmlInit_v2" % name}
 
     class ProcessInfo(ctypes.Structure):
-        _fields_ = [("pid", ctypes.c_uint), ("usedGpuMemory", ctypes.c_ulonglong),
-                    ("gpuInstanceId", ctypes.c_uint), ("computeInstanceId", ctypes.c_uint)]
+        _fields_ = [
+            ("pid", ctypes.c_uint),
+            ("usedGpuMemory", ctypes.c_ulonglong),
+            ("gpuInstanceId", ctypes.c_uint),
+            ("computeInstanceId", ctypes.c_uint),
+        ]
 
     mine = others = total = 0
     try:
@@ -1221,7 +1361,8 @@ def main() -> int:
     probe = Probe(request)
     result: Dict[str, Any] = {"kind": "capi", "schema": 1, "completed": False}
     strategy: Dict[str, Any] = {
-        "name": request.get("strategy") or "as_is", "stage": "nothing",
+        "name": request.get("strategy") or "as_is",
+        "stage": "nothing",
         "description": "the C API of %s, driven through ctypes" % request.get("lib_path"),
     }
     try:
@@ -1238,8 +1379,14 @@ def main() -> int:
     finally:
         probe.finish()
     result.update(
-        runtime=probe.runtime, model=probe.model, strategies=[strategy], failure=probe.result_failure,
-        phases=probe.phases, cost=probe.cost, notes=probe.notes, log_excerpt=probe.log_excerpt[:40],
+        runtime=probe.runtime,
+        model=probe.model,
+        strategies=[strategy],
+        failure=probe.result_failure,
+        phases=probe.phases,
+        cost=probe.cost,
+        notes=probe.notes,
+        log_excerpt=probe.log_excerpt[:40],
     )
     emit({"event": "result", "result": result})
     emit({"event": "done", "t": now()})

@@ -339,9 +339,7 @@ class _Reader:
         elif self._type("executionProvider.provider", inner, "string"):
             chosen = self._provider_value("executionProvider.provider", inner, str(inner.node.value))
             line_text = _shorten(self.positions.line_text(inner.line), 300)
-            self.config.provider = ProviderSetting(
-                "object", raw, chosen, inner.line, inner.column, line_text
-            )
+            self.config.provider = ProviderSetting("object", raw, chosen, inner.line, inner.column, line_text)
         if self.config.provider is None:
             self.config.provider = ProviderSetting("object", raw, None, member.line, member.column, line_text)
         options = fields.get("tensorrtOptions")

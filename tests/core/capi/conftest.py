@@ -41,8 +41,13 @@ def npm_ort() -> Path:
     tarball = folder / f"onnxruntime-node-{NPM_VERSION}.tgz"
     if not tarball.is_file():
         try:
-            subprocess.run(["npm", "pack", f"onnxruntime-node@{NPM_VERSION}"], cwd=folder, check=True,
-                           capture_output=True, timeout=300)
+            subprocess.run(
+                ["npm", "pack", f"onnxruntime-node@{NPM_VERSION}"],
+                cwd=folder,
+                check=True,
+                capture_output=True,
+                timeout=300,
+            )
         except (OSError, subprocess.SubprocessError) as error:
             pytest.skip(f"npm pack onnxruntime-node@{NPM_VERSION} failed: {error}")
     with tarfile.open(tarball) as archive:

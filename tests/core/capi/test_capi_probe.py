@@ -28,8 +28,13 @@ def _env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _probe(lib: Path | str, model: Path = ADD, timeout_s: float = 60, env: dict[str, str] | None = None,
-           **request: object) -> ProbeResult:
+def _probe(
+    lib: Path | str,
+    model: Path = ADD,
+    timeout_s: float = 60,
+    env: dict[str, str] | None = None,
+    **request: object,
+) -> ProbeResult:
     return run_capi_probe(str(lib), str(model), {**SMALL, **request}, env or _env(), timeout_s)
 
 
@@ -107,8 +112,14 @@ def test_encoder_model_symbolic_dims_and_node_counts(npm_ort: Path, tmp_path: Pa
     assert result.cpu.nodes_per_provider.get("CPUExecutionProvider", 0) > 10
     assert result.cpu.outputs[0].shape == (2, 2)
     # A later child with no CPU baseline of its own compares with the stored one.
-    later = _probe(npm_ort, ENCODER, dims={"batch": 2, "seq": 16}, baseline_dir=str(tmp_path),
-                   cpu_baseline=False, strict=False)
+    later = _probe(
+        npm_ort,
+        ENCODER,
+        dims={"batch": 2, "seq": 16},
+        baseline_dir=str(tmp_path),
+        cpu_baseline=False,
+        strict=False,
+    )
     gpu = later.as_is.gpu if later.as_is else None
     assert gpu is not None and gpu.comparison is not None and gpu.comparison.equal
     assert later.cpu is not None and later.cpu.latency is None
@@ -175,8 +186,14 @@ def test_a_library_that_is_not_onnx_runtime(tmp_path: Path) -> None:
     result = _probe(fake)
     assert result.failure is not None and result.failure.kind == FailureKind.START
     assert str(fake) in result.failure.sentence
-    libz = next((p for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1")
-                 if Path(p).exists()), None)
+    libz = next(
+        (
+            p
+            for p in ("/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/x86_64-linux-gnu/libz.so.1")
+            if Path(p).exists()
+        ),
+        None,
+    )
     if libz:
         other = _probe(libz)
         assert other.failure is not None and other.failure.kind == FailureKind.ERROR

@@ -43,8 +43,7 @@ def test_wheels_installed_but_not_on_loader_path(tmp_path: Path) -> None:
     assert finding.remediation is not None
     assert finding.remediation.commands[0] == f"export LD_LIBRARY_PATH={lib_dir}:$LD_LIBRARY_PATH"
     assert "preload_dlls()" in finding.remediation.commands[1]
-    assert any(e.label == "installed elsewhere" and e.value.startswith(lib_dir)
-               for e in finding.evidence)
+    assert any(e.label == "installed elsewhere" and e.value.startswith(lib_dir) for e in finding.evidence)
     # On the loader path the finding is gone.
     fixed = run(cuda.CHECKS, snapshot(site, env=ld_path(site / "nvidia" / "cu13" / "lib")))
     assert not by_id(fixed, "cuda.runtime_not_on_loader_path")
@@ -53,16 +52,16 @@ def test_wheels_installed_but_not_on_loader_path(tmp_path: Path) -> None:
 
 def test_no_preload_dlls_for_a_native_application(tmp_path: Path) -> None:
     site = make_site(tmp_path, cuda13=True)
-    (finding,) = by_id(run(cuda.CHECKS, snapshot(site, python=False)),
-                       "cuda.runtime_not_on_loader_path")
+    (finding,) = by_id(run(cuda.CHECKS, snapshot(site, python=False)), "cuda.runtime_not_on_loader_path")
     assert finding.remediation is not None
     assert len(finding.remediation.commands) == 1
 
 
 def test_cuda12_build_with_cuda13_wheels_is_a_major_mismatch(tmp_path: Path) -> None:
     site = make_site(tmp_path, ort="ort123", cuda13=True)
-    findings = run(cuda.CHECKS, snapshot(site, ort_version="1.23.2",
-                                         env=ld_path(site / "nvidia" / "cu13" / "lib")))
+    findings = run(
+        cuda.CHECKS, snapshot(site, ort_version="1.23.2", env=ld_path(site / "nvidia" / "cu13" / "lib"))
+    )
     (finding,) = by_id(findings, "cuda.major_mismatch")
     assert finding.cause == "cuda_major_mismatch"
     assert "needs CUDA 12" in finding.title and "CUDA 13" in finding.title

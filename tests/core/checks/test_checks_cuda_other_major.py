@@ -82,18 +82,25 @@ def test_ort_cuda_families_follow_the_release() -> None:
 
 
 def _res(name: str, needed_by: str, path: str | None, **kwargs: object) -> Resolution:
-    return Resolution(name=name, needed_by=needed_by, path=path,
-                      via="LD_LIBRARY_PATH" if path else None, installed_elsewhere=(),
-                      other_majors=(), **kwargs)  # type: ignore[arg-type]
+    return Resolution(
+        name=name,
+        needed_by=needed_by,
+        path=path,
+        via="LD_LIBRARY_PATH" if path else None,
+        installed_elsewhere=(),
+        other_majors=(),
+        **kwargs,
+    )  # type: ignore[arg-type]
 
 
-def _facts_snapshot(resolutions: tuple[Resolution, ...], inventory: tuple[LibraryCopy, ...] = (),
-                    distributions: tuple[Distribution, ...] = ()) -> EnvironmentSnapshot:
+def _facts_snapshot(
+    resolutions: tuple[Resolution, ...],
+    inventory: tuple[LibraryCopy, ...] = (),
+    distributions: tuple[Distribution, ...] = (),
+) -> EnvironmentSnapshot:
     base = snapshot(Path("/nonexistent"), ort_version="1.23.2")
-    report = DependencyReport("CUDAExecutionProvider", "/ort/libonnxruntime_providers_cuda.so",
-                              resolutions)
-    libraries = LibraryFacts(search_dirs=(), inventory=inventory, reports=(report,),
-                             budget_exhausted=False)
+    report = DependencyReport("CUDAExecutionProvider", "/ort/libonnxruntime_providers_cuda.so", resolutions)
+    libraries = LibraryFacts(search_dirs=(), inventory=inventory, reports=(report,), budget_exhausted=False)
     assert base.python is not None
     python = dataclasses.replace(base.python, distributions=distributions)
     return dataclasses.replace(base, libraries=libraries, python=python)
@@ -102,11 +109,13 @@ def _facts_snapshot(resolutions: tuple[Resolution, ...], inventory: tuple[Librar
 def test_loaded_from_other_major_when_everything_is_found_is_a_warning() -> None:
     root = "/ort/libonnxruntime_providers_cuda.so"
     curand = "/opt/cu13/libcurand.so.10.4.0.35"  # the version in the real file name says CUDA 13
-    snap = _facts_snapshot((
-        _res("libcudart.so.12", root, "/opt/cu12/libcudart.so.12"),
-        _res("libcurand.so.10", root, curand),
-        _res("libcudart.so.13", curand, "/opt/cu13/libcudart.so.13"),
-    ))
+    snap = _facts_snapshot(
+        (
+            _res("libcudart.so.12", root, "/opt/cu12/libcudart.so.12"),
+            _res("libcurand.so.10", root, curand),
+            _res("libcudart.so.13", curand, "/opt/cu13/libcudart.so.13"),
+        )
+    )
     (finding,) = [f for f in run(cuda.CHECKS, snap) if f.cause == "cuda_major_mismatch"]
     assert finding.id == "cuda.major_mismatch.loaded_from_other_major"
     assert finding.severity == Severity.WARNING
@@ -115,10 +124,13 @@ def test_loaded_from_other_major_when_everything_is_found_is_a_warning() -> None
 
 def test_same_name_of_the_right_major_is_not_flagged() -> None:
     root = "/ort/libonnxruntime_providers_cuda.so"
-    snap = _facts_snapshot((
-        _res("libcudart.so.12", root, "/opt/cu12/libcudart.so.12"),
-        _res("libcurand.so.10", root, "/site/nvidia/curand/lib/libcurand.so.10"),
-    ), distributions=(Distribution("nvidia-curand-cu12", "10.3.10.19", "/site"),))
+    snap = _facts_snapshot(
+        (
+            _res("libcudart.so.12", root, "/opt/cu12/libcudart.so.12"),
+            _res("libcurand.so.10", root, "/site/nvidia/curand/lib/libcurand.so.10"),
+        ),
+        distributions=(Distribution("nvidia-curand-cu12", "10.3.10.19", "/site"),),
+    )
     assert not [f for f in run(cuda.CHECKS, snap) if f.cause == "cuda_major_mismatch"]
     belongs = cuda.file_cuda_major(snap, "/site/nvidia/curand/lib/libcurand.so.10", "libcurand.so.10")
     assert belongs is not None and belongs.major == 12 and "nvidia-curand-cu12" in belongs.reason
@@ -135,8 +147,10 @@ def test_cudnn_of_the_other_cuda_build_is_flagged_by_its_wheel(tmp_path: Path) -
     assert finding.cause == "cudnn_major_mismatch" and finding.severity == Severity.ERROR
     assert "libcudnn.so.9" in finding.title and "CUDA 13" in finding.title
     commands = finding.remediation.commands if finding.remediation else ()
-    assert commands == ("/app/venv/bin/python -m pip uninstall -y nvidia-cudnn-cu13",
-                        "/app/venv/bin/python -m pip install --force-reinstall nvidia-cudnn-cu12")
+    assert commands == (
+        "/app/venv/bin/python -m pip uninstall -y nvidia-cudnn-cu13",
+        "/app/venv/bin/python -m pip install --force-reinstall nvidia-cudnn-cu12",
+    )
     # Without the wheel's metadata nothing says which CUDA it is for: no claim.
     plain = snapshot(site, ort_version="1.23.2", env=ld_path(site / "nvidia" / "cudnn" / "lib"))
     assert not by_id(run(cudnn.CHECKS, plain), "cudnn.built_for_other_cuda")

@@ -23,22 +23,42 @@ UNPACKED = CACHE / "unpacked"
 
 # requirement, platform tag for pip, glob of the wheel file name
 WHEELS: dict[str, tuple[str, str, str]] = {
-    "ort131": ("onnxruntime-gpu==1.31.1", "manylinux_2_28_x86_64",
-               "onnxruntime_gpu-1.31.1-cp311-*manylinux*x86_64.whl"),
-    "ort123": ("onnxruntime-gpu==1.23.2", "manylinux_2_28_x86_64",
-               "onnxruntime_gpu-1.23.2-cp311-*manylinux*x86_64.whl"),
-    "cudart13": ("nvidia-cuda-runtime==13.5.37", "manylinux_2_17_x86_64",
-                 "nvidia_cuda_runtime-13.5.37-*manylinux*x86_64.whl"),
-    "cublas13": ("nvidia-cublas==13.10.0.20", "manylinux_2_17_x86_64",
-                 "nvidia_cublas-13.10.0.20-*manylinux*x86_64.whl"),
-    "curand10": ("nvidia-curand==10.4.5.25", "manylinux_2_27_x86_64",
-                 "nvidia_curand-10.4.5.25-*manylinux*x86_64.whl"),
-    "cudnn9": ("nvidia-cudnn-cu13==9.28.1.4", "manylinux_2_27_x86_64",
-               "nvidia_cudnn_cu13-9.28.1.4-*manylinux*x86_64.whl"),
-    "win_ort131": ("onnxruntime-gpu==1.31.1", "win_amd64",
-                   "onnxruntime_gpu-1.31.1-cp311-*win_amd64.whl"),
-    "win_cudart13": ("nvidia-cuda-runtime==13.5.37", "win_amd64",
-                     "nvidia_cuda_runtime-13.5.37-*win_amd64.whl"),
+    "ort131": (
+        "onnxruntime-gpu==1.31.1",
+        "manylinux_2_28_x86_64",
+        "onnxruntime_gpu-1.31.1-cp311-*manylinux*x86_64.whl",
+    ),
+    "ort123": (
+        "onnxruntime-gpu==1.23.2",
+        "manylinux_2_28_x86_64",
+        "onnxruntime_gpu-1.23.2-cp311-*manylinux*x86_64.whl",
+    ),
+    "cudart13": (
+        "nvidia-cuda-runtime==13.5.37",
+        "manylinux_2_17_x86_64",
+        "nvidia_cuda_runtime-13.5.37-*manylinux*x86_64.whl",
+    ),
+    "cublas13": (
+        "nvidia-cublas==13.10.0.20",
+        "manylinux_2_17_x86_64",
+        "nvidia_cublas-13.10.0.20-*manylinux*x86_64.whl",
+    ),
+    "curand10": (
+        "nvidia-curand==10.4.5.25",
+        "manylinux_2_27_x86_64",
+        "nvidia_curand-10.4.5.25-*manylinux*x86_64.whl",
+    ),
+    "cudnn9": (
+        "nvidia-cudnn-cu13==9.28.1.4",
+        "manylinux_2_27_x86_64",
+        "nvidia_cudnn_cu13-9.28.1.4-*manylinux*x86_64.whl",
+    ),
+    "win_ort131": ("onnxruntime-gpu==1.31.1", "win_amd64", "onnxruntime_gpu-1.31.1-cp311-*win_amd64.whl"),
+    "win_cudart13": (
+        "nvidia-cuda-runtime==13.5.37",
+        "win_amd64",
+        "nvidia_cuda_runtime-13.5.37-*win_amd64.whl",
+    ),
 }
 
 
@@ -63,10 +83,24 @@ def wheel_dir(key: str) -> Path:
     if wheel is None:
         DOWNLOADS.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-             "--python-version", "3.11", "--platform", platform, requirement,
-             "-d", str(DOWNLOADS)],
-            capture_output=True, timeout=900, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.11",
+                "--platform",
+                platform,
+                requirement,
+                "-d",
+                str(DOWNLOADS),
+            ],
+            capture_output=True,
+            timeout=900,
+            check=False,
         )
         wheel = _find(pattern)
     if wheel is None:

@@ -11,14 +11,26 @@ from hypothesis import strategies as st
 @pytest.mark.parametrize(
     ("name", "major"),
     [
-        ("libcudart.so.13", 13), ("libcudart.so.12.9.79", 12), ("libcudart.so.11.0", 11),
-        ("cudart64_110.dll", 11), ("cublasLt64_12.dll", 12), ("libnvJitLink.so.13", 13),
-        ("nvrtc64_130_0.dll", 13), ("libcufft.so.11", 12), ("libcufft.so.12", 13),
+        ("libcudart.so.13", 13),
+        ("libcudart.so.12.9.79", 12),
+        ("libcudart.so.11.0", 11),
+        ("cudart64_110.dll", 11),
+        ("cublasLt64_12.dll", 12),
+        ("libnvJitLink.so.13", 13),
+        ("nvrtc64_130_0.dll", 13),
+        ("libcufft.so.11", 12),
+        ("libcufft.so.12", 13),
         ("libcufft.so.10", 11),
         # cuRAND keeps .so.10 everywhere: only the full version tells (PyPI nvidia-curand*)
-        ("libcurand.so.10", None), ("libcurand.so.10.4.5.25", 13), ("libcurand.so.10.3.10.19", 12),
-        ("libcurand.so.10.3.1.50", 12), ("libcurand.so.10.3.0.86", 11), ("libcurand.so.10.2.10.91", 11),
-        ("libcudnn.so.9", None), ("libnvinfer.so.10", None), ("libc.so.6", None),
+        ("libcurand.so.10", None),
+        ("libcurand.so.10.4.5.25", 13),
+        ("libcurand.so.10.3.10.19", 12),
+        ("libcurand.so.10.3.1.50", 12),
+        ("libcurand.so.10.3.0.86", 11),
+        ("libcurand.so.10.2.10.91", 11),
+        ("libcudnn.so.9", None),
+        ("libnvinfer.so.10", None),
+        ("libc.so.6", None),
     ],
 )
 def test_cuda_major_of_name(name: str, major: int | None) -> None:

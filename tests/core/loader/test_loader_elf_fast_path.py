@@ -6,10 +6,9 @@ import glob
 import io
 
 import pytest
+from fallback_doctor.core.loader import elf
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fallback_doctor.core.loader import elf
 
 CANDIDATES = sorted(
     set(glob.glob("/usr/lib/x86_64-linux-gnu/*.so*")[:150])

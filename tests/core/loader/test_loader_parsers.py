@@ -36,7 +36,10 @@ def test_elf_cuda_provider_131_needs_cuda13_and_no_cudnn() -> None:
     dynamic = read_elf_dynamic(str(wheels.provider("ort131")))
     assert dynamic.soname is None
     assert dynamic.needed[:5] == (
-        "libcublasLt.so.13", "libcublas.so.13", "libcurand.so.10", "libcudart.so.13",
+        "libcublasLt.so.13",
+        "libcublas.so.13",
+        "libcurand.so.10",
+        "libcudart.so.13",
         "libcuda.so.1",
     )
     assert not any(name.startswith("libcudnn") for name in dynamic.needed)
@@ -83,7 +86,7 @@ def test_elf_any_bytes_only_raise_not_an_elf(data: bytes) -> None:
 def test_elf_corrupted_real_header_only_raises_not_an_elf(offset: int, junk: bytes) -> None:
     data = bytearray(_CUDART_HEAD)
     offset = offset % len(data)
-    data[offset:offset + len(junk)] = junk
+    data[offset : offset + len(junk)] = junk
     try:
         parse_elf_dynamic(bytes(data))
     except NotAnElfFile:
@@ -107,8 +110,7 @@ def test_pe_cuda_provider_imports_and_machine() -> None:
     capi = wheels.wheel_dir("win_ort131") / "onnxruntime" / "capi"
     imports = read_pe_imports(str(capi / "onnxruntime_providers_cuda.dll"))
     assert imports.dll_name == "onnxruntime_providers_cuda.dll"
-    assert imports.imports[:3] == ("cublasLt64_13.dll", "cublas64_13.dll",
-                                   "onnxruntime_providers_shared.dll")
+    assert imports.imports[:3] == ("cublasLt64_13.dll", "cublas64_13.dll", "onnxruntime_providers_shared.dll")
     assert imports.machine == "x86_64"
     trt = read_pe_imports(str(capi / "onnxruntime_providers_tensorrt.dll"))
     assert {"nvinfer_10.dll", "nvonnxparser_10.dll", "cudnn64_9.dll"} <= set(trt.imports)
@@ -147,8 +149,9 @@ def test_pe_any_bytes_only_raise_not_a_pe(data: bytes) -> None:
 
 def _ldconfig_text(cache: Path) -> str:
     ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
-    return subprocess.run([ldconfig, "-p", "-C", str(cache)], capture_output=True, text=True,
-                          check=True, timeout=10).stdout
+    return subprocess.run(
+        [ldconfig, "-p", "-C", str(cache)], capture_output=True, text=True, check=True, timeout=10
+    ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +165,9 @@ def cache_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     files = {"new": real}
     for form in ("old", "compat"):
         target = folder / f"{form}.cache"
-        done = subprocess.run([ldconfig, "-X", "-c", form, "-C", str(target)],
-                              capture_output=True, timeout=30, check=False)
+        done = subprocess.run(
+            [ldconfig, "-X", "-c", form, "-C", str(target)], capture_output=True, timeout=30, check=False
+        )
         if done.returncode == 0 and target.exists():
             files[form] = target
     return files
@@ -177,7 +181,8 @@ def test_ldcache_matches_ldconfig_p_for_every_format(cache_files: dict[str, Path
         assert render_ldconfig_p(parsed.entries) == expected, form
         from_text = parse_ldconfig_p(text)
         assert [(e.name, e.path, e.flags) for e in from_text] == [
-            (e.name, e.path, e.flags) for e in parsed.entries], form
+            (e.name, e.path, e.flags) for e in parsed.entries
+        ], form
 
 
 def test_ldcache_lookup_of_libc(cache_files: dict[str, Path]) -> None:
@@ -207,8 +212,10 @@ def _build_new(entries: list[tuple[str, str, int]]) -> bytes:
         strings += path.encode() + b"\0"
         offsets.append((key, value))
     header = b"glibc-ld.so.cache1.1" + struct.pack("<IIB3xI12x", len(entries), len(strings), 2, 0)
-    body = b"".join(struct.pack("<iIIIQ", flags, key, value, 0, 0)
-                    for (key, value), (_n, _p, flags) in zip(offsets, entries, strict=True))
+    body = b"".join(
+        struct.pack("<iIIIQ", flags, key, value, 0, 0)
+        for (key, value), (_n, _p, flags) in zip(offsets, entries, strict=True)
+    )
     return header + body + bytes(strings)
 
 
@@ -225,8 +232,10 @@ def _build_old(entries: list[tuple[str, str, int]]) -> bytes:
 
 
 _names = st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=30)
-_entries = st.lists(st.tuples(_names, _names.map(lambda text: "/" + text),
-                              st.sampled_from([0x0303, 0x0003, 0x0A03, 0x0803])), max_size=20)
+_entries = st.lists(
+    st.tuples(_names, _names.map(lambda text: "/" + text), st.sampled_from([0x0303, 0x0003, 0x0A03, 0x0803])),
+    max_size=20,
+)
 
 
 @settings(max_examples=100, deadline=None)
@@ -261,13 +270,12 @@ def test_ldconfig_p_real_captured_lines() -> None:
         "\tlibz.so.1 (libc6,x86-64) => /lib/x86_64-linux-gnu/libz.so.1\n"
         "\tlibc.so.6 (libc6) => /lib/i386-linux-gnu/libc.so.6\n"
         "\tlibc.so.6 (libc6,AArch64) => /lib/aarch64-linux-gnu/libc.so.6\n"
-        "\tlibfoo.so.1 (libc6,x86-64, hwcap: \"x86-64-v3\") => /usr/lib/glibc-hwcaps/x86-64-v3/libfoo.so.1\n"
+        '\tlibfoo.so.1 (libc6,x86-64, hwcap: "x86-64-v3") => /usr/lib/glibc-hwcaps/x86-64-v3/libfoo.so.1\n'
         "Cache generated by: ldconfig (Debian GLIBC 2.36-9+deb12u14) stable release version 2.36\n"
     )
     entries = parse_ldconfig_p(text)
     cache = LdCache(entries, source="ldconfig -p")
-    assert cache.lookup("libcudart.so.13", 64, "x86_64") == (
-        "/usr/local/cuda-13.0/lib/libcudart.so.13",)
+    assert cache.lookup("libcudart.so.13", 64, "x86_64") == ("/usr/local/cuda-13.0/lib/libcudart.so.13",)
     assert cache.lookup("libc.so.6", 64, "x86_64") == ()
     assert cache.lookup("libc.so.6", 32, "i386") == ("/lib/i386-linux-gnu/libc.so.6",)
     assert cache.lookup("libc.so.6", 64, "aarch64") == ("/lib/aarch64-linux-gnu/libc.so.6",)

@@ -42,30 +42,49 @@ def capi(tmp_path: Path) -> Path:
     """A copy of onnxruntime/capi of onnxruntime-gpu 1.31.1 (links, so the real files load)."""
     target = tmp_path / "site" / "onnxruntime" / "capi"
     source = wheels.provider("ort131").parent
-    wheels.place({name: source / name for name in (
-        "libonnxruntime_providers_cuda.so", "libonnxruntime_providers_shared.so",
-        "libonnxruntime_providers_tensorrt.so")}, target)
+    wheels.place(
+        {
+            name: source / name
+            for name in (
+                "libonnxruntime_providers_cuda.so",
+                "libonnxruntime_providers_shared.so",
+                "libonnxruntime_providers_tensorrt.so",
+            )
+        },
+        target,
+    )
     return target
 
 
 def test_search_path_helpers() -> None:
     assert split_search_path("/a::/b;/c") == ("/a", ".", "/b", "/c")
     assert split_search_path("") == ()
-    assert expand_dst("$ORIGIN/../../cu13/lib", "/x/nvidia/cudnn/lib", lib="lib64",
-                      platform="x86_64") == "/x/nvidia/cu13/lib"
-    assert expand_dst("${ORIGIN}/$LIB/$PLATFORM", "/o", lib="lib/x86_64-linux-gnu",
-                      platform="x86_64") == "/o/lib/x86_64-linux-gnu/x86_64"
-    steps = windows_search_steps("C:\\app\\capi\\p.dll", {"SystemRoot": "C:\\Windows",
-                                                         "PATH": "C:\\cuda\\bin;;D:\\x"})
+    assert (
+        expand_dst("$ORIGIN/../../cu13/lib", "/x/nvidia/cudnn/lib", lib="lib64", platform="x86_64")
+        == "/x/nvidia/cu13/lib"
+    )
+    assert (
+        expand_dst("${ORIGIN}/$LIB/$PLATFORM", "/o", lib="lib/x86_64-linux-gnu", platform="x86_64")
+        == "/o/lib/x86_64-linux-gnu/x86_64"
+    )
+    steps = windows_search_steps(
+        "C:\\app\\capi\\p.dll", {"SystemRoot": "C:\\Windows", "PATH": "C:\\cuda\\bin;;D:\\x"}
+    )
     assert [step.via for step in steps] == [
-        "DLL directory", "System32", "System", "Windows directory", "PATH"]
+        "DLL directory",
+        "System32",
+        "System",
+        "Windows directory",
+        "PATH",
+    ]
     assert steps[0].dirs == ("C:\\app\\capi",)
     assert steps[-1].dirs == ("C:\\cuda\\bin", "D:\\x")
 
 
 def test_nothing_installed_names_every_cuda_library(capi: Path) -> None:
-    report = resolve_dependencies("CUDAExecutionProvider", str(capi / "libonnxruntime_providers_cuda.so"),
-                                  env={}, cache=None, host=HOST)
+    report = resolve_dependencies(
+        "CUDAExecutionProvider", str(capi / "libonnxruntime_providers_cuda.so"), env={}, cache=None, host=HOST
+    )
     found = _by_name(report)
     for name in ("libcublasLt.so.13", "libcublas.so.13", "libcurand.so.10", "libcudart.so.13"):
         assert found[name].path is None and not found[name].lazy
@@ -80,13 +99,18 @@ def test_nothing_installed_names_every_cuda_library(capi: Path) -> None:
 def test_installed_elsewhere_and_ld_library_path(capi: Path, tmp_path: Path) -> None:
     site_lib = wheels.place(_cuda13_libs(), tmp_path / "site" / "nvidia" / "cu13" / "lib")
     root = str(capi / "libonnxruntime_providers_cuda.so")
-    report = resolve_dependencies("CUDA", root, env={}, cache=None, host=HOST,
-                                  known_dirs=[str(site_lib)])
+    report = resolve_dependencies("CUDA", root, env={}, cache=None, host=HOST, known_dirs=[str(site_lib)])
     cudart = _by_name(report)["libcudart.so.13"]
     assert cudart.path is None
     assert cudart.installed_elsewhere == (str(site_lib / "libcudart.so.13"),)
-    report = resolve_dependencies("CUDA", root, env={"LD_LIBRARY_PATH": str(site_lib)},
-                                  cache=None, host=HOST, known_dirs=[str(site_lib)])
+    report = resolve_dependencies(
+        "CUDA",
+        root,
+        env={"LD_LIBRARY_PATH": str(site_lib)},
+        cache=None,
+        host=HOST,
+        known_dirs=[str(site_lib)],
+    )
     found = _by_name(report)
     for name in _cuda13_libs():
         assert found[name].path == str(site_lib / name)
@@ -99,11 +123,18 @@ def test_installed_elsewhere_and_ld_library_path(capi: Path, tmp_path: Path) -> 
 
 def test_other_major_and_shadowing(capi: Path, tmp_path: Path) -> None:
     libs = _cuda13_libs()
-    old = wheels.place({"libcublasLt.so.12": libs["libcublasLt.so.13"],
-                        "libcudart.so.12.8.90": libs["libcudart.so.13"]}, tmp_path / "cuda12")
+    old = wheels.place(
+        {"libcublasLt.so.12": libs["libcublasLt.so.13"], "libcudart.so.12.8.90": libs["libcudart.so.13"]},
+        tmp_path / "cuda12",
+    )
     (old / "libcudart.so.13").symlink_to("libcudart.so.12.8.90")  # a "fixed" link
-    report = resolve_dependencies("CUDA", str(capi / "libonnxruntime_providers_cuda.so"),
-                                  env={"LD_LIBRARY_PATH": str(old)}, cache=None, host=HOST)
+    report = resolve_dependencies(
+        "CUDA",
+        str(capi / "libonnxruntime_providers_cuda.so"),
+        env={"LD_LIBRARY_PATH": str(old)},
+        cache=None,
+        host=HOST,
+    )
     found = _by_name(report)
     assert found["libcublasLt.so.13"].path is None
     assert found["libcublasLt.so.13"].other_majors == (str(old / "libcublasLt.so.12"),)
@@ -120,9 +151,13 @@ def test_wrong_elf_class_is_skipped_like_ld_so(capi: Path, tmp_path: Path) -> No
     data[4] = 1  # ELFCLASS32
     (first / "libcudart.so.13").write_bytes(bytes(data))
     second = wheels.place({"libcudart.so.13": libs["libcudart.so.13"]}, tmp_path / "second")
-    report = resolve_dependencies("CUDA", str(capi / "libonnxruntime_providers_cuda.so"),
-                                  env={"LD_LIBRARY_PATH": f"{first}:{second}"}, cache=None,
-                                  host=HOST)
+    report = resolve_dependencies(
+        "CUDA",
+        str(capi / "libonnxruntime_providers_cuda.so"),
+        env={"LD_LIBRARY_PATH": f"{first}:{second}"},
+        cache=None,
+        host=HOST,
+    )
     cudart = _by_name(report)["libcudart.so.13"]
     assert cudart.path == str(second / "libcudart.so.13")
     assert cudart.skipped == (str(first / "libcudart.so.13"),)
@@ -133,8 +168,13 @@ def test_cudnn_runpath_origin_and_sublibraries(capi: Path, tmp_path: Path) -> No
     wheels.link_tree(wheels.cudnn_lib(), site / "nvidia" / "cudnn" / "lib")
     cudnn = site / "nvidia" / "cudnn" / "lib"
     os.remove(cudnn / "libcudnn_heuristic.so.9")
-    report = resolve_dependencies("CUDA", str(capi / "libonnxruntime_providers_cuda.so"),
-                                  env={"LD_LIBRARY_PATH": str(cudnn)}, cache=None, host=HOST)
+    report = resolve_dependencies(
+        "CUDA",
+        str(capi / "libonnxruntime_providers_cuda.so"),
+        env={"LD_LIBRARY_PATH": str(cudnn)},
+        cache=None,
+        host=HOST,
+    )
     found = _by_name(report)
     assert found["libcudnn.so.9"].via == "LD_LIBRARY_PATH" and found["libcudnn.so.9"].lazy
     graph = found["libcudnn_graph.so.9"]
@@ -154,27 +194,62 @@ def test_rpath_of_loader_chain_versus_runpath(tmp_path: Path) -> None:
     src.write_text("int f(void) { return 1; }\n")
     deep = tmp_path / "deep"
     deep.mkdir()
-    subprocess.run([gcc, "-shared", "-o", str(deep / "libleaf.so.1"), str(src),
-                    "-Wl,-soname,libleaf.so.1"], check=True)
-    subprocess.run([gcc, "-shared", "-o", str(tmp_path / "libmid.so.1"), str(src),
-                    "-Wl,-soname,libmid.so.1", "-Wl,--no-as-needed", f"-L{deep}", "-l:libleaf.so.1",
-                    "-Wl,--disable-new-dtags"], check=True)
+    subprocess.run(
+        [gcc, "-shared", "-o", str(deep / "libleaf.so.1"), str(src), "-Wl,-soname,libleaf.so.1"], check=True
+    )
+    subprocess.run(
+        [
+            gcc,
+            "-shared",
+            "-o",
+            str(tmp_path / "libmid.so.1"),
+            str(src),
+            "-Wl,-soname,libmid.so.1",
+            "-Wl,--no-as-needed",
+            f"-L{deep}",
+            "-l:libleaf.so.1",
+            "-Wl,--disable-new-dtags",
+        ],
+        check=True,
+    )
     # the root has DT_RPATH $ORIGIN/deep: its RPATH serves libmid's needs too (mid has none).
-    subprocess.run([gcc, "-shared", "-o", str(tmp_path / "libroot.so"), str(src),
-                    "-Wl,--no-as-needed", f"-L{tmp_path}", "-l:libmid.so.1",
-                    "-Wl,-rpath,$ORIGIN:$ORIGIN/deep", "-Wl,--disable-new-dtags"], check=True)
-    report = resolve_dependencies("X", str(tmp_path / "libroot.so"), env={}, cache=None,
-                                  host=HOST, lazy=())
+    subprocess.run(
+        [
+            gcc,
+            "-shared",
+            "-o",
+            str(tmp_path / "libroot.so"),
+            str(src),
+            "-Wl,--no-as-needed",
+            f"-L{tmp_path}",
+            "-l:libmid.so.1",
+            "-Wl,-rpath,$ORIGIN:$ORIGIN/deep",
+            "-Wl,--disable-new-dtags",
+        ],
+        check=True,
+    )
+    report = resolve_dependencies("X", str(tmp_path / "libroot.so"), env={}, cache=None, host=HOST, lazy=())
     found = _by_name(report)
     assert found["libmid.so.1"].via == "RPATH"
     assert found["libleaf.so.1"].via == "RPATH"
     assert found["libleaf.so.1"].path == str(deep / "libleaf.so.1")
     # With DT_RUNPATH instead, the root's path applies to its direct needs only.
-    subprocess.run([gcc, "-shared", "-o", str(tmp_path / "libroot.so"), str(src),
-                    "-Wl,--no-as-needed", f"-L{tmp_path}", "-l:libmid.so.1",
-                    "-Wl,-rpath,$ORIGIN:$ORIGIN/deep", "-Wl,--enable-new-dtags"], check=True)
-    report = resolve_dependencies("X", str(tmp_path / "libroot.so"), env={}, cache=None,
-                                  host=HOST, lazy=())
+    subprocess.run(
+        [
+            gcc,
+            "-shared",
+            "-o",
+            str(tmp_path / "libroot.so"),
+            str(src),
+            "-Wl,--no-as-needed",
+            f"-L{tmp_path}",
+            "-l:libmid.so.1",
+            "-Wl,-rpath,$ORIGIN:$ORIGIN/deep",
+            "-Wl,--enable-new-dtags",
+        ],
+        check=True,
+    )
+    report = resolve_dependencies("X", str(tmp_path / "libroot.so"), env={}, cache=None, host=HOST, lazy=())
     found = _by_name(report)
     assert found["libmid.so.1"].via == "RUNPATH"
     assert found["libleaf.so.1"].path is None
@@ -182,8 +257,9 @@ def test_rpath_of_loader_chain_versus_runpath(tmp_path: Path) -> None:
 
 
 def test_budget_exhausted(capi: Path) -> None:
-    report = resolve_dependencies("CUDA", str(capi / "libonnxruntime_providers_cuda.so"),
-                                  env={}, cache=None, host=HOST, budget_s=0.0)
+    report = resolve_dependencies(
+        "CUDA", str(capi / "libonnxruntime_providers_cuda.so"), env={}, cache=None, host=HOST, budget_s=0.0
+    )
     assert report.budget_exhausted
 
 
@@ -194,21 +270,36 @@ def test_missing_root_is_an_error_not_an_exception(tmp_path: Path) -> None:
 
 def test_lazy_inference() -> None:
     assert ort_lazy_libraries(["libcublas.so.13", "libcudart.so.13"]) == (
-        "libcudnn.so.9", "libcufft.so.12", "libnvrtc.so.13")
+        "libcudnn.so.9",
+        "libcufft.so.12",
+        "libnvrtc.so.13",
+    )
     assert ort_lazy_libraries(["libcublas.so.12", "libcudnn.so.9"]) == ()
     assert ort_lazy_libraries(["cublasLt64_13.dll", "cublas64_13.dll"], windows=True) == (
-        "cudnn64_9.dll", "cufft64_12.dll", "nvrtc64_130_0.dll", "cudart64_13.dll")
+        "cudnn64_9.dll",
+        "cufft64_12.dll",
+        "nvrtc64_130_0.dll",
+        "cudart64_13.dll",
+    )
 
 
 def test_windows_dll_directory_and_path(tmp_path: Path) -> None:
     capi = wheels.wheel_dir("win_ort131") / "onnxruntime" / "capi"
-    app = wheels.place({name: capi / name for name in (
-        "onnxruntime_providers_cuda.dll", "onnxruntime_providers_shared.dll")}, tmp_path / "capi")
+    app = wheels.place(
+        {
+            name: capi / name
+            for name in ("onnxruntime_providers_cuda.dll", "onnxruntime_providers_shared.dll")
+        },
+        tmp_path / "capi",
+    )
     cudart_dir = wheels.wheel_dir("win_cudart13") / "nvidia" / "cu13" / "bin" / "x86_64"
     report = resolve_dependencies(
-        "CUDAExecutionProvider", str(app / "onnxruntime_providers_cuda.dll"),
+        "CUDAExecutionProvider",
+        str(app / "onnxruntime_providers_cuda.dll"),
         env={"PATH": str(cudart_dir), "SystemRoot": str(tmp_path / "Windows")},
-        platform="win32", known_dirs=[str(cudart_dir)])
+        platform="win32",
+        known_dirs=[str(cudart_dir)],
+    )
     found = {item.name.lower(): item for item in report.resolutions}
     assert found["onnxruntime_providers_shared.dll"].via == "DLL directory"
     assert found["kernel32.dll"].via == "KnownDLLs"
@@ -229,15 +320,27 @@ _CHILD = (
 )
 
 
-def _compare_with_ld_so(root: str, env: dict[str, str], report: DependencyReport,
-                        expect_failure: str | None, compared: list[str] | None = None) -> None:
+def _compare_with_ld_so(
+    root: str,
+    env: dict[str, str],
+    report: DependencyReport,
+    expect_failure: str | None,
+    compared: list[str] | None = None,
+) -> None:
     compared = [] if compared is None else compared
-    child_env = {key: value for key, value in os.environ.items()
-                 if key not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    child_env = {
+        key: value for key, value in os.environ.items() if key not in ("LD_LIBRARY_PATH", "LD_PRELOAD")
+    }
     child_env.update(env)
     child_env["LD_DEBUG"] = "libs"
-    done = subprocess.run([sys.executable, "-c", _CHILD, root], capture_output=True, text=True,
-                          env=child_env, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, root],
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=60,
+        check=False,
+    )
     text = done.stderr
     # Only the blocks after the provider's own load: the interpreter's start-up is not ours.
     start = text.find("GFD-START")
@@ -259,8 +362,7 @@ def _compare_with_ld_so(root: str, env: dict[str, str], report: DependencyReport
         assert not failed, done.stdout
     else:
         assert failed == (expect_failure,), done.stdout
-        load_time = [item.name for item in report.resolutions
-                     if item.path is None and not item.lazy]
+        load_time = [item.name for item in report.resolutions if item.path is None and not item.lazy]
         assert load_time and load_time[0] == expect_failure
 
 
@@ -270,8 +372,10 @@ def _fake_libcuda(directory: Path) -> None:
         pytest.skip("no C compiler for a stand-in libcuda.so.1")
     src = directory / "cuda.c"
     src.write_text("int cuDriverGetVersion(int *v) { *v = 13000; return 0; }\n")
-    subprocess.run([gcc, "-shared", "-o", str(directory / "libcuda.so.1"), str(src),
-                    "-Wl,-soname,libcuda.so.1"], check=True)
+    subprocess.run(
+        [gcc, "-shared", "-o", str(directory / "libcuda.so.1"), str(src), "-Wl,-soname,libcuda.so.1"],
+        check=True,
+    )
 
 
 @pytest.mark.parametrize("layout", ["none", "cuda_libs", "cuda_libs_and_driver"])
@@ -302,5 +406,10 @@ def test_resolver_agrees_with_ld_so(capi: Path, tmp_path: Path, layout: str) -> 
     assert compared[0] == "libcublasLt.so.13"
     if layout == "cuda_libs_and_driver":
         # the whole load-time tree was searched and found by both
-        assert {"libcublas.so.13", "libcurand.so.10", "libcudart.so.13", "libcuda.so.1",
-                "libstdc++.so.6"} <= set(compared)
+        assert {
+            "libcublas.so.13",
+            "libcurand.so.10",
+            "libcudart.so.13",
+            "libcuda.so.1",
+            "libstdc++.so.6",
+        } <= set(compared)

@@ -24,8 +24,14 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def _target(requested: str | None = "cuda", **kw: object) -> TargetFacts:
-    values: dict[str, object] = {"kind": "bareun", "root": None, "config_path": None, "log_paths": (),
-                                 "lib_path": None, "requested_provider": requested}
+    values: dict[str, object] = {
+        "kind": "bareun",
+        "root": None,
+        "config_path": None,
+        "log_paths": (),
+        "lib_path": None,
+        "requested_provider": requested,
+    }
     values.update(kw)
     return TargetFacts(**values)  # type: ignore[arg-type]
 
@@ -138,7 +144,8 @@ def test_another_users_environment_is_a_recorded_limit_with_the_command_to_allow
     """The server runs as nobody; the reader is root without capabilities (as a normal user is)."""
     server = subprocess.Popen(
         ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "60"],
-        env=base_env(CUDA_VISIBLE_DEVICES="-1"), start_new_session=True,
+        env=base_env(CUDA_VISIBLE_DEVICES="-1"),
+        start_new_session=True,
     )
     try:
         reader = (
@@ -147,9 +154,19 @@ def test_another_users_environment_is_a_recorded_limit_with_the_command_to_allow
             "print(json.dumps(asdict(collect_process(int(sys.argv[1])))))\n"
         )
         done = subprocess.run(
-            ["setpriv", "--bounding-set=-all", "--inh-caps=-all", sys.executable, "-c", reader,
-             str(server.pid)],
-            capture_output=True, text=True, timeout=60, check=False,
+            [
+                "setpriv",
+                "--bounding-set=-all",
+                "--inh-caps=-all",
+                sys.executable,
+                "-c",
+                reader,
+                str(server.pid),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
     finally:
         server.kill()

@@ -40,14 +40,21 @@ LOG = (
 
 
 def _target(log_paths: tuple[str, ...] = ()) -> TargetFacts:
-    return TargetFacts(kind="bareun", root=None, config_path=None, log_paths=log_paths, lib_path=None,
-                       requested_provider="cuda")
+    return TargetFacts(
+        kind="bareun",
+        root=None,
+        config_path=None,
+        log_paths=log_paths,
+        lib_path=None,
+        requested_provider="cuda",
+    )
 
 
 def _layout(stack: str) -> LibraryFacts:
     site = stack_dir(stack)
-    return collect_libraries(site_packages=[str(site)], provider_libraries=[], env={}, system_places=False,
-                             cache_path=None)
+    return collect_libraries(
+        site_packages=[str(site)], provider_libraries=[], env={}, system_places=False, cache_path=None
+    )
 
 
 def _findings(snapshot: EnvironmentSnapshot) -> dict[str, object]:
@@ -100,15 +107,26 @@ def test_no_cuda_at_all_settles_to_a_missing_runtime(log_file: Path) -> None:
 def test_a_static_finding_of_the_same_cause_takes_the_logs_lines(log_file: Path) -> None:
     log = collect_log(_target((str(log_file),)), TargetSpec())
     findings = list(_findings(EnvironmentSnapshot(log=log, libraries=_layout("gpu12-full"))).values())
-    static = make_finding("collect.failed", "cuda_major_mismatch", Layer.CUDA, Severity.ERROR,
-                          params={"collector": "x", "error": "y"}, evidence=(Evidence("needed", "x"),))
+    static = make_finding(
+        "collect.failed",
+        "cuda_major_mismatch",
+        Layer.CUDA,
+        Severity.ERROR,
+        params={"collector": "x", "error": "y"},
+        evidence=(Evidence("needed", "x"),),
+    )
     merged = merge_log_findings([static, *findings])  # type: ignore[list-item]
     assert not any(f.id == "log.cause" for f in merged)
     confirmed = [e for e in merged[0].evidence if e.label == "log line (confirms)"]
     assert confirmed and confirmed[0].source == str(log_file) and confirmed[0].line == 2
     # A different cause found statically leaves the log's finding alone.
-    other = make_finding("collect.failed", "driver_missing", Layer.DRIVER, Severity.ERROR,
-                         params={"collector": "x", "error": "y"})
+    other = make_finding(
+        "collect.failed",
+        "driver_missing",
+        Layer.DRIVER,
+        Severity.ERROR,
+        params={"collector": "x", "error": "y"},
+    )
     assert any(f.id == "log.cause" for f in merge_log_findings([other, *findings]))  # type: ignore[list-item]
 
 
@@ -129,6 +147,7 @@ def test_hidden_signal_and_fallback_without_cause(tmp_path: Path) -> None:
 def test_clean_and_unreadable_logs(tmp_path: Path) -> None:
     path = tmp_path / "quiet.log"
     path.write_text("server started\nlistening on 5656\n")
-    found = _findings(EnvironmentSnapshot(log=collect_log(_target((str(path), str(tmp_path / "no.log"))),
-                                                          TargetSpec())))
+    found = _findings(
+        EnvironmentSnapshot(log=collect_log(_target((str(path), str(tmp_path / "no.log"))), TargetSpec()))
+    )
     assert "log.clean" in found and "log.unreadable" in found

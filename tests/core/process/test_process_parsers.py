@@ -35,8 +35,13 @@ MAPS = """\
 
 def test_maps_names_the_gpu_stack_and_onnxruntime() -> None:
     mapped = {lib.name: lib for lib in parse_maps(MAPS)}
-    assert set(mapped) == {"libonnxruntime.so.1.23.0", "libcudart.so.12.4.127", "libcudnn.so.9.1.0",
-                           "libcuda.so.550.54.14", "libcufft.so.11.2.1.3"}
+    assert set(mapped) == {
+        "libonnxruntime.so.1.23.0",
+        "libcudart.so.12.4.127",
+        "libcudnn.so.9.1.0",
+        "libcuda.so.550.54.14",
+        "libcufft.so.11.2.1.3",
+    }
     assert mapped["libonnxruntime.so.1.23.0"].family == "ort_core"
     assert mapped["libcudart.so.12.4.127"].cuda_major == 12
     assert mapped["libcudnn.so.9.1.0"].deleted and mapped["libcudnn.so.9.1.0"].major == 9
@@ -52,15 +57,22 @@ def test_cgroup_names_the_unit_and_the_container() -> None:
     assert parse_cgroup(f"0::/system.slice/docker-{cid}.scope\n") == (None, ("docker", cid))
     assert parse_cgroup(f"12:memory:/docker/{cid}\n")[1] == ("docker", cid)
     assert parse_cgroup(f"0::/kubepods.slice/kubepods-pod1.slice/cri-containerd-{cid}.scope")[1] == (
-        "kubepods", cid)
+        "kubepods",
+        cid,
+    )
     assert parse_cgroup("0::/user.slice/user-0.slice/session-3.scope\n") == (None, None)
 
 
 def test_environ_and_env_files() -> None:
     assert parse_environ(b"A=1\0LD_LIBRARY_PATH=/x:/y\0BAD\0=v\0E=\xff\0") == {
-        "A": "1", "LD_LIBRARY_PATH": "/x:/y", "E": "\ufffd"}
+        "A": "1",
+        "LD_LIBRARY_PATH": "/x:/y",
+        "E": "\ufffd",
+    }
     assert parse_env_file('# c\nexport CUDA_VISIBLE_DEVICES="0"\nLD_LIBRARY_PATH=/opt/lib\nnot a line\n') == {
-        "CUDA_VISIBLE_DEVICES": "0", "LD_LIBRARY_PATH": "/opt/lib"}
+        "CUDA_VISIBLE_DEVICES": "0",
+        "LD_LIBRARY_PATH": "/opt/lib",
+    }
 
 
 def test_unit_files_and_systemctl_show() -> None:
@@ -70,15 +82,23 @@ def test_unit_files_and_systemctl_show() -> None:
         "Environment=ORT_A=1 \\\n  ORT_B=2\nEnvironmentFile=-/etc/default/bareun\n"
     )
     env, files = parse_unit_file(text)
-    assert env == {"LD_LIBRARY_PATH": "/opt/bareun/lib:/usr/local/cuda/lib64", "CUDA_VISIBLE_DEVICES": "0",
-                   "ORT_A": "1", "ORT_B": "2"}
+    assert env == {
+        "LD_LIBRARY_PATH": "/opt/bareun/lib:/usr/local/cuda/lib64",
+        "CUDA_VISIBLE_DEVICES": "0",
+        "ORT_A": "1",
+        "ORT_B": "2",
+    }
     assert files == ("-/etc/default/bareun",)
-    shown = ("Environment=LD_LIBRARY_PATH=/opt/bareun/lib \"X=a b\"\n"
-             "EnvironmentFiles=/etc/default/bareun (ignore_errors=yes)\n"
-             "FragmentPath=/etc/systemd/system/bareun.service\n")
+    shown = (
+        'Environment=LD_LIBRARY_PATH=/opt/bareun/lib "X=a b"\n'
+        "EnvironmentFiles=/etc/default/bareun (ignore_errors=yes)\n"
+        "FragmentPath=/etc/systemd/system/bareun.service\n"
+    )
     assert parse_systemctl_show(shown) == (
-        {"LD_LIBRARY_PATH": "/opt/bareun/lib", "X": "a b"}, ("-/etc/default/bareun",),
-        "/etc/systemd/system/bareun.service")
+        {"LD_LIBRARY_PATH": "/opt/bareun/lib", "X": "a b"},
+        ("-/etc/default/bareun",),
+        "/etc/systemd/system/bareun.service",
+    )
 
 
 def test_unit_read_from_a_real_tree_with_drop_in_and_environment_file(tmp_path: Path) -> None:
@@ -86,23 +106,31 @@ def test_unit_read_from_a_real_tree_with_drop_in_and_environment_file(tmp_path: 
     (system / "bareun.service.d").mkdir(parents=True)
     (system / "bareun.service").write_text(
         "[Service]\nExecStart=/opt/bareun/bin/bareun\nEnvironment=LD_LIBRARY_PATH=/opt/bareun/lib\n"
-        "EnvironmentFile=/etc/default/bareun\n")
+        "EnvironmentFile=/etc/default/bareun\n"
+    )
     (system / "bareun.service.d" / "gpu.conf").write_text("[Service]\nEnvironment=CUDA_VISIBLE_DEVICES=-1\n")
     (tmp_path / "etc" / "default").mkdir(parents=True)
     (tmp_path / "etc" / "default" / "bareun").write_text("NVIDIA_VISIBLE_DEVICES=all\nSECRET=x\n")
     limits: list[object] = []
     unit = read_unit("bareun.service", "sudo …", limits, root=str(tmp_path))  # type: ignore[arg-type]
     assert unit.source == "unit file" and unit.fragment_path == str(system / "bareun.service")
-    assert unit.environment == {"LD_LIBRARY_PATH": "/opt/bareun/lib", "CUDA_VISIBLE_DEVICES": "-1",
-                                "NVIDIA_VISIBLE_DEVICES": "all"}
+    assert unit.environment == {
+        "LD_LIBRARY_PATH": "/opt/bareun/lib",
+        "CUDA_VISIBLE_DEVICES": "-1",
+        "NVIDIA_VISIBLE_DEVICES": "all",
+    }
     # Without /proc/PID/environ, the unit is the best account of the server's environment.
     facts = ProcessFacts(1, None, (), None, unit=unit)
     assert facts.effective_environment() == unit.environment
 
 
 def test_docker_inspect() -> None:
-    document = [{"Config": {"Env": ["PATH=/usr/bin", "LD_LIBRARY_PATH=/bareun/lib", "API_KEY=koba-x"]},
-                 "HostConfig": {"Runtime": "runc", "DeviceRequests": None}}]
+    document = [
+        {
+            "Config": {"Env": ["PATH=/usr/bin", "LD_LIBRARY_PATH=/bareun/lib", "API_KEY=koba-x"]},
+            "HostConfig": {"Runtime": "runc", "DeviceRequests": None},
+        }
+    ]
     env, runtime, gpu = parse_docker_inspect(json.dumps(document))
     assert env == {"LD_LIBRARY_PATH": "/bareun/lib", "PATH": "/usr/bin"} and runtime == "runc"
     assert gpu is False
@@ -110,15 +138,20 @@ def test_docker_inspect() -> None:
     assert parse_docker_inspect(json.dumps(document))[2] is True
     container = ContainerInfo("docker", "a" * 64, {"CUDA_VISIBLE_DEVICES": "0"}, inspected=True)
     assert ProcessFacts(1, None, (), None, container=container).effective_environment() == {
-        "CUDA_VISIBLE_DEVICES": "0"}
+        "CUDA_VISIBLE_DEVICES": "0"
+    }
     empty_unit = ServiceUnit("u", None, {}, (), "x")
     assert ProcessFacts(1, None, (), None, unit=empty_unit).effective_environment() is None
 
 
 def test_config_port(tmp_path: Path) -> None:
     config = tmp_path / "bareun.json"
-    for data, port in (({"address": {"port": 5656}}, 5656), ({"port": "5757"}, 5757), ({"port": True}, None),
-                       ([], None)):
+    for data, port in (
+        ({"address": {"port": 5656}}, 5656),
+        ({"port": "5757"}, 5757),
+        ({"port": True}, None),
+        ([], None),
+    ):
         config.write_text(json.dumps(data))
         assert config_port(str(config)) == port
     config.write_text("{ not json")
