@@ -343,17 +343,28 @@ def _secret_value_hits(text: str) -> Iterable[Raw]:
         elif is_secret_key(key) and value.strip().lower() not in _NOT_A_VALUE:
             yield match.start(group), match.end(group), _kind_of_key(key), SECRET, None
     for pattern in (_KV_LINE, _KV_INLINE, _FLAG, _XML):
-        for match in pattern.finditer(text):
-            key = match.group("key")
-            value = match.group("val")
-            if not is_secret_key(key) or _SERIAL_KEY.search(key):
-                continue
-            start, end = match.start("val"), match.end("val")
-            if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
-                start, end, value = start + 1, end - 1, value[1:-1]
-            if value.strip().lower() in _NOT_A_VALUE or value.startswith(("{", "[")):
-                continue
-            yield start, end, _kind_of_key(key), SECRET, None
+        yield from _key_value_hits(pattern, text, 0)
+
+
+def _key_value_hits(pattern: re.Pattern[str], text: str, offset: int, depth: int = 0) -> Iterable[Raw]:
+    """Secret values after secret-looking keys; a harmless key's value is searched again.
+
+    ``error: password=hunter2`` matches first as the key ``error`` with the value
+    ``password=hunter2``: the secret sits inside that value, so it is scanned in turn.
+    """
+    for match in pattern.finditer(text):
+        key = match.group("key")
+        value = match.group("val")
+        if not is_secret_key(key) or _SERIAL_KEY.search(key):
+            if depth < 4 and ("=" in value or ":" in value):
+                yield from _key_value_hits(_KV_INLINE, value, offset + match.start("val"), depth + 1)
+            continue
+        start, end = match.start("val"), match.end("val")
+        if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
+            start, end, value = start + 1, end - 1, value[1:-1]
+        if value.strip().lower() in _NOT_A_VALUE or value.startswith(("{", "[")):
+            continue
+        yield offset + start, offset + end, _kind_of_key(key), SECRET, None
 
 
 def _kind_of_key(key: str) -> str:

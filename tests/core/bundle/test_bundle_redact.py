@@ -12,7 +12,7 @@ import pytest
 from fallback_doctor.core.bundle.content import to_text
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym, save_mapping
 from fallback_doctor.core.bundle.redact import MARKER, Redactor, is_secret_key
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 
@@ -277,6 +277,7 @@ def test_escape_heavy_text_no_exception_and_idempotent(text: str) -> None:
 
 @FAST
 @given(planted_texts())
+@example(text="error: password=hunter2x ")  # found by Hypothesis: a secret inside a harmless key's value
 def test_planted_values_never_survive(text: str) -> None:
     redactor = Redactor(use_local_identity=False)
     out = redactor.redact(text).text
