@@ -14,19 +14,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.core.bundle.export import (
-    BundleExistsError,
-    BundleOptions,
-    ExtraMember,
-    extras_from_document,
-    prepare_bundle,
-    render_preview,
-    write_bundle,
-)
-from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle, verify_bundle
-from fallback_doctor.core.report import render_text
+if TYPE_CHECKING:
+    from fallback_doctor.core.bundle.export import ExtraMember
+
+# The bundle machinery is imported where it is used: `diagnose` registers this module's options
+# on every run, and importing redaction, export and opening costs tens of milliseconds.
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -87,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(path: str, lang: str | None, as_json: bool) -> int:
+    from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle
+    from fallback_doctor.core.report import render_text
+
     try:
         opened = open_bundle(path)
     except BundleRefusedError as error:
@@ -106,6 +103,8 @@ def _show(path: str, lang: str | None, as_json: bool) -> int:
 
 
 def _verify(path: str) -> int:
+    from fallback_doctor.core.bundle.safe_open import BundleRefusedError, verify_bundle
+
     try:
         result = verify_bundle(path)
     except BundleRefusedError as error:
@@ -129,6 +128,15 @@ def export_from_cli(
     configuration and logs the document names are read now. Messages go to standard error
     (the listing of ``--dry-run`` to standard output unless ``--json`` is printing there).
     """
+    from fallback_doctor.core.bundle.export import (
+        BundleExistsError,
+        BundleOptions,
+        extras_from_document,
+        prepare_bundle,
+        render_preview,
+        write_bundle,
+    )
+
     destination = getattr(args, "bundle", None)
     if not destination:
         return EXIT_OK

@@ -3,22 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor import __version__
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.collect.run import CollectRequest
-from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, Diagnosis, diagnose, exit_code_for
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
+if TYPE_CHECKING:
+    from fallback_doctor.core.bundle.export import ExtraMember
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
+
+OPTIONAL_COMMANDS: dict[str, str] = {
+    "explain-log": "fallback_doctor.cli.explain_log",
+    "test-inference": "fallback_doctor.cli.test_inference",
+    "bundle": "fallback_doctor.cli.bundle",
+}
+"""Subcommands living in modules of their own, imported only when asked for (start-up time)."""
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that subcommand's module is imported."""
     parser = argparse.ArgumentParser(
         prog="fallback-doctor",
         description="Find out why ONNX Runtime runs on the CPU when it was asked for the GPU.",
@@ -27,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_diagnose(subparsers)
-    _add_optional_commands(subparsers)
+    _add_optional_commands(subparsers, only)
     return parser
 
 
@@ -90,13 +103,14 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     diag.set_defaults(handler=run_diagnose)
 
 
-def _add_optional_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Subcommands that live in modules of their own."""
-    from fallback_doctor.cli import bundle, explain_log, test_inference
-
-    explain_log.add_parser(subparsers)
-    test_inference.add_parser(subparsers)
-    bundle.add_parser(subparsers)
+def _add_optional_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], only: str | None = None
+) -> None:
+    """Register the subcommands that live in modules of their own (all of them for --help)."""
+    for name, module_name in OPTIONAL_COMMANDS.items():
+        if only is not None and only != name:
+            continue
+        importlib.import_module(module_name).add_parser(subparsers)
 
 
 def _pid(text: str) -> int:
@@ -148,16 +162,44 @@ def run_diagnose(args: argparse.Namespace) -> int:
         from fallback_doctor.cli.bundle import export_from_cli
 
         args.lang = args.lang or default_language()
-        code = export_from_cli(document, args)
+        code = export_from_cli(document, args, bundle_extras(document, diagnosis))
         if code:
             return code
     return exit_code_for(diagnosis.verdict)
 
 
+def bundle_extras(document: dict[str, Any], diagnosis: Diagnosis) -> list[ExtraMember]:
+    """The bundle's members besides the report: configuration and logs, samples.csv, probe outputs.
+
+    samples.csv is the test inference's sampled series (GPU via NVML, the probe's CPU via psutil);
+    probe/<strategy>.stdout.txt and .stderr.txt the end of each probe child's output.
+    """
+    from fallback_doctor.core.bundle.export import ExtraMember, extras_from_document
+    from fallback_doctor.core.sampling.sampler import SamplingSeries
+
+    extras = list(extras_from_document(document))
+    inference = diagnosis.snapshot.inference
+    result = inference.result if inference is not None else None
+    if result is None:
+        return extras
+    if result.series is not None:
+        csv_text = SamplingSeries.from_dict(result.series).to_csv()
+        extras.append(
+            ExtraMember("samples.csv", csv_text, "samples", "the sampler during the test inference")
+        )
+    for output in result.outputs:
+        extras.append(
+            ExtraMember(output.name, output.text, "probe", f"the test inference's {result.kind} probe")
+        )
+    return extras
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; usage errors exit 2 with a one-line message."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command = next((item for item in arguments if not item.startswith("-")), None)
+    parser = build_parser(command if command in OPTIONAL_COMMANDS or command == "diagnose" else None)
+    args = parser.parse_args(arguments)
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_USAGE
