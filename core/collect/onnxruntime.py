@@ -24,7 +24,7 @@ from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requir
 
 PACKAGE = "onnxruntime"
 
-_PROVIDER_KEYS: dict[str, str] = {
+PROVIDER_KEYS: dict[str, str] = {
     "tensorrt": "TensorrtExecutionProvider",
     "nv_tensorrt_rtx": "NvTensorRTRTXExecutionProvider",
     "cuda": "CUDAExecutionProvider",
@@ -307,8 +307,8 @@ def _provider_files(capi: str) -> tuple[tuple[ProviderLibrary, ...], str | None,
             key = match.group(1).lower()
             if key == "shared":
                 shared = path
-            elif key in _PROVIDER_KEYS:
-                provider = _PROVIDER_KEYS[key]
+            elif key in PROVIDER_KEYS:
+                provider = PROVIDER_KEYS[key]
                 libraries.append(ProviderLibrary(provider=provider, path=path))
             else:
                 unknown.append(name)

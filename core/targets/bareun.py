@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fallback_doctor.core.collect.onnxruntime import PROVIDER_KEYS
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.target import ConfigIssue, LibPathOrt, ProviderSetting
 from fallback_doctor.core.targets.jsonpos import (
@@ -589,19 +590,8 @@ _CORE_LIBRARY = re.compile(
     r"^(?:libonnxruntime\.so(?:\.\d+)*|onnxruntime\.dll|libonnxruntime(?:\.\d+)*\.dylib)$", re.IGNORECASE
 )
 _PROVIDER_FILE = re.compile(r"^(?:lib)?onnxruntime_providers_(\w+?)\.(?:so|dll|dylib)$", re.IGNORECASE)
-_PROVIDER_NAMES: dict[str, str] = {
-    "cuda": "CUDAExecutionProvider",
-    "tensorrt": "TensorrtExecutionProvider",
-    "nv_tensorrt_rtx": "NvTensorRTRTXExecutionProvider",
-    "migraphx": "MIGraphXExecutionProvider",
-    "rocm": "ROCMExecutionProvider",
-    "openvino": "OpenVINOExecutionProvider",
-    "dnnl": "DnnlExecutionProvider",
-    "cann": "CANNExecutionProvider",
-    "vitisai": "VitisAIExecutionProvider",
-    "qnn": "QNNExecutionProvider",
-}
-"""libonnxruntime_providers_<key>.so -> provider (as in core/collect/onnxruntime.py)."""
+_PROVIDER_NAMES = PROVIDER_KEYS
+"""libonnxruntime_providers_<key>.so -> provider: one table, kept with the Python-package reader."""
 _VERSION_IN_NAME = re.compile(r"(?:\.so\.|^libonnxruntime\.)(\d+\.\d+\.\d+)")
 _CUDA_LIB = re.compile(r"^(?:lib)?(?:cudart|cublas|cublaslt)(?:\.so\.|64_)(\d+)", re.IGNORECASE)
 _CUDNN_LIB = re.compile(r"^(?:lib)?cudnn(?:\.so\.|64_)(\d+)", re.IGNORECASE)
