@@ -25,6 +25,9 @@ LABELS: dict[str, dict[str, str]] = {
         "en": "Stop the step that is running now (the test process is killed)",
         "ko": "지금 실행 중인 단계를 멈춥니다(테스트 프로세스를 종료합니다)",
     },
+    "table.columns": {"en": "column headings", "ko": "열 제목"},
+    "table.rows": {"en": "row numbers", "ko": "행 번호"},
+    "status.line": {"en": "Step status", "ko": "단계 상태"},
     "step": {"en": "Step {n} of 7: {name}", "ko": "7단계 중 {n}단계: {name}"},
     # page 0
     "start.name": {"en": "What to diagnose", "ko": "진단할 대상"},
@@ -265,6 +268,124 @@ LABELS: dict[str, dict[str, str]] = {
     "diag.export.unavailable": {
         "en": "Exporting a bundle is not available in this build.",
         "ko": "이 빌드에서는 번들 내보내기를 사용할 수 없습니다.",
+    },
+    "diag.verify.english": {"en": "How to verify", "ko": "확인 방법 (영어 원문, 한국어 번역 없음)"},
+    "diag.commands.english": {"en": "Commands", "ko": "명령 (주석은 영어 원문)"},
+    # how far a GPU attempt got (core/inference/result.py Stage)
+    "stage.nothing": {"en": "ONNX Runtime did not even load", "ko": "ONNX Runtime조차 로드되지 않음"},
+    "stage.runtime_loaded": {
+        "en": "ONNX Runtime loaded, the GPU provider's libraries did not",
+        "ko": "ONNX Runtime은 로드되었으나 GPU 공급자 라이브러리는 로드되지 않음",
+    },
+    "stage.libraries_loaded": {
+        "en": "the GPU provider's libraries loaded, the provider was not created",
+        "ko": "GPU 공급자 라이브러리는 로드되었으나 공급자가 생성되지 않음",
+    },
+    "stage.provider_created": {
+        "en": "the GPU provider was created, no session",
+        "ko": "GPU 공급자는 생성되었으나 세션은 만들어지지 않음",
+    },
+    "stage.session_created": {
+        "en": "a GPU session was created (no inference on the GPU yet)",
+        "ko": "GPU 세션이 생성됨(아직 GPU에서 추론하지 않음)",
+    },
+    "stage.inference_on_gpu": {"en": "inference ran on the GPU", "ko": "GPU에서 추론이 실행됨"},
+    # a bundle opened from another machine
+    "bundle.banner": {
+        "en": "BUNDLE FROM ANOTHER MACHINE: {name}, made {created} by fallback-doctor {version} "
+        "({redacted}). "
+        "Every page shows what was diagnosed there; nothing is run on this machine.",
+        "ko": "다른 컴퓨터에서 만든 번들: {name}, {created}에 fallback-doctor {version}로 생성({redacted}). "
+        "모든 페이지는 그곳에서 진단한 내용이며, 이 컴퓨터에서는 아무것도 실행하지 않습니다.",
+    },
+    "bundle.redacted": {"en": "private details masked", "ko": "개인 정보 가림"},
+    "bundle.not_redacted": {"en": "NOT redacted", "ko": "가리지 않음"},
+    "bundle.integrity": {
+        "en": "Warning: some files do not match the bundle's manifest: {problems}",
+        "ko": "경고: 일부 파일이 번들의 매니페스트와 일치하지 않습니다: {problems}",
+    },
+    "bundle.samples": {
+        "en": "samples.csv of the bundle (recorded on the other machine)",
+        "ko": "번들의 samples.csv(다른 컴퓨터에서 기록)",
+    },
+    # the bundle preview (export)
+    "preview.title": {"en": "Export a diagnostic bundle", "ko": "진단 번들 내보내기"},
+    "preview.intro": {
+        "en": "Nothing is written yet. Check every file below: highlighted text will be masked "
+        "(hover a highlight to see what kind it is). Untick a file to leave it out.",
+        "ko": "아직 아무것도 저장하지 않았습니다. 아래 파일을 모두 확인하세요. 강조된 부분은 가려집니다"
+        "(강조 부분에 마우스를 올리면 종류가 보입니다). 빼려는 파일은 체크를 해제하세요.",
+    },
+    "preview.preparing": {"en": "Preparing the preview…", "ko": "미리 보기를 준비하는 중…"},
+    "preview.members": {"en": "Files in the bundle", "ko": "번들에 들어갈 파일"},
+    "preview.members.tip": {
+        "en": "Ticked files are written; untick one to leave it out",
+        "ko": "체크된 파일만 저장됩니다. 빼려면 체크를 해제하세요",
+    },
+    "preview.member": {"en": "{name} ({count} masked)", "ko": "{name} ({count}곳 가림)"},
+    "preview.member.derived": {"en": "{name} (made from the others)", "ko": "{name} (다른 파일로 생성)"},
+    "preview.member.note": {
+        "en": "{count} masked in this file. Read from: {source}",
+        "ko": "이 파일에서 {count}곳을 가립니다. 읽은 위치: {source}",
+    },
+    "preview.member.derived.note": {
+        "en": "Made from the files above after masking; it has no masks of its own.",
+        "ko": "가린 뒤의 위 파일들로 만들어지므로 따로 가릴 부분이 없습니다.",
+    },
+    "preview.required": {
+        "en": "The report cannot be left out: a bundle without it cannot be opened",
+        "ko": "보고서는 뺄 수 없습니다. 보고서가 없으면 번들을 열 수 없습니다",
+    },
+    "preview.excluded": {
+        "en": "LEFT OUT: this file will not be written.",
+        "ko": "제외됨: 이 파일은 저장하지 않습니다.",
+    },
+    "preview.truncated": {
+        "en": "(showing the first {shown} of {total} characters; all of it is masked the same way)",
+        "ko": "(전체 {total}자 중 처음 {shown}자만 표시합니다. 나머지도 같은 방식으로 가립니다)",
+    },
+    "preview.hover": {"en": "{kind}: replaced by {replacement}", "ko": "{kind}: {replacement}(으)로 바뀜"},
+    "preview.summary": {
+        "en": "{files} files will be written, {redactions} values masked ({kinds}).",
+        "ko": "파일 {files}개를 저장하고 값 {redactions}곳을 가립니다({kinds}).",
+    },
+    "preview.unredacted": {
+        "en": "MASKING IS OFF: secrets, user and host names go out as they are; the manifest says so.",
+        "ko": "가리기 꺼짐: 비밀 값, 사용자 및 호스트 이름이 그대로 나갑니다. 매니페스트에 기록됩니다.",
+    },
+    "preview.cut": {"en": "Cut: {name}: {why}", "ko": "잘림: {name}: {why}"},
+    "preview.more": {
+        "en": "Mask more (any text to hide everywhere):",
+        "ko": "추가로 가리기(모든 곳에서 숨길 텍스트):",
+    },
+    "preview.more.hint": {
+        "en": "e.g. a customer name or a server name",
+        "ko": "예: 고객사 이름 또는 서버 이름",
+    },
+    "preview.more.add": {"en": "Mask", "ko": "가리기"},
+    "preview.more.list": {"en": "Texts masked on request", "ko": "요청으로 가린 텍스트"},
+    "preview.more.remove": {"en": "Stop masking the selected text", "ko": "선택한 텍스트 가리기 취소"},
+    "preview.redact": {"en": "Mask private details (recommended)", "ko": "개인 정보 가리기(권장)"},
+    "preview.off.title": {"en": "Turn masking off?", "ko": "가리기를 끌까요?"},
+    "preview.off.text": {
+        "en": "The bundle will contain passwords, keys, user names, host names and addresses exactly as "
+        "they are on this machine. Its manifest will say that it was not redacted. Turn masking off?",
+        "ko": "번들에 이 컴퓨터의 비밀번호, 키, 사용자 이름, 호스트 이름, 주소가 그대로 들어갑니다. "
+        "매니페스트에는 가리지 않았다고 기록됩니다. 가리기를 끌까요?",
+    },
+    "preview.as_written": {"en": "Show as it will be written", "ko": "저장될 모습으로 보기"},
+    "preview.text": {"en": "The selected file's text", "ko": "선택한 파일의 내용"},
+    "preview.save": {"en": "Save the bundle…", "ko": "번들 저장…"},
+    "preview.cancel": {"en": "Cancel", "ko": "취소"},
+    "preview.writing": {"en": "Writing the bundle…", "ko": "번들을 저장하는 중…"},
+    "preview.exists.title": {"en": "Replace the file?", "ko": "파일을 바꿀까요?"},
+    "preview.exists.text": {
+        "en": "{path} already exists. Replace it with this bundle?",
+        "ko": "{path} 파일이 이미 있습니다. 이 번들로 바꿀까요?",
+    },
+    "preview.not_saved": {
+        "en": "Not saved: the existing file is kept.",
+        "ko": "저장하지 않았습니다. 기존 파일을 유지합니다.",
     },
     "severity.error": {"en": "ERROR", "ko": "오류"},
     "severity.warning": {"en": "WARNING", "ko": "경고"},

@@ -85,6 +85,7 @@ class GpuPlot(QWidget):
         pg.setConfigOptions(antialias=False, background=background, foreground=foreground)
         self._pg = pg
         self._graphics = pg.GraphicsLayoutWidget(self)
+        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # mouse only (zoom, pan): Tab skips it
         self._graphics.setAccessibleName(t("plot.gpu"))
         self._gpu_plot = self._graphics.addPlot(row=0, col=0)
         self._cpu_plot = self._graphics.addPlot(row=1, col=0)

@@ -47,6 +47,42 @@ from PySide6.QtWidgets import (
 )
 
 
+def series_from_samples_csv(text: str | None, document: dict[str, Any]) -> dict[str, Any] | None:
+    """The utilization series replayed from a bundle's samples.csv (the marks and status from the report).
+
+    None when there is no samples.csv; a cell left empty is a reading that was not available.
+    """
+    if not text:
+        return None
+    import csv
+    import io
+
+    samples: list[dict[str, Any]] = []
+    for row in csv.DictReader(io.StringIO(text)):
+        sample: dict[str, Any] = {}
+        for key, raw in row.items():
+            if key is None:
+                continue
+            if raw is None or raw == "":
+                sample[key] = None
+                continue
+            try:
+                number = float(raw)
+            except ValueError:
+                sample[key] = raw
+            else:
+                sample[key] = int(number) if key in {"gpu_index", "pid"} and number.is_integer() else number
+        samples.append(sample)
+    recorded = dict(((document.get("inference") or {}).get("series")) or {})
+    return {
+        **recorded,
+        "samples": samples,
+        "marks": list(recorded.get("marks") or []),
+        "recorded_here": False,
+        "provenance": t("bundle.samples"),
+    }
+
+
 class Page(IntEnum):
     """The pages, in FAQ order."""
 
@@ -98,6 +134,15 @@ class StepPage(QWizardPage):
         super().__init__()
         self.doctor = wizard
         self.body = QVBoxLayout(self)
+        self.banner = QLabel(self)
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.setStyleSheet(
+            "QLabel { background: #fff3e0; color: #4e342e; border: 2px solid #ef6c00;"
+            " border-radius: 3px; padding: 6px; font-weight: bold; }"
+        )
+        self.banner.hide()
+        self.body.addWidget(self.banner)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -123,6 +168,15 @@ class StepPage(QWizardPage):
         self.setSubTitle(t(f"{self.key}.sub"))
         self.again.setText(t("run.again"))
         self.again.setAccessibleName(t("run.again"))
+        self.status.setAccessibleName(t("status.line"))
+        self.show_banner()
+
+    def show_banner(self) -> None:
+        """The "bundle from another machine" banner, when a bundle is shown."""
+        text = self.doctor.bundle_banner()
+        self.banner.setText(text)
+        self.banner.setAccessibleName(text)
+        self.banner.setVisible(bool(text))
 
     key = ""
 
@@ -186,6 +240,7 @@ class StartPage(StepPage):
             if kind == "paste":
                 self.paste = QPlainTextEdit(self)
                 self.paste.setMaximumHeight(110)
+                self.paste.setTabChangesFocus(True)
                 self.paste.textChanged.connect(lambda: self.radios["paste"].setChecked(True))
                 grid.addWidget(self.paste, row, 1, 1, 3)
                 row += 1
@@ -565,6 +620,8 @@ class CpuPage(StepPage):
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
         self.table = QTableWidget(self)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
+        self.table.setCornerButtonEnabled(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.body.addWidget(self.table, 1)
@@ -572,6 +629,8 @@ class CpuPage(StepPage):
     def render(self) -> None:
         """The latency table of the CPU baseline."""
         self.table.setAccessibleName(t("table.cpu"))
+        self.table.horizontalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.columns')}")
+        self.table.verticalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.rows')}")
         inference = (self.doctor.document or {}).get("inference") or {}
         step = inference.get("cpu") or {}
         result = step.get("result") or {}
@@ -615,6 +674,8 @@ class GpuPage(StepPage):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.table = QTableWidget(self)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
+        self.table.setCornerButtonEnabled(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(120)
@@ -635,6 +696,7 @@ class GpuPage(StepPage):
     def render(self) -> None:
         """The graph (live while running, else the recorded series), the verdict and the comparison."""
         self.table.setAccessibleName(t("table.gpu"))
+        self.table.horizontalHeader().setAccessibleName(f"{t('table.gpu')}: {t('table.columns')}")
         self.verdict.setAccessibleName(t("gpu.name"))
         inference = (self.doctor.document or {}).get("inference") or {}
         if self.doctor.running != "gpu":
@@ -690,7 +752,7 @@ class GpuPage(StepPage):
             state = (
                 t("strategy.skipped", why=strategy.get("skipped"))
                 if strategy.get("skipped")
-                else str(strategy.get("stage") or "")
+                else _stage_words(str(strategy.get("stage") or ""))
             )
             tried.append(f"{_esc(label)}: {_esc(state)}")
         self.verdict.setText(
@@ -838,14 +900,16 @@ class DiagnosisPage(StepPage):
     def _on_export(self) -> None:
         if self.doctor.document is None:
             return
-        path, _ = QFileDialog.getSaveFileName(
-            self, t("diag.export"), "fallback-doctor-bundle.zip", "Bundle (*.zip)"
-        )
-        if path:
-            self.doctor.export_bundle(path)
+        self.doctor.open_export_dialog()
 
 
 _LABEL_KEYS: frozenset[str] = frozenset()
+
+
+def _stage_words(stage: str) -> str:
+    """How far a GPU attempt got, in words ("runtime_loaded" -> "ONNX Runtime loaded, …")."""
+    key = f"stage.{stage}"
+    return t(key) if key in _LABEL_KEYS else stage
 
 
 def _session_rows(session: dict[str, Any]) -> list[tuple[str, str]]:
@@ -944,14 +1008,18 @@ def _finding_detail_html(finding: dict[str, Any], lang: str) -> str:
     commands = remediation.get("commands") or []
     if commands:
         parts.append(
-            f"<p><b>{_esc(t('diag.commands'))}</b></p><pre style='font-family:{_mono()}'>"
-            + _esc("\n".join(commands))
-            + "</pre>"
+            f"<p><b>{_esc(t('diag.commands.english' if lang != 'en' else 'diag.commands'))}</b></p>"
+            f"<pre style='font-family:{_mono()}'>" + _esc("\n".join(commands)) + "</pre>"
         )
-    if remediation.get("verify"):
+    # The knowledge base has no Korean "how to verify" yet: a translated one (texts[lang]["verify"])
+    # is used when the document carries it, else the English line, labelled as English.
+    own_verify = str(((finding.get("texts") or {}).get(lang) or {}).get("verify") or "")
+    verify = own_verify or str(remediation.get("verify") or "")
+    if verify:
+        english = lang != "en" and not own_verify
         parts.append(
-            f"<p><b>{_esc(t('diag.verify'))}</b><br><span style='font-family:{_mono()}'>"
-            f"{_esc(remediation['verify'])}</span></p>"
+            f"<p><b>{_esc(t('diag.verify.english' if english else 'diag.verify'))}</b><br>"
+            f"<span style='font-family:{_mono()}'>{_esc(verify)}</span></p>"
         )
     parts.append(_evidence_html(finding))
     parts.append(
@@ -993,6 +1061,7 @@ class DoctorWizard(QWizard):
         self.document: dict[str, Any] | None = None
         self.target: dict[str, Any] = {}
         self.bundle_mode = False
+        self.bundle_info: dict[str, Any] | None = None
         self.running: str | None = None
         self.job: StepJob | None = None
         self.jobs: list[Any] = []
@@ -1017,6 +1086,7 @@ class DoctorWizard(QWizard):
             ]
         )
         self.customButtonClicked.connect(self._on_custom_button)
+        self.currentIdChanged.connect(self._order_tabs)
         self.pages: dict[Page, StepPage] = {}
         for cls in (StartPage, ConfigPage, LogPage, StackPage, CpuPage, GpuPage, DiagnosisPage):
             page = cls(self)
@@ -1038,6 +1108,36 @@ class DoctorWizard(QWizard):
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
         self._find_installations()
         QTimer.singleShot(300, self._preload)
+
+    @Slot(int)
+    def _order_tabs(self, _page_id: int = -1) -> None:
+        """Tab in the visual order: the page top to bottom, then the button row left to right.
+
+        QWizard chains its buttons in its own order (the language button, leftmost, came last).
+        """
+        page = self.currentPage()
+        language_button = self.button(QWizard.WizardButton.CustomButton2)
+        first = self.button(QWizard.WizardButton.CustomButton1)
+        if page is None:
+            return
+        focusable = [
+            widget
+            for widget in page.findChildren(QWidget)
+            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus and widget.isVisibleTo(page)
+        ]
+        last: QWidget | None = None
+        widget = page.nextInFocusChain()
+        for _ in range(500):
+            if widget in focusable:
+                last = widget
+            if widget is not page and not page.isAncestorOf(widget) and last is not None:
+                break  # past the page's own widgets
+            widget = widget.nextInFocusChain()
+        if last is None:
+            return
+        QWidget.setTabOrder(last, language_button)
+        QWidget.setTabOrder(language_button, first)
+        QWidget.setTabOrder(first, self.button(QWizard.WizardButton.BackButton))
 
     def _preload(self) -> None:
         """Import the graph's and the sampler's modules on a pool thread while the technician reads page 0,
@@ -1171,6 +1271,9 @@ class DoctorWizard(QWizard):
         self.document = None
         self.failures.clear()
         self.bundle_mode = target.get("kind") == "bundle"
+        self.bundle_info = None
+        for page in self.pages.values():
+            page.show_banner()
         self._render_all()
 
     def _find_installations(self) -> None:
@@ -1387,7 +1490,22 @@ class DoctorWizard(QWizard):
         def open_it() -> dict[str, Any]:
             from fallback_doctor.core.bundle.safe_open import open_bundle
 
-            return open_bundle(path).document
+            opened = open_bundle(path)
+            document = dict(opened.document)
+            series = series_from_samples_csv(opened.samples_csv, document)
+            if series is not None:
+                document["inference"] = {**(document.get("inference") or {}), "series": series}
+            manifest = opened.manifest
+            return {
+                "document": document,
+                "info": {
+                    "name": opened.path.name,
+                    "created": str(manifest.get("created") or "?"),
+                    "version": str(manifest.get("tool_version") or "?"),
+                    "redacted": opened.redacted,
+                    "problems": list(opened.integrity_problems),
+                },
+            }
 
         job = CallJob(open_it)
         job.signals.finished.connect(self._on_bundle_opened)
@@ -1398,10 +1516,30 @@ class DoctorWizard(QWizard):
         self._start(job)
 
     @Slot(object)
-    def _on_bundle_opened(self, document: object) -> None:
-        self.document = dict(document) if isinstance(document, dict) else None
+    def _on_bundle_opened(self, opened: object) -> None:
+        value = opened if isinstance(opened, dict) else {}
+        self.document = dict(value.get("document") or {}) or None
+        self.bundle_info = dict(value.get("info") or {}) or None
         self._set_running(None)
+        for page in self.pages.values():
+            page.show_banner()
         self._render_all()
+
+    def bundle_banner(self) -> str:
+        """The banner of a bundle from another machine ("" when not showing one)."""
+        info = self.bundle_info if self.bundle_mode else None
+        if not info:
+            return ""
+        text = t(
+            "bundle.banner",
+            name=info.get("name"),
+            created=info.get("created"),
+            version=info.get("version"),
+            redacted=t("bundle.redacted" if info.get("redacted") else "bundle.not_redacted"),
+        )
+        if info.get("problems"):
+            text += "\n" + t("bundle.integrity", problems="; ".join(info["problems"][:3]))
+        return text
 
     @Slot(str)
     def _on_step_failed_call(self, message: str) -> None:
@@ -1420,8 +1558,18 @@ class DoctorWizard(QWizard):
         except (ImportError, ValueError):
             return False
 
+    def open_export_dialog(self) -> Any:
+        """The bundle preview (nothing is written until the technician saves)."""
+        from fallback_doctor.gui.bundle_dialog import BundleDialog
+
+        dialog = BundleDialog(dict(self.document or {}), parent=self)
+        dialog.accepted.connect(lambda: self._on_exported(dialog.written))
+        dialog.open()
+        self.export_dialog = dialog
+        return dialog
+
     def export_bundle(self, path: str) -> None:
-        """Write the document as a bundle (redacted) on a pool thread."""
+        """Write the document as a bundle (redacted, no preview) on a pool thread; never replaces a file."""
         document = dict(self.document or {})
         lang = language()
 
@@ -1429,7 +1577,7 @@ class DoctorWizard(QWizard):
             from fallback_doctor.core.bundle.export import BundleOptions, export_bundle, extras_from_document
 
             result = export_bundle(
-                document, path, extras_from_document(document), BundleOptions(lang=lang), force=True
+                document, path, extras_from_document(document), BundleOptions(lang=lang), force=False
             )
             return str(getattr(result, "path", path))
 

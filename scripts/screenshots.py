@@ -7,6 +7,13 @@ runs the real diagnosis and test inference of this machine, and grabs each page 
 ``QWidget.grab()``. Page 6 is saved twice: as it is here (no NVIDIA driver: the graph area says
 so), and with GPU readings replayed from a real recording (tests/data/gpu_series), labelled as
 replayed. Korean needs a CJK font (Debian: fonts-noto-cjk).
+
+A second set, ``bareun-*``, walks a Bareun-like installation built in a temporary folder by
+tests/core/targets/bareun_layout.py (a configuration asking for the GPU, a CPU-only libPath
+with onnxruntime-node's real library, a log with ONNX Runtime's real fallback line), so the
+configuration and log pages show real content; it adds the bundle preview (export) and the
+same bundle opened again (the "bundle from another machine" banner). ``hidpi-*`` is one page
+taken with QT_SCALE_FACTOR=2 (in a child process: the factor is read once, at start).
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ def start_xvfb(display: str) -> subprocess.Popen[bytes] | None:
     if shutil.which("Xvfb") is None:
         return None
     process = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", "1280x900x24", "-nolisten", "tcp"],
+        ["Xvfb", display, "-screen", "0", "2600x1800x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -48,21 +55,30 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--display", default=":99")
     parser.add_argument("--no-xvfb", action="store_true")
+    parser.add_argument("--only", choices=("python", "bareun", "hidpi"), help="take one set only")
     args = parser.parse_args()
     xvfb = None if args.no_xvfb else start_xvfb(args.display)
     if xvfb is not None:
         os.environ["DISPLAY"] = args.display
     os.environ["QT_QPA_PLATFORM"] = "xcb" if os.environ.get("DISPLAY") else "offscreen"
-    os.environ.pop("QT_SCALE_FACTOR", None)
+    if args.only != "hidpi":
+        os.environ.pop("QT_SCALE_FACTOR", None)
     try:
-        return _shoot(Path(args.out))
+        if args.only is None:
+            status = _shoot(Path(args.out), "python") or _shoot(Path(args.out), "bareun")
+            child = [sys.executable, __file__, "--out", args.out, "--only", "hidpi", "--no-xvfb"]
+            env = {**os.environ, "QT_SCALE_FACTOR": "2"}
+            return status or subprocess.run(child, env=env, check=False).returncode
+        if args.only == "hidpi":
+            os.environ["QT_SCALE_FACTOR"] = os.environ.get("QT_SCALE_FACTOR", "2")
+        return _shoot(Path(args.out), args.only)
     finally:
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(timeout=5)
 
 
-def _shoot(out: Path) -> int:
+def _shoot(out: Path, which: str) -> int:
     from fallback_doctor.gui.app import make_application
 
     app = make_application()
@@ -90,6 +106,23 @@ def _shoot(out: Path) -> int:
         wizard.grab().save(str(path))
         written.append(path)
 
+    if which == "bareun":
+        return _shoot_bareun(out, app, wait, grab, written)
+    if which == "hidpi":
+        with tempfile.TemporaryDirectory() as settings_dir:
+            settings = QSettings(os.path.join(settings_dir, "s.ini"), QSettings.Format.IniFormat)
+            wizard = DoctorWizard({"kind": "python"}, settings=settings, lang="en")
+            wizard.show()
+            wait(lambda: not wizard.searching, 10)
+            for _ in range(int(Page.STACK)):
+                wizard.next()
+                wait(lambda: wizard.running is None)
+            wizard.pages[Page.STACK].select("cuda")
+            grab(wizard, "hidpi-3-stack-en.png")
+            wizard.shutdown()
+            wizard.close()
+        _print(written)
+        return 0
     with tempfile.TemporaryDirectory() as settings_dir:
         settings = QSettings(os.path.join(settings_dir, "s.ini"), QSettings.Format.IniFormat)
         options = {"runs": 10, "warmup": 2}
@@ -128,8 +161,75 @@ def _shoot(out: Path) -> int:
             grab(replay, f"5-gpu-replayed-recording-{lang}.png")
         replay.shutdown()
         replay.close()
+    _print(written)
+    return 0
+
+
+def _print(written: list[Path]) -> None:
     for path in written:
         print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def _shoot_bareun(out: Path, app, wait, grab, written: list[Path]) -> int:  # type: ignore[no-untyped-def]
+    """The bareun-* set: a Bareun-like installation, the export preview, the bundle opened again."""
+    sys.path.insert(0, str(ROOT / "tests" / "core" / "targets"))
+    from bareun_layout import make_install
+    from fallback_doctor.gui.wizard import DoctorWizard, Page
+    from PySide6.QtCore import QSettings
+
+    with tempfile.TemporaryDirectory() as base:
+        root = make_install(Path(base))
+        settings = QSettings(os.path.join(base, "s.ini"), QSettings.Format.IniFormat)
+        wizard = DoctorWizard(
+            {"kind": "bareun", "bareun_root": str(root)},
+            settings=settings,
+            probe_options={"runs": 10, "warmup": 2},
+            lang="en",
+        )
+        wizard.show()
+        wait(lambda: not wizard.searching, 10)
+        bundle = Path(base) / "bareun-bundle.zip"
+        for lang in ("en", "ko"):
+            wizard.switch_language(lang)
+            while wizard.currentId() != Page.START:
+                wizard.back()
+            for number, name in enumerate(NAMES):
+                if number:
+                    wizard.next()
+                if number == Page.STACK:
+                    wizard.pages[Page.STACK].select("onnxruntime")
+                grab(wizard, f"bareun-{number}-{name}-{lang}.png")
+            dialog = wizard.open_export_dialog()
+            dialog.resize(1100, 720)
+            wait(lambda d=dialog: d.preview is not None and d.save.isEnabled(), 60)
+            names = [member.name for member in dialog.preview.members]
+            config = next(m.name for m in dialog.preview.members if m.kind == "config")
+            dialog.members.setCurrentRow(names.index(config))
+            wait(lambda: True, 1)
+            path = out / f"bareun-7-export-preview-{lang}.png"
+            dialog.grab().save(str(path))
+            written.append(path)
+            if lang == "en":
+                dialog.save_to(str(bundle))
+                wait(lambda d=dialog: d.written is not None, 60)
+            else:
+                dialog.reject()
+        wizard.shutdown()
+        wizard.close()
+        opened = DoctorWizard({"kind": "bundle", "bundle": str(bundle)}, settings=settings, lang="en")
+        opened.show()
+        wait(lambda: not opened.searching, 10)
+        for lang in ("en", "ko"):
+            opened.switch_language(lang)
+            while opened.currentId() != Page.START:
+                opened.back()
+            for _ in range(int(Page.GPU)):
+                opened.next()
+                wait(lambda: opened.running is None)
+            grab(opened, f"bareun-8-bundle-opened-gpu-{lang}.png")
+        opened.shutdown()
+        opened.close()
+    _print(written)
     return 0
 
 
