@@ -112,6 +112,13 @@ ROLE_COLOURS = {
 }
 
 
+def _tint(colour: str, strength: float = 0.12) -> str:
+    """A light background from a text colour (Qt rich text reads 8-digit hex as #AARRGGBB)."""
+    red, green, blue = (int(colour[k : k + 2], 16) for k in (1, 3, 5))
+    mix = [round(255 - (255 - part) * strength) for part in (red, green, blue)]
+    return "#{:02x}{:02x}{:02x}".format(*mix)
+
+
 def _esc(value: object) -> str:
     return html.escape(str(value))
 
@@ -492,7 +499,7 @@ class LogPage(StepPage):
                     rows.append(
                         f"<tr><td style='color:{colour}; white-space:nowrap'><b>{_esc(label)}</b></td>"
                         f"<td style='white-space:nowrap'>{_esc(quote.get('line') or '')}</td>"
-                        f"<td style='font-family:{_mono()}; background:{colour}1a'>{_esc(quote.get('text'))}</td></tr>"  # noqa: E501
+                        f"<td style='font-family:{_mono()}; background:{_tint(colour)}'>{_esc(quote.get('text'))}</td></tr>"  # noqa: E501
                     )
                 parts.append(
                     "<table cellspacing='0' cellpadding='3' width='100%'>" + "".join(rows) + "</table>"
