@@ -29,8 +29,8 @@ from fallback_doctor.core.inference.run import (
     InferenceSetupError,
     plan_inference,
     provider_key,
-    run_inference,
 )
+from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
             threads=args.threads,
         )
         python = args.python or target.python or sys.executable
-        result = run_inference(
+        result = run_sampled_inference(
             target, plan, python=python, env=env, timeout_s=args.timeout, lib_dirs=args.lib_path
         )
     except (TargetNotFound, InferenceSetupError) as error:
@@ -220,14 +220,23 @@ def render_text(
     lines.append(f"{'outputs equal':24}{'':>16}{equal:>16}")
     lines.append(f"{'providers active':24}{_providers(cpu):>16}{_providers(gpu):>16}")
     lines.append(f"{'nodes per provider':24}{_placement(cpu):>16}{_placement(gpu):>16}")
+    words = _WORDS.get(lang, _WORDS["en"])
     if result.strategies:
         lines.append("")
-        lines.append("Strategies (furthest stage reached):")
+        lines.append(words["strategies"])
         for strategy in result.strategies:
-            state = f"skipped: {strategy.skipped}" if strategy.skipped else stage_words(strategy.stage)
+            if strategy.skipped:
+                state = f"{words['skipped']}: {strategy.skipped}"
+            else:
+                state = stage_words(strategy.stage, lang)
             if strategy.failure is not None:
                 state += f" — {strategy.failure.sentence}"
             lines.append(f"  {strategy.name.value:16} {state}")
+    if result.series is not None:
+        lines.append("")
+        lines.append(words["sampling"])
+        for sentence in result.series.get("sentences") or ():
+            lines.append(f"  {sentence}")
     lines.append("")
     verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
     lines.append(f"Verdict:  {verdict}")
@@ -257,6 +266,20 @@ def render_text(
         + _seconds(cost.total_s)
     )
     return "\n".join(lines) + "\n"
+
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "strategies": "Strategies (furthest stage reached):",
+        "skipped": "skipped",
+        "sampling": "Sampling during the probe (GPU: NVML, probe CPU: psutil):",
+    },
+    "ko": {
+        "strategies": "전략별 결과(도달한 가장 먼 단계):",
+        "skipped": "건너뜀",
+        "sampling": "프로브 중 샘플링(GPU: NVML, 프로브 CPU: psutil):",
+    },
+}
 
 
 def _seconds(value: float | None) -> str:

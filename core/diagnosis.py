@@ -20,8 +20,8 @@ from fallback_doctor.core.inference.run import (
     InferenceSetupError,
     plan_inference,
     provider_key,
-    run_inference,
 )
+from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import LANGUAGES, make_finding, render_text
@@ -275,7 +275,9 @@ def _test_inference(
     if progress is not None:
         progress("inference")
     try:
-        result = run_inference(target, plan, python=python, env=env)
+        # Sampled: NVML for the GPU, psutil for the probe's CPU at 10 Hz, the phases marked live;
+        # the series (or, without NVML, why there are no GPU readings) goes into the result.
+        result = run_sampled_inference(target, plan, python=python, env=env)
     except InferenceSetupError as error:
         return InferenceFacts(skipped=str(error))
     flops = plan.info.matmul_flops(plan.request.dims)

@@ -68,9 +68,20 @@ _STAGE_WORDS: dict[Stage, str] = {
 }
 
 
-def stage_words(stage: Stage) -> str:
-    """A stage in words, for people."""
-    return _STAGE_WORDS[stage]
+_STAGE_WORDS_KO: dict[Stage, str] = {
+    Stage.NOTHING: "ONNX Runtime조차 불러오지 못함",
+    Stage.RUNTIME_LOADED: "ONNX Runtime은 불러왔으나 GPU 프로바이더의 라이브러리는 불러오지 못함",
+    Stage.LIBRARIES_LOADED: "GPU 프로바이더의 라이브러리는 불러왔으나 프로바이더를 만들지 못함",
+    Stage.PROVIDER_CREATED: "GPU 프로바이더는 만들었으나 세션을 만들지 못함",
+    Stage.SESSION_CREATED: "GPU 세션을 만듦",
+    Stage.INFERENCE_ON_GPU: "GPU에서 추론이 실행됨",
+}
+
+
+def stage_words(stage: Stage, lang: str = "en") -> str:
+    """A stage in words, for people, in English ("en") or Korean ("ko")."""
+    words = _STAGE_WORDS_KO if lang == "ko" else _STAGE_WORDS
+    return words[Stage(stage)]
 
 
 def cause_from_quote(lines: Iterable[str]) -> Cause:
@@ -156,6 +167,7 @@ def inference_findings(result: ProbeResult, *, python_app: bool | None = None) -
     guard = PYTHON_GUARD if python_app else ()
     findings: list[Finding] = []
     findings.extend(_failure_findings(result))
+    findings.extend(_busy_before_findings(result))
     as_is = result.as_is
     gpu = as_is.gpu if as_is is not None else None
     cpu = result.cpu
@@ -199,6 +211,37 @@ def _failure_findings(result: ProbeResult) -> list[Finding]:
             Severity.ERROR,
             params={"sentence": failure.sentence, "runtime": _runtime(result)},
             evidence=tuple(evidence),
+        )
+    ]
+
+
+def _busy_before_findings(result: ProbeResult) -> list[Finding]:
+    """Other processes held GPU memory before the probe started: a later out-of-memory is theirs.
+
+    By hand: ``nvidia-smi --query-compute-apps=pid,used_memory --format=csv``.
+    """
+    before = result.gpu_before
+    if before is None or not before.read or not before.processes:
+        return []
+    listed = [
+        f"PID {p.pid} on GPU {p.gpu_index}: " + ("? MiB" if p.used_mib is None else f"{p.used_mib:.0f} MiB")
+        for p in before.processes
+    ]
+    return [
+        make_finding(
+            "inference.gpu_busy_before",
+            Cause.UNKNOWN,
+            Layer.RESOURCES,
+            Severity.INFO,
+            params={
+                "count": len({p.pid for p in before.processes}),
+                "total_mib": f"{before.total_mib:.0f}",
+                "processes": "; ".join(listed),
+            },
+            evidence=tuple(
+                Evidence(f"GPU {p.gpu_index} PID {p.pid}", line, source="NVML process list before the probe")
+                for p, line in zip(before.processes, listed, strict=True)
+            ),
         )
     ]
 

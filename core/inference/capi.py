@@ -21,7 +21,8 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,8 @@ def run_capi_probe(
     timeout_s: float,
     *,
     python: str = sys.executable,
+    on_phase: Callable[[str, str, float, bool | None], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> ProbeResult:
     """Run the CPU baseline and the GPU retry on the ONNX Runtime library ``lib_path`` via its C API.
 
@@ -93,6 +96,10 @@ def run_capi_probe(
     :func:`lib_path_first_env` for the "libPath first" strategy). The child is killed with its
     process group at ``timeout_s``; a crash or a timeout becomes a failure sentence naming the
     phase ("the probe crashed with SIGSEGV while creating the CUDA session").
+
+    Live: ``on_phase(name, "start" | "end", wall-clock time, ok)`` hears each phase when the child
+    reports it (the time is when its line arrived here: the child keeps only its own clock), and
+    ``on_start(pid)`` gets the child's PID as soon as it runs (a sampler follows it).
 
     By hand: ``LD_LIBRARY_PATH=<libPath> python ort_capi_child.py < request.json``.
     """
@@ -104,8 +111,33 @@ def run_capi_probe(
             env=dict(env),
             timeout_s=timeout_s,
             stdin_text=json.dumps(child_request),
+            on_start=on_start,
+            on_stdout_line=_live_listener(on_phase) if on_phase is not None else None,
         )
-        return parse_capi_output(outcome, child_request, work_dir)
+        result = parse_capi_output(outcome, child_request, work_dir)
+        from fallback_doctor.core.inference.python_probe import child_outputs
+
+        prefix = str(child_request.get("strategy") or "capi")
+        return dataclasses.replace(result, outputs=result.outputs + child_outputs(prefix, outcome))
+
+
+def _live_listener(on_phase: Callable[[str, str, float, bool | None], None]) -> Callable[[str], None]:
+    """The child's begin/end lines of whole phases, to ``on_phase`` as they arrive."""
+
+    def listen(line: str) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(event, dict) or not isinstance(event.get("phase"), str):
+            return
+        if event.get("event") == "begin" and event.get("step") == "phase":
+            on_phase(event["phase"], "start", time.time(), None)
+        elif event.get("event") == "end":
+            ok = event.get("ok")
+            on_phase(event["phase"], "end", time.time(), ok if isinstance(ok, bool) else None)
+
+    return listen
 
 
 def parse_capi_output(

@@ -34,6 +34,7 @@ from fallback_doctor.core.inference.result import (
     PhaseMark,
     ProbeCost,
     ProbeFailure,
+    ProbeOutput,
     ProbeRequest,
     ProbeResult,
     RuntimeInfo,
@@ -68,7 +69,11 @@ PHASE_WORDS: dict[str, str] = {
 }
 
 PhaseListener = Callable[[str, str, float, bool | None], None]
-"""Called with (phase name, "start" | "end", wall-clock time, ok) for each phase of each child."""
+"""Called with (phase name, "start" | "end", wall-clock time, ok) for each phase of each child,
+as the child reports it (live, from a reader thread), not after the child has ended."""
+
+StartListener = Callable[[int], None]
+"""Called with the PID of each probe child as soon as it has started (a sampler follows it)."""
 
 
 def child_script() -> Path:
@@ -114,13 +119,15 @@ def run_python_probe(
     strategies: Sequence[StrategyName] = tuple(StrategyName),
     lib_dirs: Sequence[str] | None = None,
     on_phase: PhaseListener | None = None,
+    on_start: StartListener | None = None,
 ) -> ProbeResult:
     """The CPU baseline and the GPU retry with the application's interpreter, strategy by strategy.
 
     ``env`` is the application's environment (default: ours). The first strategy (as is) runs the
     CPU baseline too; later ones compare with its stored outputs. Later strategies run only while
     none has reached inference on the GPU. ``lib_dirs``: the folders the "library folders first"
-    strategy puts first (default: the environment's ``site-packages/nvidia/*/lib``).
+    strategy puts first (default: the environment's ``site-packages/nvidia/*/lib``). ``on_phase``
+    hears each phase as it starts and ends; ``on_start`` each child's PID as soon as it runs.
 
     By hand: ``echo '{"model": "m.onnx"}' | <python> core/probes/ort_python_child.py``.
     """
@@ -176,6 +183,7 @@ def run_python_probe(
                 timeout_s=timeout_s,
                 work=work,
                 on_phase=on_phase,
+                on_start=on_start,
             )
             strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
             if changes:
@@ -189,6 +197,7 @@ def run_python_probe(
                 merged = dataclasses.replace(
                     merged,
                     notes=merged.notes + result.notes,
+                    outputs=merged.outputs + result.outputs,
                     phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
                 )
     if merged is None:
@@ -209,8 +218,13 @@ def run_child_once(
     timeout_s: float,
     work: str,
     on_phase: PhaseListener | None = None,
+    on_start: StartListener | None = None,
 ) -> ProbeResult:
-    """One child run for one strategy: spawn, wait (or kill at the timeout), read its JSON lines."""
+    """One child run for one strategy: spawn, wait (or kill at the timeout), read its JSON lines.
+
+    With ``on_phase`` / ``on_start`` the lines are read as they come: each phase reaches
+    ``on_phase`` when the child reports it, the PID reaches ``on_start`` when the child starts.
+    """
     capture = Path(work) / f"capture-{request.strategy.value}.log"
     child_env = dict(env)
     if request.test_mode:
@@ -222,18 +236,74 @@ def run_child_once(
     child_env.setdefault("MKL_NUM_THREADS", threads)
     child_env.setdefault("OPENBLAS_NUM_THREADS", threads)
     started_wall = time.time()
+    live = on_phase is not None or on_start is not None
+    seen: list[int] = []
+
+    def started(pid: int) -> None:
+        seen.append(pid)
+        if on_start is not None:
+            on_start(pid)
+
     outcome = run_child(
         [python, str(script), "--capture", str(capture)],
         env=child_env,
         timeout_s=timeout_s,
         stdin_text=json.dumps(request.to_json()),
         cwd=work,
+        on_start=started if live else None,
+        on_stdout_line=_live_listener(on_phase, started, seen) if live else None,
     )
     try:
         captured = capture.read_text(encoding="utf-8", errors="replace")
     except OSError:
         captured = ""
-    return parse_child_output(outcome, request, captured, started_wall, on_phase)
+    result = parse_child_output(outcome, request, captured, started_wall, None if live else on_phase)
+    return dataclasses.replace(
+        result, outputs=result.outputs + child_outputs(request.strategy.value, outcome, captured)
+    )
+
+
+OUTPUT_TAIL = 16 * 1024
+"""How much of the end of each stream of each child a result keeps (for the bundle)."""
+
+
+def child_outputs(prefix: str, outcome: ChildOutcome, captured: str = "") -> tuple[ProbeOutput, ...]:
+    """The ends of a child's stdout and stderr (with what ONNX Runtime wrote to its captured fd 2)."""
+    stderr = outcome.stderr + (("\n--- captured fd 2 ---\n" + captured) if captured else "")
+    return (
+        ProbeOutput(f"{prefix}.stdout.txt", outcome.stdout[-OUTPUT_TAIL:]),
+        ProbeOutput(f"{prefix}.stderr.txt", stderr[-OUTPUT_TAIL:]),
+    )
+
+
+def _live_listener(
+    on_phase: PhaseListener | None, on_start: StartListener, seen: list[int]
+) -> Callable[[str], None]:
+    """A stdout-line listener: phase lines to ``on_phase``; the child's own PID (its hello line)
+    to ``on_start`` when it differs from the spawned one (an interpreter behind a wrapper)."""
+
+    def listen(line: str) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(event, dict):
+            return
+        kind = event.get("event")
+        if kind == "phase" and on_phase is not None and isinstance(event.get("wall"), int | float):
+            ok = event.get("ok")
+            on_phase(
+                str(event.get("name")),
+                str(event.get("state")),
+                float(event["wall"]),
+                ok if isinstance(ok, bool) else None,
+            )
+        elif kind == "hello":
+            pid = event.get("pid")
+            if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 and pid not in seen:
+                on_start(pid)
+
+    return listen
 
 
 def parse_child_output(

@@ -266,6 +266,34 @@ class GpuMemory:
 
 
 @dataclass(frozen=True)
+class GpuProcess:
+    """One process NVML lists on a GPU, with the memory it holds (None: the driver does not say)."""
+
+    pid: int
+    gpu_index: int
+    used_mib: float | None = None
+
+
+@dataclass(frozen=True)
+class GpuOccupancy:
+    """Who already held GPU memory before the probe started (NVML's process list), or why unknown.
+
+    By hand: ``nvidia-smi --query-compute-apps=pid,used_memory --format=csv``.
+    """
+
+    read: bool = False
+    """Whether NVML's process list could be read at all."""
+    processes: tuple[GpuProcess, ...] = ()
+    note: str = ""
+    """Why it could not be read ("NVML: the NVIDIA driver's library … is not installed")."""
+
+    @property
+    def total_mib(self) -> float:
+        """The memory the listed processes hold, in MiB (unknown amounts count 0)."""
+        return float(sum(process.used_mib or 0.0 for process in self.processes))
+
+
+@dataclass(frozen=True)
 class SessionRun:
     """One measured session: the CPU baseline, or a GPU retry."""
 
@@ -348,6 +376,15 @@ class ProbeCost:
 
 
 @dataclass(frozen=True)
+class ProbeOutput:
+    """The end of one stream of one probe child, as it wrote it (for the bundle's probe/ files)."""
+
+    name: str
+    """e.g. "as_is.stdout.txt", "as_is.stderr.txt" (stderr with ONNX Runtime's captured fd 2)."""
+    text: str
+
+
+@dataclass(frozen=True)
 class ProbeResult:
     """Everything one test inference produced (both probes produce this shape)."""
 
@@ -368,6 +405,10 @@ class ProbeResult:
     """ONNX Runtime's stderr (captured at the file-descriptor level), trimmed to what matters."""
     series: dict[str, Any] | None = None
     """The sampler's series (GPU/CPU samples with phase marks), as its own JSON, when sampled."""
+    gpu_before: GpuOccupancy | None = None
+    """GPU memory other processes held before the probe started (read by the parent, NVML)."""
+    outputs: tuple[ProbeOutput, ...] = ()
+    """The end of each probe child's stdout and stderr (bounded), kept for a bundle."""
 
     @property
     def as_is(self) -> StrategyResult | None:

@@ -116,8 +116,12 @@ def run_inference(
     timeout_s: float | None = None,
     lib_dirs: Sequence[str] | None = None,
     on_phase: Callable[[str, str, float, bool | None], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> ProbeResult:
     """Run the CPU baseline and the GPU retry on the target's own ONNX Runtime.
+
+    ``on_phase`` hears each probe phase live (name, "start" | "end", wall-clock time, ok);
+    ``on_start`` each probe child's PID as soon as it runs.
 
     By hand, for a Python application: ``python -c "import onnxruntime as o; s =
     o.InferenceSession('model.onnx', providers=['CUDAExecutionProvider']); print(s.get_providers())"``.
@@ -132,10 +136,22 @@ def run_inference(
 
         library = target.lib_ort.core_library if target.lib_ort and target.lib_ort.core_library else None
         return run_capi_probe(
-            library or target.lib_path, plan.request.model, plan.request.to_json(), env, timeout
+            library or target.lib_path,
+            plan.request.model,
+            plan.request.to_json(),
+            env,
+            timeout,
+            on_phase=on_phase,
+            on_start=on_start,
         )
     from fallback_doctor.core.inference.python_probe import run_python_probe
 
     return run_python_probe(
-        python, plan.request, env=env, timeout_s=timeout, lib_dirs=lib_dirs, on_phase=on_phase
+        python,
+        plan.request,
+        env=env,
+        timeout_s=timeout,
+        lib_dirs=lib_dirs,
+        on_phase=on_phase,
+        on_start=on_start,
     )

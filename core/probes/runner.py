@@ -10,12 +10,19 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 _OUTPUT_LIMIT = 4 * 1024 * 1024
 """Keep at most this many bytes of each stream: a child that floods its output cannot exhaust us."""
+
+_LINE_LIMIT = 256 * 1024
+"""A line longer than this is not handed to ``on_stdout_line`` (it is still kept in the output)."""
+
+_READ_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -64,29 +71,26 @@ def run_child(
     timeout_s: float,
     stdin_text: str | None = None,
     cwd: str | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_stdout_line: Callable[[str], None] | None = None,
 ) -> ChildOutcome:
     """Run ``argv`` to completion or until ``timeout_s``, then kill its process group.
 
     The child gets its own session (POSIX) or process group (Windows) so that a
     timeout kills it and every process it started. Output is decoded as UTF-8 with
     replacement; each stream is capped so a flood cannot exhaust memory.
+
+    Live progress: ``on_start(pid)`` is called once the child exists (a sampler follows that
+    PID), ``on_stdout_line(line)`` for each complete line of its standard output as it arrives
+    (without the newline; read on a thread while the child runs). A callback that raises is
+    ignored: the child is still waited for, or killed at the timeout, as without callbacks.
+    By hand: ``timeout -s KILL 180 python probe.py``.
     """
+    if on_start is not None or on_stdout_line is not None:
+        return _run_streaming(argv, env, timeout_s, stdin_text, cwd, on_start, on_stdout_line)
     start = time.monotonic()
-    kwargs: dict[str, object] = {}
-    if sys.platform == "win32":
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
-    else:
-        kwargs["start_new_session"] = True
     try:
-        process = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env) if env is not None else None,
-            cwd=cwd,
-            **kwargs,  # type: ignore[call-overload]
-        )
+        process = _spawn(argv, env, stdin_text, cwd)
     except OSError as error:
         return ChildOutcome(tuple(argv), None, "", str(error), False, time.monotonic() - start)
     timed_out = False
@@ -111,6 +115,149 @@ def run_child(
         timed_out=timed_out,
         duration_s=time.monotonic() - start,
         truncated=truncated,
+    )
+
+
+def _spawn(
+    argv: Sequence[str], env: Mapping[str, str] | None, stdin_text: str | None, cwd: str | None
+) -> subprocess.Popen[bytes]:
+    """Popen in a session (POSIX) or process group (Windows) of its own, every stream a pipe."""
+    kwargs: dict[str, object] = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True
+    process: subprocess.Popen[bytes] = subprocess.Popen(
+        list(argv),
+        stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        **kwargs,  # type: ignore[call-overload]
+    )
+    return process
+
+
+class _Tail:
+    """The last ``_OUTPUT_LIMIT`` bytes of a stream, and how many bytes it had in all."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self.data += chunk
+        if len(self.data) > 2 * _OUTPUT_LIMIT:
+            del self.data[: len(self.data) - _OUTPUT_LIMIT]
+
+    def text(self) -> str:
+        return bytes(self.data[-_OUTPUT_LIMIT:]).decode("utf-8", errors="replace")
+
+
+def _pump(stream: IO[bytes], tail: _Tail, on_line: Callable[[str], None] | None) -> None:
+    """Read ``stream`` to its end into ``tail``; hand each complete line to ``on_line``."""
+    pending = bytearray()
+    overlong = False
+    try:
+        while True:
+            chunk = stream.readline(_READ_CHUNK)
+            if not chunk:
+                break
+            tail.add(chunk)
+            if on_line is None:
+                continue
+            if not overlong:
+                pending += chunk
+                if len(pending) > _LINE_LIMIT:
+                    overlong, pending = True, bytearray()
+            if chunk.endswith(b"\n"):
+                if not overlong:
+                    line = bytes(pending).rstrip(b"\r\n").decode("utf-8", errors="replace")
+                    try:
+                        on_line(line)
+                    except Exception:  # noqa: BLE001 - a listener must not stop the reading
+                        pass
+                pending, overlong = bytearray(), False
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    """Write ``data`` to the child's stdin and close it (a child that does not read it is fine)."""
+    try:
+        stream.write(data)
+    except (OSError, ValueError):
+        pass
+    finally:
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+
+
+def _run_streaming(
+    argv: Sequence[str],
+    env: Mapping[str, str] | None,
+    timeout_s: float,
+    stdin_text: str | None,
+    cwd: str | None,
+    on_start: Callable[[int], None] | None,
+    on_stdout_line: Callable[[str], None] | None,
+) -> ChildOutcome:
+    """``run_child`` with its output read on threads while the child runs (the live path)."""
+    start = time.monotonic()
+    try:
+        process = _spawn(argv, env, stdin_text, cwd)
+    except OSError as error:
+        return ChildOutcome(tuple(argv), None, "", str(error), False, time.monotonic() - start)
+    out, err = _Tail(), _Tail()
+    assert process.stdout is not None and process.stderr is not None
+    threads = [
+        threading.Thread(target=_pump, args=(process.stdout, out, on_stdout_line), daemon=True),
+        threading.Thread(target=_pump, args=(process.stderr, err, None), daemon=True),
+    ]
+    if stdin_text is not None and process.stdin is not None:
+        threads.append(
+            threading.Thread(target=_feed, args=(process.stdin, stdin_text.encode("utf-8")), daemon=True)
+        )
+    timed_out = False
+    try:
+        for thread in threads:
+            thread.start()
+        if on_start is not None:
+            try:
+                on_start(process.pid)
+            except Exception:  # noqa: BLE001 - a listener must not leave the child running
+                pass
+        try:
+            process.wait(timeout=max(0.0, timeout_s - (time.monotonic() - start)))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_process_group(process)
+            process.wait()
+    finally:
+        # A child that exited may have left grandchildren in its group (holding the pipes open).
+        kill_process_group(process, only_group=True)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        for thread in threads:
+            thread.join(5.0)
+    return ChildOutcome(
+        argv=tuple(argv),
+        returncode=None if timed_out else process.returncode,
+        stdout=out.text(),
+        stderr=err.text(),
+        timed_out=timed_out,
+        duration_s=time.monotonic() - start,
+        truncated=out.total > _OUTPUT_LIMIT or err.total > _OUTPUT_LIMIT,
     )
 
 

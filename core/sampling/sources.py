@@ -299,6 +299,40 @@ class NvmlSource:
             return {"process_memory_mib": own, "other_processes_memory_mib": other_total}
         return {"process_memory_mib": 0.0, "other_processes_memory_mib": other_total}
 
+    def processes(self) -> tuple[tuple[int, int, float | None], ...] | None:
+        """(GPU index, PID, MiB held) for every process NVML lists now; None when it cannot tell.
+
+        Compute and graphics processes, once each per GPU (MiB None where the driver does not
+        report per-process memory). By hand: `nvidia-smi --query-compute-apps=pid,used_memory
+        --format=csv`.
+        """
+        if not self._handles or self._status.state != SOURCE_OK:
+            return None
+        nvml = self._nvml
+        found: dict[tuple[int, int], float | None] = {}
+        answered = False
+        for index, handle in self._handles:
+            for function_name in (
+                "nvmlDeviceGetComputeRunningProcesses",
+                "nvmlDeviceGetGraphicsRunningProcesses",
+            ):
+                function = getattr(nvml, function_name, None)
+                if function is None:
+                    continue
+                try:
+                    listed = function(handle)
+                except nvml.NVMLError:
+                    continue
+                answered = True
+                for process in listed:
+                    used = getattr(process, "usedGpuMemory", None)
+                    key = (index, int(process.pid))
+                    if found.get(key) is None:
+                        found[key] = int(used) / _MIB if used is not None else None
+        if not answered:
+            return None
+        return tuple((index, pid, mib) for (index, pid), mib in sorted(found.items()))
+
     def status(self) -> SourceStatus:
         """The status after the latest open/read."""
         return self._status

@@ -252,3 +252,26 @@ def test_the_child_runs_under_python_3_8(npm_ort: Path) -> None:
     result = run_capi_probe(str(npm_ort), str(ADD), SMALL, _env(), 60, python=str(old))
     assert result.completed and result.runtime.python_version is not None
     assert result.runtime.python_version.startswith("3.8")
+
+
+def test_phases_and_the_pid_arrive_live_through_the_c_api(npm_ort: Path) -> None:
+    """The child's phase lines reach on_phase while it runs; on_start has its PID first."""
+    import psutil
+
+    pids: list[int] = []
+    heard: list[tuple[str, str, bool | None, bool]] = []
+
+    def on_phase(name: str, edge: str, at: float, ok: bool | None) -> None:
+        alive = psutil.Process(pids[0]).status() != psutil.STATUS_ZOMBIE
+        heard.append((name, edge, ok, alive))
+
+    result = run_capi_probe(
+        str(npm_ort), str(ADD), SMALL, _env(), 60, on_phase=on_phase, on_start=pids.append
+    )
+    assert result.completed and pids == [result.runtime.pid]
+    assert ("cpu.session", "start", None, True) in heard
+    assert ("cpu.timed", "end", True, True) in heard
+    assert all(alive for *_, alive in heard)
+    starts = [name for name, edge, _, _ in heard if edge == "start"]
+    assert starts == [mark.name for mark in result.phases]
+    assert [o.name for o in result.outputs] == ["capi.stdout.txt", "capi.stderr.txt"]  # no strategy asked

@@ -1,0 +1,103 @@
+"""`fallback-doctor test-inference` and `diagnose --bundle` end to end, in subprocesses, on real runtimes.
+
+A Python target (this interpreter's onnxruntime-gpu without CUDA libraries: the GPU retry falls back)
+and a Bareun-like target (onnxruntime-node's real CPU-only libonnxruntime.so.1 driven through its
+C API). No NVIDIA driver here: the sampled series says why it has no GPU readings. The "GPU
+active" verdict path is not exercised on a GPU here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "targets"))
+
+from bareun_layout import make_install
+
+FAST = ("--runs", "3", "--warmup", "1", "--dim", "batch=2", "--dim", "seq=32")
+
+
+def _env() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
+    env["LANG"] = "C.UTF-8"
+    return env
+
+
+def _run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fallback_doctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=_env(),
+        cwd=cwd,
+    )
+
+
+def test_python_target_json_end_to_end() -> None:
+    done = _run("test-inference", "--target", "python", "--python", sys.executable, *FAST, "--json")
+    assert done.returncode == 1, done.stderr
+    document = json.loads(done.stdout)
+    assert document["verdict"] == "fell_back_to_cpu"
+    result = document["result"]
+    latency = result["cpu"]["latency"]
+    assert latency["p50_ms"] > 0 and latency["p95_ms"] >= latency["p50_ms"] and latency["runs"] == 3
+    series = result["series"]
+    assert series["sentences"][0].startswith("NVML: ")
+    assert any(s["probe_cpu_percent"] is not None and s["pid"] for s in series["samples"])
+    assert not any(s["utilization_percent"] is not None for s in series["samples"])  # no zeros
+    assert result["gpu_before"]["read"] is False
+    assert "inference.fell_back" in [f["id"] for f in document["findings"]]
+
+
+def test_bareun_target_through_the_c_api_end_to_end(tmp_path: Path) -> None:
+    root = make_install(tmp_path)
+    done = _run("test-inference", "--target", "bareun", "--bareun-root", str(root), *FAST, "--json")
+    assert done.returncode == 1, done.stderr
+    document = json.loads(done.stdout)
+    result = document["result"]
+    assert result["kind"] == "capi"
+    assert result["runtime"]["ort_location"].startswith(str(root / "lib"))
+    latency = result["cpu"]["latency"]
+    assert latency["p50_ms"] > 0 and latency["p99_ms"] >= latency["p95_ms"] >= latency["p50_ms"]
+    gpu = result["strategies"][0]["gpu"]
+    assert gpu["active_providers"] == ["CPUExecutionProvider"]
+    fell_back = next(f for f in document["findings"] if f["id"] == "inference.fell_back")
+    # ONNX Runtime's own words, quoted: its error banner and the strict run's refusal.
+    assert "[ONNXRuntimeError]" in fell_back["detail"]
+    assert "fallback to CPU EP has been explicitly disabled" in fell_back["detail"]
+    assert any(s["probe_cpu_percent"] is not None for s in result["series"]["samples"])
+
+
+def test_text_output_gives_stages_in_words_in_korean(tmp_path: Path) -> None:
+    root = make_install(tmp_path)
+    done = _run("test-inference", "--target", "bareun", "--bareun-root", str(root), *FAST, "--lang", "ko")
+    assert done.returncode == 1, done.stderr
+    text = done.stdout
+    assert "전략별 결과" in text
+    assert "ONNX Runtime은 불러왔으나 GPU 프로바이더의 라이브러리는 불러오지 못함" in text
+    assert "runtime_loaded" not in text
+    assert "p50 latency (ms)" in text and "Probe cost: process start" in text
+    assert "NVML: " in text
+
+
+def test_diagnose_bundle_holds_samples_and_probe_outputs(tmp_path: Path) -> None:
+    bundle = tmp_path / "case.zip"
+    done = _run(
+        "diagnose", "--target", "python", "--python", sys.executable, "--runs", "2", "--bundle", str(bundle)
+    )
+    assert done.returncode == 1, done.stderr
+    with zipfile.ZipFile(bundle) as archive:
+        names = archive.namelist()
+        samples = archive.read("samples.csv").decode("utf-8").splitlines()
+        stdout = archive.read("probe/as_is.stdout.txt").decode("utf-8")
+    assert "probe/as_is.stderr.txt" in names
+    assert samples[0].endswith("probe_cpu_percent,pid,phase")
+    phases = {row.rsplit(",", 1)[1] for row in samples[1:]}
+    assert phases & {"import", "cpu.session", "cpu.warmup", "cpu.timed", "gpu.session", "gpu.strict"}
+    assert '"event"' in stdout
