@@ -2,8 +2,10 @@
 
 Usage: python benchmarks/bench_diagnose_quick.py [--python PATH] [--runs N]
 
-Both run as fresh processes, as a technician would run them; the target interpreter
-must have onnxruntime installed for the comparison command to work.
+Both run as fresh processes, as a technician would run them, interleaved; the target
+interpreter must have onnxruntime installed for the comparison command to work. Measure with
+bytecode compiled (as a normal install has it): `python -m compileall -q core cli package`, and
+without PYTHONDONTWRITEBYTECODE, or every import of ours is compiled from source each time.
 """
 
 from __future__ import annotations
@@ -30,11 +32,22 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable, help="the application's interpreter")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    ours = _time(
-        [sys.executable, "-m", "fallback_doctor", "diagnose", "--quick", "--json", "--python", args.python],
-        args.runs,
-    )
-    theirs = _time([args.python, "-c", "import onnxruntime; onnxruntime.print_debug_info()"], args.runs)
+    ours_argv = [
+        sys.executable,
+        "-m",
+        "fallback_doctor",
+        "diagnose",
+        "--quick",
+        "--json",
+        "--python",
+        args.python,
+    ]
+    theirs_argv = [args.python, "-c", "import onnxruntime; onnxruntime.print_debug_info()"]
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(args.runs):  # interleaved, so a busy moment of the machine hits both alike
+        ours += _time(ours_argv, 1)
+        theirs += _time(theirs_argv, 1)
     for name, times in (
         ("fallback-doctor diagnose --quick", ours),
         ("python -c 'import onnxruntime; onnxruntime.print_debug_info()'", theirs),

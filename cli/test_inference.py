@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
-from fallback_doctor.core.checks.inference import gpu_verified, inference_findings, stage_words
+from fallback_doctor.core.inference.findings import gpu_verified, inference_findings, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
 from fallback_doctor.core.inference.run import (

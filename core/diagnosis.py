@@ -12,16 +12,8 @@ from enum import StrEnum
 from fallback_doctor import __version__
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks import Check, load_checks
-from fallback_doctor.core.checks.inference import gpu_verified
 from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot, service_environment
 from fallback_doctor.core.facts.inference import InferenceFacts
-from fallback_doctor.core.inference.run import (
-    PROVIDERS,
-    InferenceSetupError,
-    plan_inference,
-    provider_key,
-)
-from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import LANGUAGES, make_finding, render_text
@@ -229,9 +221,10 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
     inferred = time.monotonic()
     findings = settle_findings(snapshot, run_checks(snapshot))
     checked = time.monotonic()
-    result = snapshot.inference.result if snapshot.inference else None
     return Diagnosis(
-        verdict=decide_verdict(findings, gpu_ran=result is not None and gpu_verified(result)),
+        verdict=decide_verdict(
+            findings, gpu_ran=snapshot.inference is not None and snapshot.inference.gpu_verified
+        ),
         findings=findings,
         snapshot=snapshot,
         target=describe_target(request, snapshot),
@@ -254,6 +247,16 @@ def _test_inference(
     """
     if request.quick:
         return InferenceFacts(skipped="--quick: the static inspection only; no test inference was run")
+    # Imported here: the probe, the model reader and the sampler are not needed with --quick.
+    from fallback_doctor.core.inference.findings import gpu_verified
+    from fallback_doctor.core.inference.run import (
+        PROVIDERS,
+        InferenceSetupError,
+        plan_inference,
+        provider_key,
+    )
+    from fallback_doctor.core.inference.sampled import run_sampled_inference
+
     target = snapshot.target
     if target is None:
         return InferenceFacts(skipped="the target could not be resolved")

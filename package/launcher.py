@@ -50,11 +50,33 @@ def _x_display_reachable(display: str) -> bool:
         return False
 
 
+def _wanted_python(args: list[str]) -> str:
+    from fallback_doctor.core.collect.early import wanted_python
+
+    return wanted_python(args)
+
+
+def _start_listing_early(args: list[str]) -> None:
+    """Start the application interpreter's package listing before the core is imported.
+
+    Its start-up (a Python interpreter) then overlaps with ours; the collector takes it over
+    when the interpreter and environment match, and it is killed at exit otherwise.
+    """
+    from fallback_doctor.core.collect.early import start_python_env
+
+    try:
+        start_python_env(_wanted_python(args), dict(os.environ))
+    except OSError:
+        pass  # the collector starts it itself, and reports why it could not
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     wants_gui = not args or args[0] == "gui"
     if not wants_gui:
+        if args[0] == "diagnose" and "--target" not in args and os.path.exists(_wanted_python(args)):
+            _start_listing_early(args)
         from fallback_doctor.cli.main import main as cli_main
 
         return cli_main(args)

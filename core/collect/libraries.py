@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -48,7 +49,15 @@ PLACE_ORT = "onnxruntime"
 _WSL_DIR = "/usr/lib/wsl/lib"
 
 
+_STACK_STEMS = re.compile(
+    r"cud|cubl|cufft|curand|nvrtc|nvjitlink|nvinfer|nvonnx|nvparsers|zlibwapi", re.IGNORECASE
+)
+"""A cheap first look: system folders hold thousands of files, and only these stems can matter."""
+
+
 def _is_stack_library(name: str) -> bool:
+    if not _STACK_STEMS.search(name):
+        return False
     parsed = names.parse_library_name(name)
     if parsed is None:
         return False

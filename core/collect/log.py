@@ -12,19 +12,17 @@ By hand: ``fallback-doctor explain-log FILE`` or
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogHiddenSignal, LogQuote
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.logs.diagnose_log import (
-    MAX_EVIDENCE,
-    CandidateCause,
-    HiddenSignal,
-    LogDiagnosis,
-    QuotedLine,
-    explain_file,
-    explain_text,
-)
 from fallback_doctor.core.targets.spec import TargetSpec
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.logs.diagnose_log import CandidateCause, HiddenSignal, LogDiagnosis, QuotedLine
+
+# The log reader and its signature base are imported where a log is really read: most
+# diagnoses have no log, and importing them costs tens of milliseconds at every start.
 
 PASTED_SOURCE = "<pasted text>"
 
@@ -48,6 +46,8 @@ def candidate_of(candidate: CandidateCause) -> LogCandidate:
 
 def as_candidate_cause(candidate: LogCandidate) -> CandidateCause:
     """Back to core/logs' form (for ``settle_with_machine``)."""
+    from fallback_doctor.core.logs.diagnose_log import CandidateCause, QuotedLine
+
     return CandidateCause(
         candidate.cause,
         candidate.layer,
@@ -68,6 +68,8 @@ def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> Lo
     A cause named by several logs keeps its highest confidence and the quoted lines of each
     (up to the evidence limit); ``unknown`` only stays when no log established anything.
     """
+    from fallback_doctor.core.logs.diagnose_log import MAX_EVIDENCE
+
     best: dict[str, LogCandidate] = {}
     for diagnosis in diagnoses:
         for candidate in diagnosis.causes:
@@ -123,10 +125,14 @@ def collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:
     ``unreadable`` with why, and the others go on. None when there is no log to read.
     By hand: ``fallback-doctor explain-log FILE``.
     """
+    paths = tuple(spec.logs) or tuple(target.log_paths)
+    if not paths and not (spec.log_text and spec.log_text.strip()):
+        return None
+    from fallback_doctor.core.logs.diagnose_log import explain_file, explain_text
+
     diagnoses: list[LogDiagnosis] = []
     sources: list[str] = []
     unreadable: list[tuple[str, str]] = []
-    paths = tuple(spec.logs) or tuple(target.log_paths)
     for path in paths:
         try:
             diagnoses.append(explain_file(path))

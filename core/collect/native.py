@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.native import LoadAttempt, NativeFacts
-from fallback_doctor.core.probes.runner import ChildOutcome, run_child
+from fallback_doctor.core.probes.runner import (
+    ChildOutcome,
+    StartedChild,
+    finish_child,
+    run_child,
+    start_child,
+)
 
 _STDERR_LIMIT = 8000
 
@@ -28,6 +34,8 @@ def collect_native(
     env: Mapping[str, str],
     python: str = sys.executable,
     timeout_s: float = 10.0,
+    *,
+    started: StartedChild | None = None,
 ) -> NativeFacts:
     """Load libcuda and the requested libraries in a child process and report what each did.
 
@@ -40,6 +48,8 @@ def collect_native(
     `LD_DEBUG=libs python -c "import ctypes; ctypes.CDLL('libcudart.so.12')"`.
     """
     request = json.dumps({"libraries": list(requests), "libcuda": True})
+    if started is not None:
+        return parse_child_output(finish_child(started, timeout_s=timeout_s, stdin_text=request), python)
     outcome = run_child(
         [python, "-I", "-S", str(child_script())],
         env=dict(env),
@@ -47,6 +57,16 @@ def collect_native(
         stdin_text=request,
     )
     return parse_child_output(outcome, python)
+
+
+def start_native(env: Mapping[str, str], python: str = sys.executable) -> StartedChild:
+    """Start the native child now: it probes the driver at once and waits for the libraries.
+
+    Pass the result to ``collect_native(..., started=...)`` once the libraries are resolved.
+    """
+    return start_child(
+        [python, "-I", "-S", str(child_script()), "--driver-first"], env=dict(env), stdin_text=""
+    )
 
 
 def parse_child_output(outcome: ChildOutcome, python: str | None = None) -> NativeFacts:

@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from fallback_doctor.core.collect.early import take_python_env
 from fallback_doctor.core.collect.errors import CollectError
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
-from fallback_doctor.core.probes.runner import run_child
+from fallback_doctor.core.probes.runner import finish_child, run_child
 
 _CHILD = "python_env_child.py"
 _DOING = "listing the installed packages"
@@ -28,8 +29,12 @@ def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 1
     be started, crashes, times out or prints something that is not the expected JSON.
     By hand: ``/path/to/python -m site; /path/to/python -m pip list -v``.
     """
-    with resources.as_file(resources.files("fallback_doctor.core.probes").joinpath(_CHILD)) as script:
-        outcome = run_child([python, str(script)], env=env, timeout_s=timeout_s)
+    started = take_python_env(python, env)
+    if started is not None:
+        outcome = finish_child(started, timeout_s=timeout_s)
+    else:
+        with resources.as_file(resources.files("fallback_doctor.core.probes").joinpath(_CHILD)) as script:
+            outcome = run_child([python, str(script)], env=env, timeout_s=timeout_s)
     if outcome.returncode is None and not outcome.timed_out:
         raise CollectError(f"could not start the interpreter {python}: {outcome.stderr.strip()}")
     if not outcome.ok:

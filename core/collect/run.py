@@ -6,6 +6,7 @@ exception or an overrun becomes "could not collect: why" while the rest goes on.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import sys
@@ -118,17 +119,19 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     from fallback_doctor.core.collect.device import collect_device
     from fallback_doctor.core.collect.driver import collect_driver
     from fallback_doctor.core.collect.libraries import collect_libraries
-    from fallback_doctor.core.collect.native import collect_native
+    from fallback_doctor.core.collect.native import collect_native, start_native
     from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
     from fallback_doctor.core.collect.platform import collect_platform
     from fallback_doctor.core.collect.python_env import collect_python_env
     from fallback_doctor.core.collect.torch import collect_torch
+    from fallback_doctor.core.probes.runner import abandon_child
     from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 
     shell_env = dict(request.env)
     budget = request.timeout_s
     spec = request.target
-    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="collect") as pool:
+    with contextlib.ExitStack() as stack:
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=8, thread_name_prefix="collect"))
         run = _Collection(pool, progress)
         f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
@@ -142,6 +145,10 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         service_env = process.effective_environment() if process is not None else None
         env = service_environment(shell_env, service_env)
 
+        # The native child starts now and probes the driver while the rest is read; it gets
+        # the libraries to load once they are resolved (its start-up is off the critical path).
+        native_child = start_native(env)
+        stack.callback(abandon_child, native_child)
         python_path = _python_for(target, spec, request)
         f_python = run.start("python", collect_python_env, python_path, env) if python_path else None
         f_driver = run.start("driver", collect_driver, env)
@@ -180,7 +187,12 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         libraries = run.wait("libraries", f_libraries, budget)
 
         f_native = run.start(
-            "native", collect_native, native_requests(libraries, onnxruntime), env, sys.executable
+            "native",
+            collect_native,
+            native_requests(libraries, onnxruntime),
+            env,
+            sys.executable,
+            started=native_child,
         )
         native = run.wait("native", f_native, budget)
         platform_facts = run.wait("platform", f_platform, budget)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fallback_doctor.core.inference.result import ProbeResult
+if TYPE_CHECKING:  # facts stay light to import; the result module is loaded when a probe runs
+    from fallback_doctor.core.inference.result import ProbeResult
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ By hand: ``ldd /path/libonnxruntime_providers_cuda.so`` (load-time part only) or
 
 from __future__ import annotations
 
+import bisect
 import os
 import time
 from collections import deque
@@ -61,6 +62,7 @@ class _DirectoryIndex:
 
     windows: bool
     listings: dict[str, dict[str, str]] = field(default_factory=dict)
+    sorted_names: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def find(self, directory: str, name: str) -> str | None:
         listing = self.listing(directory)
@@ -80,6 +82,24 @@ class _DirectoryIndex:
             cached = {(entry.lower() if self.windows else entry): entry for entry in entries}
             self.listings[directory] = cached
         return cached
+
+    def starting_with(self, directory: str, prefix: str) -> list[str]:
+        """The entries of ``directory`` whose name starts with ``prefix`` (case-insensitive).
+
+        A sorted index per directory: system library folders hold thousands of files, and
+        every needed library asks for its family's copies.
+        """
+        ordered = self.sorted_names.get(directory)
+        if ordered is None:
+            ordered = sorted((key.lower(), actual) for key, actual in self.listing(directory).items())
+            self.sorted_names[directory] = ordered
+        wanted = prefix.lower()
+        found: list[str] = []
+        for lowered, actual in ordered[bisect.bisect_left(ordered, (wanted, "")) :]:
+            if not lowered.startswith(wanted):
+                break
+            found.append(actual)
+        return found
 
 
 @dataclass(frozen=True)
@@ -430,11 +450,9 @@ class DependencyResolver:
         if parsed is None or parsed.version is None:
             return ()
         copies: list[str] = []
+        prefix = parsed.family if self.windows else "lib" + parsed.family
         for directory in (*(_to_local(item) for item in searched), *self.known_dirs):
-            for key, actual in self.index.listing(directory).items():
-                prefix = parsed.family if self.windows else "lib" + parsed.family
-                if not key.lower().startswith(prefix.lower()):
-                    continue
+            for actual in self.index.starting_with(directory, prefix):
                 if names.is_other_major(name, actual):
                     path = os.path.join(directory, actual)
                     if os.path.exists(path):

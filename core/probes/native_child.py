@@ -324,13 +324,9 @@ def probe_library(name: str) -> None:
     emit({"event": "attempt", "attempt": record})
 
 
-def main() -> int:
-    """Read the request, probe the driver, then the libraries (cuDNN last), say "done"."""
-    try:
-        request = json.loads(sys.stdin.read() or "{}")
-    except ValueError as error:
-        emit({"event": "error", "error": "the request is not JSON: %s" % error})
-        return 2
+def hello():
+    # type: () -> None
+    """The first line: which interpreter runs the probe."""
     emit(
         {
             "event": "hello",
@@ -339,8 +335,29 @@ def main() -> int:
             "platform": sys.platform,
         }
     )
-    if request.get("libcuda", True):
+
+
+def main() -> int:
+    """Read the request, probe the driver, then the libraries (cuDNN last), say "done".
+
+    With ``--driver-first`` the driver is probed before the request is read: the parent
+    starts this child early and sends the libraries to load once it has resolved them, so
+    the interpreter's start-up and the driver's own (cuInit can take a while) overlap with
+    the parent's work.
+    """
+    driver_first = "--driver-first" in sys.argv[1:]
+    if driver_first:
+        hello()
         probe_libcuda()
+    try:
+        request = json.loads(sys.stdin.read() or "{}")
+    except ValueError as error:
+        emit({"event": "error", "error": "the request is not JSON: %s" % error})
+        return 2
+    if not driver_first:
+        hello()
+        if request.get("libcuda", True):
+            probe_libcuda()
     names = [str(name) for name in request.get("libraries", [])]
     # cuDNN last: of everything here, it is what can take the whole process down.
     ordered = [n for n in names if kind_of(n) != "cudnn"] + [n for n in names if kind_of(n) == "cudnn"]

@@ -88,16 +88,68 @@ def run_child(
     """
     if on_start is not None or on_stdout_line is not None:
         return _run_streaming(argv, env, timeout_s, stdin_text, cwd, on_start, on_stdout_line)
-    start = time.monotonic()
+    return finish_child(start_child(argv, env=env, stdin_text=stdin_text, cwd=cwd), timeout_s=timeout_s)
+
+
+@dataclass
+class StartedChild:
+    """A child started ahead of time (``start_child``), to be waited for by ``finish_child``."""
+
+    argv: tuple[str, ...]
+    process: subprocess.Popen[bytes] | None
+    started: float
+    stdin_text: str | None = None
+    error: str | None = None
+    """Why it could not be started (then ``process`` is None)."""
+
+
+def start_child(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin_text: str | None = None,
+    cwd: str | None = None,
+) -> StartedChild:
+    """Start ``argv`` now, in a session of its own; ``finish_child`` waits for it with a timeout.
+
+    Starting early lets a child's own start-up overlap with the parent's work.
+    """
+    started = time.monotonic()
     try:
         process = _spawn(argv, env, stdin_text, cwd)
     except OSError as error:
-        return ChildOutcome(tuple(argv), None, "", str(error), False, time.monotonic() - start)
+        return StartedChild(tuple(argv), None, started, stdin_text, str(error))
+    return StartedChild(tuple(argv), process, started, stdin_text)
+
+
+def abandon_child(child: StartedChild) -> None:
+    """Kill a started child that will not be finished (and its process group); wait for it."""
+    process = child.process
+    if process is None or process.returncode is not None:
+        return
+    kill_process_group(process)
+    process.communicate()
+
+
+def finish_child(child: StartedChild, *, timeout_s: float, stdin_text: str | None = None) -> ChildOutcome:
+    """Wait for a started child until ``timeout_s`` after its start, then kill its process group.
+
+    ``stdin_text`` is written now (the child must have been started with a ``stdin_text``,
+    even an empty one, so that its standard input is a pipe).
+    """
+    if stdin_text is not None:
+        # The work is handed over now: the timeout counts from here, not from the early start.
+        child.stdin_text = stdin_text
+        child.started = time.monotonic()
+    process = child.process
+    if process is None:
+        return ChildOutcome(child.argv, None, "", child.error or "", False, time.monotonic() - child.started)
     timed_out = False
+    remaining = max(0.0, timeout_s - (time.monotonic() - child.started))
     try:
         out, err = process.communicate(
-            input=stdin_text.encode("utf-8") if stdin_text is not None else None,
-            timeout=timeout_s,
+            input=child.stdin_text.encode("utf-8") if child.stdin_text is not None else None,
+            timeout=remaining,
         )
     except subprocess.TimeoutExpired:
         timed_out = True
@@ -108,12 +160,12 @@ def run_child(
         kill_process_group(process, only_group=True)
     truncated = len(out) > _OUTPUT_LIMIT or len(err) > _OUTPUT_LIMIT
     return ChildOutcome(
-        argv=tuple(argv),
+        argv=child.argv,
         returncode=None if timed_out else process.returncode,
         stdout=out[-_OUTPUT_LIMIT:].decode("utf-8", errors="replace"),
         stderr=err[-_OUTPUT_LIMIT:].decode("utf-8", errors="replace"),
         timed_out=timed_out,
-        duration_s=time.monotonic() - start,
+        duration_s=time.monotonic() - child.started,
         truncated=truncated,
     )
 

@@ -1,0 +1,423 @@
+"""Findings from a test inference (the CPU baseline and the GPU retry of core/inference).
+
+``inference_findings(result)`` turns a :class:`ProbeResult` into findings: the GPU retry fell back
+to the CPU (ONNX Runtime's own warning quoted, the strict run's error quoted, the cause read from
+the quote), no session at all, nodes left on the CPU, outputs that differ, a probe that crashed or
+timed out (a probe-layer finding), a strategy that gets further ("it works if you do X"), and the
+GPU verified. For Python applications the remediation carries the start-up guard.
+
+By hand: ``python -c "import onnxruntime as o; s = o.InferenceSession('m.onnx',
+providers=['CUDAExecutionProvider', 'CPUExecutionProvider']); print(s.get_providers())"``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from fallback_doctor.core.causes import Cause, layer_of
+from fallback_doctor.core.inference.result import (
+    FailureKind,
+    ProbeResult,
+    SessionRun,
+    Stage,
+    StrategyName,
+    StrategyResult,
+    Verdict,
+    stage_rank,
+)
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.texts import make_finding
+
+_CPU = "CPUExecutionProvider"
+
+#: The guard for a Python application: turn a silent fallback into a loud start-up error.
+PYTHON_GUARD: tuple[str, ...] = (
+    "# right after: session = onnxruntime.InferenceSession(model, providers=[...])",
+    'assert "CUDAExecutionProvider" in session.get_providers(), session.get_providers()',
+    "# or make ONNX Runtime itself refuse to fall back (before creating the session):",
+    'so = onnxruntime.SessionOptions(); so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")',
+)
+
+#: What a quoted ONNX Runtime message says about the cause, most specific first.
+_QUOTE_CAUSES: tuple[tuple[str, Cause], ...] = (
+    (r"libcudnn\w*\.so|cudnn\w*64_\d+\.dll|CUDNN_STATUS|cuDNN failure", Cause.CUDNN_MISSING),
+    (r"libnvinfer|nvinfer\w*\.dll|install TensorRT", Cause.TENSORRT_MISSING),
+    (r"libcuda\.so\.1|nvcuda\.dll", Cause.DRIVER_MISSING),
+    (r"driver version is insufficient|CUDA failure 35", Cause.DRIVER_TOO_OLD),
+    (r"no CUDA-capable device|CUDA failure 100", Cause.NO_GPU_VISIBLE),
+    (r"no kernel image is available|CUDA failure 209", Cause.UNSUPPORTED_ARCH),
+    (r"out of memory|CUDA failure 2\b", Cause.OUT_OF_MEMORY),
+    (
+        r"lib(cublas\w*|cudart|cufft|curand|nvrtc|nvJitLink)\.so|(cublas\w*|cudart|cufft|curand)64_\d+\.dll",
+        Cause.CUDA_RUNTIME_MISSING,
+    ),
+    (r"not in available provider names", Cause.EP_NOT_IN_BUILD),
+    (r"which depends on .* which is missing|LoadLibrary failed", Cause.WINDOWS_DLL_LOAD_ERROR),
+)
+
+_STAGE_WORDS: dict[Stage, str] = {
+    Stage.NOTHING: "ONNX Runtime not even loaded",
+    Stage.RUNTIME_LOADED: "ONNX Runtime loaded, the GPU provider's libraries not",
+    Stage.LIBRARIES_LOADED: "the GPU provider's libraries loaded, the provider not created",
+    Stage.PROVIDER_CREATED: "the GPU provider created, no session",
+    Stage.SESSION_CREATED: "a GPU session created",
+    Stage.INFERENCE_ON_GPU: "inference ran on the GPU",
+}
+
+
+_STAGE_WORDS_KO: dict[Stage, str] = {
+    Stage.NOTHING: "ONNX Runtime조차 불러오지 못함",
+    Stage.RUNTIME_LOADED: "ONNX Runtime은 불러왔으나 GPU 프로바이더의 라이브러리는 불러오지 못함",
+    Stage.LIBRARIES_LOADED: "GPU 프로바이더의 라이브러리는 불러왔으나 프로바이더를 만들지 못함",
+    Stage.PROVIDER_CREATED: "GPU 프로바이더는 만들었으나 세션을 만들지 못함",
+    Stage.SESSION_CREATED: "GPU 세션을 만듦",
+    Stage.INFERENCE_ON_GPU: "GPU에서 추론이 실행됨",
+}
+
+
+def stage_words(stage: Stage, lang: str = "en") -> str:
+    """A stage in words, for people, in English ("en") or Korean ("ko")."""
+    words = _STAGE_WORDS_KO if lang == "ko" else _STAGE_WORDS
+    return words[Stage(stage)]
+
+
+def cause_from_quote(lines: Iterable[str]) -> Cause:
+    """The cause code a quoted ONNX Runtime message points at (UNKNOWN when none matches)."""
+    text = "\n".join(lines)
+    for pattern, cause in _QUOTE_CAUSES:
+        if re.search(pattern, text, flags=re.IGNORECASE):
+            return cause
+    return Cause.UNKNOWN
+
+
+def gpu_verified(result: ProbeResult) -> bool:
+    """True only when an inference really ran on the GPU (as is): the verdict ``gpu_verified``."""
+    as_is = result.as_is
+    return (
+        as_is is not None
+        and as_is.gpu is not None
+        and as_is.gpu.verdict == Verdict.GPU_ACTIVE
+        and stage_rank(as_is.stage) >= stage_rank(Stage.INFERENCE_ON_GPU)
+    )
+
+
+def _ms(session: SessionRun | None) -> str:
+    if session is None or session.latency is None:
+        return "n/a"
+    return f"{session.latency.p50_ms:.1f}"
+
+
+def _runtime(result: ProbeResult) -> str:
+    version = result.runtime.ort_version or "?"
+    where = result.runtime.ort_location or result.runtime.interpreter or "?"
+    return f"ONNX Runtime {version} ({where})"
+
+
+def _nodes(session: SessionRun) -> str:
+    if not session.nodes_per_provider:
+        return "node placements unknown (" + (session.nodes_source or "no VERBOSE lines") + ")"
+    parts = [f"{count} on {provider}" for provider, count in session.nodes_per_provider.items()]
+    return "nodes: " + ", ".join(parts)
+
+
+def _quote(session: SessionRun, limit: int = 2) -> str:
+    lines = [_short(line) for line in session.ort_messages if line.strip()]
+    if not lines:
+        return "(nothing: no warning was printed)"
+    return " / ".join(f'"{line}"' for line in lines[:limit])
+
+
+def _short(line: str) -> str:
+    # Drop the timestamp ONNX Runtime puts in front, keep the message.
+    at = line.find("[")
+    text = line[at:] if 0 <= at < 40 else line
+    failure = text.find("CUDA failure")
+    if failure > 0:
+        text = text[failure:]  # the EP Error banner: the template noise first, the message last
+    return text if len(text) <= 600 else text[:200] + " … " + text[-350:]
+
+
+def _evidence(result: ProbeResult, session: SessionRun, label: str) -> tuple[Evidence, ...]:
+    items = [Evidence(f"{label}: providers active", ", ".join(session.active_providers) or "none")]
+    if session.nodes_per_provider:
+        items.append(
+            Evidence(f"{label}: nodes per provider", _nodes(session), source="ONNX Runtime VERBOSE log")
+        )
+    items.extend(
+        Evidence(f"{label}: ONNX Runtime said", _short(line), source="probe stderr (fd 2)")
+        for line in session.ort_messages[:6]
+    )
+    if session.strict is not None and session.strict.error:
+        items.append(
+            Evidence("strict run (session.disable_cpu_ep_fallback = 1)", _short(session.strict.error))
+        )
+    if session.error:
+        items.append(Evidence(f"{label}: error", _short(session.error)))
+    items.append(Evidence("ONNX Runtime", _runtime(result)))
+    return tuple(items)
+
+
+def inference_findings(result: ProbeResult, *, python_app: bool | None = None) -> list[Finding]:
+    """Findings from one test inference; ``python_app`` (default: the probe's kind) adds the guard."""
+    if python_app is None:
+        python_app = result.kind == "python"
+    guard = PYTHON_GUARD if python_app else ()
+    findings: list[Finding] = []
+    findings.extend(_failure_findings(result))
+    findings.extend(_busy_before_findings(result))
+    as_is = result.as_is
+    gpu = as_is.gpu if as_is is not None else None
+    cpu = result.cpu
+    if gpu is not None:
+        findings.extend(_gpu_findings(result, gpu, cpu, guard))
+    if as_is is not None and not gpu_verified(result):
+        findings.extend(_strategy_findings(result, as_is))
+    return findings
+
+
+def _failure_findings(result: ProbeResult) -> list[Finding]:
+    failure = result.failure
+    if failure is None:
+        return []
+    if failure.kind == FailureKind.UNUSABLE_MODEL:
+        return [
+            make_finding(
+                "inference.unusable_model",
+                Cause.CONFIG_INVALID,
+                Layer.PROBE,
+                Severity.WARNING,
+                params={"reason": failure.sentence},
+                evidence=(Evidence("model", result.model.path if result.model else "?"),),
+            )
+        ]
+    evidence = [Evidence("what happened", failure.sentence)]
+    if failure.phase:
+        evidence.append(Evidence("phase", failure.phase))
+    if failure.signal:
+        evidence.append(Evidence("signal", failure.signal))
+    evidence.extend(Evidence("ONNX Runtime said", _short(line)) for line in result.log_excerpt[-6:])
+    if failure.stderr_tail.strip():
+        evidence.append(Evidence("probe stderr (end)", failure.stderr_tail.strip()[-800:]))
+    if failure.stdout_tail.strip() and failure.kind in (FailureKind.GARBAGE, FailureKind.FLOOD):
+        evidence.append(Evidence("probe stdout (end)", failure.stdout_tail.strip()[-300:]))
+    return [
+        make_finding(
+            "inference.probe_failed",
+            Cause.PROBE_FAILED,
+            layer_of(Cause.PROBE_FAILED),
+            Severity.ERROR,
+            params={"sentence": failure.sentence, "runtime": _runtime(result)},
+            evidence=tuple(evidence),
+        )
+    ]
+
+
+def _busy_before_findings(result: ProbeResult) -> list[Finding]:
+    """Other processes held GPU memory before the probe started: a later out-of-memory is theirs.
+
+    By hand: ``nvidia-smi --query-compute-apps=pid,used_memory --format=csv``.
+    """
+    before = result.gpu_before
+    if before is None or not before.read or not before.processes:
+        return []
+    listed = [
+        f"PID {p.pid} on GPU {p.gpu_index}: " + ("? MiB" if p.used_mib is None else f"{p.used_mib:.0f} MiB")
+        for p in before.processes
+    ]
+    return [
+        make_finding(
+            "inference.gpu_busy_before",
+            Cause.UNKNOWN,
+            Layer.RESOURCES,
+            Severity.INFO,
+            params={
+                "count": len({p.pid for p in before.processes}),
+                "total_mib": f"{before.total_mib:.0f}",
+                "processes": "; ".join(listed),
+            },
+            evidence=tuple(
+                Evidence(f"GPU {p.gpu_index} PID {p.pid}", line, source="NVML process list before the probe")
+                for p, line in zip(before.processes, listed, strict=True)
+            ),
+        )
+    ]
+
+
+def _gpu_findings(
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+) -> list[Finding]:
+    findings: list[Finding] = []
+    provider = next((p for p in gpu.requested_providers if p != _CPU), "CUDAExecutionProvider")
+    quote_lines = list(gpu.ort_messages) + ([gpu.strict.error] if gpu.strict and gpu.strict.error else [])
+    if gpu.verdict == Verdict.FELL_BACK_TO_CPU:
+        cause = cause_from_quote(quote_lines)
+        findings.append(
+            make_finding(
+                "inference.fell_back",
+                cause,
+                layer_of(cause),
+                Severity.ERROR,
+                params={
+                    "provider": provider,
+                    "requested": ", ".join(gpu.requested_providers),
+                    "runtime": _runtime(result),
+                    "active": ", ".join(gpu.active_providers) or "no provider",
+                    "nodes": _nodes(gpu),
+                    "quote": _quote(gpu),
+                    "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "not run",
+                    "cpu_p50": _ms(cpu),
+                    "gpu_p50": _ms(gpu),
+                },
+                evidence=_evidence(result, gpu, "GPU retry"),
+                commands=guard,
+                verify="python -c \"import onnxruntime as o; print(o.InferenceSession('model.onnx', "
+                "providers=['CUDAExecutionProvider']).get_providers())\"",
+            )
+        )
+    elif gpu.verdict == Verdict.FAILED:
+        cause = cause_from_quote([*quote_lines, gpu.error or ""])
+        findings.append(
+            make_finding(
+                "inference.failed",
+                cause,
+                layer_of(cause),
+                Severity.ERROR,
+                params={
+                    "runtime": _runtime(result),
+                    "requested": ", ".join(gpu.requested_providers),
+                    "error": _short(gpu.error or "unknown error"),
+                    "quote": _quote(gpu),
+                },
+                evidence=_evidence(result, gpu, "GPU retry"),
+            )
+        )
+    elif gpu.verdict == Verdict.GPU_ACTIVE and gpu_verified(result):
+        speedup = "n/a"
+        if cpu is not None and cpu.latency is not None and gpu.latency is not None and gpu.latency.p50_ms > 0:
+            speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.1f}"
+        equal = "not compared"
+        if gpu.comparison is not None:
+            equal = "equal within tolerance" if gpu.comparison.equal else "DIFFERENT"
+        findings.append(
+            make_finding(
+                "inference.gpu_verified",
+                Cause.UNKNOWN,
+                Layer.PROBE,
+                Severity.INFO,
+                params={
+                    "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
+                    "gpu_p50": _ms(gpu),
+                    "cpu_p50": _ms(cpu),
+                    "runtime": _runtime(result),
+                    "nodes": _nodes(gpu),
+                    "speedup": speedup,
+                    "equal": equal,
+                },
+                evidence=_evidence(result, gpu, "GPU run"),
+                commands=guard,
+            )
+        )
+        cpu_nodes = gpu.nodes_per_provider.get(_CPU, 0)
+        if cpu_nodes:
+            findings.append(
+                make_finding(
+                    "inference.partial_placement",
+                    Cause.UNKNOWN,
+                    Layer.PROBE,
+                    Severity.WARNING,
+                    params={
+                        "cpu_nodes": cpu_nodes,
+                        "total_nodes": sum(gpu.nodes_per_provider.values()),
+                        "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
+                        "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "no error",
+                    },
+                    evidence=_evidence(result, gpu, "GPU run"),
+                )
+            )
+    if (
+        gpu.comparison is not None
+        and not gpu.comparison.equal
+        and gpu.latency is not None
+        and cpu is not None
+    ):
+        findings.append(
+            make_finding(
+                "inference.outputs_differ",
+                Cause.UNKNOWN,
+                Layer.PROBE,
+                Severity.WARNING,
+                params={
+                    "detail": gpu.comparison.detail or "outputs differ",
+                    "atol": gpu.comparison.tolerance_abs,
+                    "rtol": gpu.comparison.tolerance_rel,
+                },
+                evidence=(
+                    Evidence("max |gpu - cpu|", str(gpu.comparison.max_abs_diff)),
+                    Evidence("max relative difference", str(gpu.comparison.max_rel_diff)),
+                ),
+            )
+        )
+    memory = gpu.gpu_memory
+    if memory is not None and memory.others_bytes:
+        findings.append(
+            make_finding(
+                "inference.gpu_memory_others",
+                Cause.UNKNOWN,
+                Layer.RESOURCES,
+                Severity.INFO,
+                params={
+                    "others": _gib(memory.others_bytes),
+                    "total": _gib(memory.total_bytes),
+                    "probe": _gib(memory.probe_bytes),
+                },
+            )
+        )
+    return findings
+
+
+def _gib(value: int | None) -> str:
+    return "unknown" if value is None else f"{value / 2**30:.2f} GiB"
+
+
+def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Finding]:
+    findings: list[Finding] = []
+    best = result.best_strategy
+    if best is None or best.name == StrategyName.AS_IS or stage_rank(best.stage) <= stage_rank(as_is.stage):
+        return findings
+    how = {
+        StrategyName.PRELOAD_DLLS: "call onnxruntime.preload_dlls() before creating the session",
+        StrategyName.LIB_PATH_FIRST: "; ".join(f"export {k}={v}" for k, v in best.environment.items())
+        or "put the library folder first on the loader path",
+    }.get(best.name, best.description)
+    quote = _quote(best.gpu) if best.gpu is not None else "(no GPU retry)"
+    commands: tuple[str, ...] = ()
+    if best.name == StrategyName.LIB_PATH_FIRST:
+        commands = tuple(f"export {k}={v}" for k, v in best.environment.items())
+    elif best.name == StrategyName.PRELOAD_DLLS:
+        commands = ("import onnxruntime; onnxruntime.preload_dlls()  # before InferenceSession(...)",)
+    findings.append(
+        make_finding(
+            "inference.strategy_further",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
+            params={
+                "strategy": best.name.value,
+                "stage": stage_words(best.stage),
+                "as_is_stage": stage_words(as_is.stage),
+                "description": best.description or best.name.value,
+                "quote": quote,
+                "how": how,
+            },
+            evidence=tuple(
+                Evidence(
+                    f"strategy {s.name.value}",
+                    stage_words(s.stage) if not s.skipped else f"skipped: {s.skipped}",
+                )
+                for s in result.strategies
+            ),
+            commands=commands,
+        )
+    )
+    return findings
