@@ -10,12 +10,11 @@ import contextlib
 import functools
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
@@ -65,24 +64,52 @@ def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | N
     return merged
 
 
+class _Task(Generic[T]):
+    """One collector running on a daemon thread: a collector that hangs cannot hold the tool.
+
+    (A thread pool would be waited for at exit; the time bound must hold even then.)
+    """
+
+    def __init__(self, name: str, call: Callable[[], T]) -> None:
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, args=(call,), name=f"collect-{name}", daemon=True).start()
+
+    def _run(self, call: Callable[[], T]) -> None:
+        try:
+            self._value = call()
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting side as it is
+            self._error = error
+        finally:
+            self._done.set()
+
+    def result(self, timeout: float) -> T:
+        """The collector's value; TimeoutError when it has not finished within ``timeout``."""
+        if not self._done.wait(timeout):
+            raise TimeoutError
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
+
+
 class _Collection:
     """Runs collectors with fault isolation and records how each went."""
 
-    def __init__(self, pool: ThreadPoolExecutor, progress: Progress | None) -> None:
-        self.pool = pool
+    def __init__(self, progress: Progress | None) -> None:
         self.progress = progress
         self.outcomes: list[CollectorOutcome] = []
 
-    def start(self, name: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> Future[tuple[T, float]]:
+    def start(self, name: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> _Task[tuple[T, float]]:
         if self.progress is not None:
             self.progress(name)
-        return self.pool.submit(functools.partial(_timed, func, *args, **kwargs))
+        return _Task(name, functools.partial(_timed, func, *args, **kwargs))
 
-    def wait(self, name: str, future: Future[Any], timeout_s: float) -> Any:
+    def wait(self, name: str, future: _Task[Any], timeout_s: float) -> Any:
         started = time.monotonic()
         try:
             value, duration = future.result(timeout=timeout_s)
-        except FutureTimeout:
+        except TimeoutError:
             self.outcomes.append(
                 CollectorOutcome(name, False, f"did not finish within {timeout_s:.0f} s", timeout_s * 1000)
             )
@@ -131,8 +158,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     budget = request.timeout_s
     spec = request.target
     with contextlib.ExitStack() as stack:
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=8, thread_name_prefix="collect"))
-        run = _Collection(pool, progress)
+        run = _Collection(progress)
         f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
         bareun = target is not None and target.kind == "bareun"
