@@ -87,8 +87,10 @@ LABELS: dict[str, dict[str, str]] = {
     },
     "config.file": {"en": "Configuration file: {path}", "ko": "설정 파일: {path}"},
     "config.none": {
-        "en": "This target has no configuration file to check (a Python application or a log). Go on to the log.",  # noqa: E501
-        "ko": "이 대상에는 점검할 설정 파일이 없습니다(Python 애플리케이션 또는 로그). 다음 단계로 넘어가세요.",  # noqa: E501
+        "en": "There is no configuration file for this kind of target (a Python application or a log): "
+        "nothing to check here. Go on to the log.",
+        "ko": "이런 종류의 대상(Python 애플리케이션 또는 로그)에는 설정 파일이 없어 여기서 점검할 것이 "
+        "없습니다. 다음 단계로 넘어가세요.",
     },
     "config.provider": {
         "en": "executionProvider = {value} (line {line})",
@@ -105,6 +107,17 @@ LABELS: dict[str, dict[str, str]] = {
         "executionProvider를 \u201ccuda\u201d(또는 \u201cgpu\u201d)로 바꾸고 서버를 다시 시작하세요.",
     },
     "config.libpath": {"en": "libPath = {path}", "ko": "libPath = {path}"},
+    "config.text.name": {"en": "The configuration file", "ko": "설정 파일 내용"},
+    "config.text.missing": {
+        "en": "The file's text is not in this report (it could not be read, or the report is older).",
+        "ko": "이 보고서에는 파일 내용이 없습니다(읽을 수 없었거나 이전 형식의 보고서입니다).",
+    },
+    "config.legend": {
+        "en": "Highlighted: the keys that matter (executionProvider, libPath, logPath, modelPath, "
+        "licenseFile). \u2716/\u26a0 in the margin: a line a finding points at.",
+        "ko": "강조 표시: 중요한 키(executionProvider, libPath, logPath, modelPath, licenseFile). "
+        "왼쪽의 \u2716/\u26a0: 문제가 발견된 줄.",
+    },
     "config.ok": {"en": "No problem found in the configuration.", "ko": "설정에서 문제를 찾지 못했습니다."},
     # page 2
     "log.name": {"en": "Read the log", "ko": "로그 읽기"},

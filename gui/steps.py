@@ -70,7 +70,7 @@ def run_probe(target: dict[str, Any], options: dict[str, Any], gpu: bool) -> dic
     """
     import dataclasses
 
-    from fallback_doctor.core.checks.inference import gpu_verified, inference_findings
+    from fallback_doctor.core.inference.findings import gpu_verified, inference_findings
     from fallback_doctor.core.inference.result import StrategyName
     from fallback_doctor.core.inference.run import PROVIDERS, plan_inference, provider_key
     from fallback_doctor.core.report import to_jsonable

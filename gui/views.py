@@ -235,7 +235,35 @@ def config_view(document: dict[str, Any]) -> dict[str, Any]:
     for issue in issues:
         if issue.get("line"):
             highlight.setdefault(int(issue["line"]), str(issue.get("severity") or "warning"))
+    key_lines = {
+        str(key): int(line)
+        for key, line in _dict(target.get("config_key_lines")).items()
+        if isinstance(line, int) and not isinstance(line, bool) and line > 0
+    }
+    marks: dict[int, str] = {}
+    """line -> the worst severity of an issue or a finding pointing at it."""
+    order = {"error": 0, "warning": 1, "info": 2}
+
+    def mark(line: Any, severity: Any) -> None:
+        if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+            return
+        severity = str(severity or "warning")
+        if line not in marks or order.get(severity, 3) < order.get(marks[line], 3):
+            marks[line] = severity
+
+    for issue in issues:
+        mark(issue.get("line"), issue.get("severity"))
+    config_path = target.get("config_path")
+    for finding in findings:
+        for evidence in _list(finding.get("evidence")):
+            evidence = _dict(evidence)
+            if evidence.get("line") and (not config_path or evidence.get("source") == config_path):
+                mark(evidence.get("line"), finding.get("severity"))
+    text = target.get("config_text")
     return {
+        "text": text if isinstance(text, str) else None,
+        "key_lines": key_lines,
+        "marks": marks,
         "path": target.get("config_path"),
         "kind": target.get("kind"),
         "provider": target.get("requested_provider"),

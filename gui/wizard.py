@@ -411,18 +411,94 @@ class ConfigPage(StepPage):
 
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
+        self.file = QTextBrowser(self)
+        self.file.setOpenExternalLinks(False)
+        self.file.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
         self.view = QTextBrowser(self)
         self.view.setOpenExternalLinks(False)
-        self.body.addWidget(self.view, 1)
+        left = QWidget(self)
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.file, 1)
+        column.addWidget(self.legend)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.view)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.body.addWidget(self.splitter, 1)
+        self.line_marks: dict[int, str] = {}
+        """What the file view marks: line -> "key" (a key that matters), "cpu" (executionProvider asks
+        for the CPU) or a finding's severity ("error", "warning", "info")."""
+
+    def _render_file(self, view: dict[str, Any]) -> None:
+        """The whole file, monospace, numbered; the keys that matter and the findings' lines marked."""
+        self.line_marks = {}
+        text = view["text"]
+        self.file.setVisible(bool(view["path"]))
+        self.legend.setVisible(bool(view["path"]) and text is not None)
+        if not view["path"]:
+            self.file.setHtml("")
+            return
+        if text is None:
+            self.file.setHtml(f"<p>{_esc(t('config.text.missing'))}</p>")
+            return
+        for line in (*view["key_lines"].values(), view["provider_line"]):
+            if isinstance(line, int):
+                self.line_marks[line] = "key"  # the provider's own line too ({"provider": "cuda"})
+        self.line_marks.update(view["marks"])
+        if view["wants_cpu"]:
+            for line in (view["key_lines"].get("executionProvider"), view["provider_line"]):
+                if isinstance(line, int) and self.line_marks.get(line) in (None, "key", "info"):
+                    self.line_marks[line] = "cpu"  # the answer at once: red, above a finding's "info"
+        lines = text.split("\n")
+        if lines and lines[-1] == "" and len(lines) > 1:
+            lines.pop()
+        width = len(str(len(lines)))
+        mono = _mono()
+        rows: list[str] = []
+        for number, line in enumerate(lines, start=1):
+            kind = self.line_marks.get(number)
+            if kind == "key":
+                colour = STATUS_COLOURS["info"]
+            elif kind == "cpu":
+                colour = STATUS_COLOURS["error"]
+            else:
+                colour = STATUS_COLOURS.get(kind or "", "")
+            sign = STATUS_SIGNS.get(kind or "", " ") if kind not in (None, "key", "cpu") else " "
+            style = f"margin:0; white-space:pre; font-family:{mono}"
+            if colour:
+                style += f"; background-color:{_tint(colour, 0.22 if kind != 'key' else 0.14)}"
+            gutter = f"<span style='color:#9e9e9e'>{number:>{width}} </span>"
+            mark = f"<span style='color:{colour or '#9e9e9e'}'>{sign}</span> "
+            weight = "font-weight:bold; " if kind in ("key", "cpu") else ""
+            shown = _esc(line.rstrip("\r"))
+            rows.append(f"<p style='{style}'>{gutter}{mark}<span style='{weight}'>{shown}</span></p>")
+        self.file.setHtml("".join(rows))
+        first = min((n for n, k in self.line_marks.items() if k != "key"), default=None)
+        if first is not None and first > 20:
+            block = self.file.document().findBlockByNumber(first - 5)
+            if block.isValid():
+                cursor = self.file.textCursor()
+                cursor.setPosition(block.position())
+                self.file.setTextCursor(cursor)
+                self.file.ensureCursorVisible()
 
     def render(self) -> None:
         """The configuration file, its provider setting and issues, and the findings with fixes."""
         document = self.doctor.document
         self.view.setAccessibleName(t("config.name"))
+        self.file.setAccessibleName(t("config.text.name"))
+        self.legend.setText(t("config.legend"))
         if document is None:
             self.view.setHtml("")
+            self.file.setHtml("")
+            self.line_marks = {}
             return
         view = views.config_view(document)
+        self._render_file(view)
         lang = language()
         parts: list[str] = []
         if not view["path"]:
@@ -431,8 +507,9 @@ class ConfigPage(StepPage):
             parts.append(f"<p><b>{_esc(t('config.file', path=view['path']))}</b></p>")
             if view["provider_raw"] is not None:
                 colour = STATUS_COLOURS["error"] if view["wants_cpu"] else STATUS_COLOURS["info"]
+                tint = _tint(colour)
                 parts.append(
-                    f"<p style='font-family:{_mono()}; background:{colour}22; border-left:4px solid {colour};"
+                    f"<p style='font-family:{_mono()}; background:{tint}; border-left:4px solid {colour};"
                     f" padding:4px'>{_esc(t('config.provider', value=view['provider_raw'], line=view['provider_line']))}"  # noqa: E501
                     "</p>"
                 )
@@ -712,6 +789,10 @@ class GpuPage(StepPage):
         lang = language()
         self.table.setColumnCount(3)
         self.table.setHorizontalHeaderLabels([t("table.metric"), t("table.cpu"), t("table.gpu")])
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         cpu_rows = _session_rows(summary["cpu"])
         gpu_rows = _session_rows(summary["gpu"])
         extra = [

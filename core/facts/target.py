@@ -100,6 +100,12 @@ class TargetFacts:
     """Log text pasted into the wizard (no file)."""
     notes: tuple[str, ...] = ()
     """Things a person should know about how the target was read (a default that was assumed)."""
+    config_text: str | None = None
+    """The configuration file's text as read (decoded; at most CONFIG_TEXT_LIMIT characters, a note
+    says when it was cut), so a page can show the file itself; None where there is no file."""
+    config_key_lines: dict[str, int] = field(default_factory=dict)
+    """Where the keys that matter are written (executionProvider, libPath, logPath, modelPath,
+    licenseFile): key -> 1-based line in ``config_text``."""
 
     @property
     def wants_cpu(self) -> bool:

@@ -40,6 +40,10 @@ DEFAULT_ROOTS_POSIX: tuple[str, ...] = ("/opt/bareun", "/bareun")
 DEFAULT_ROOTS_WINDOWS: tuple[str, ...] = ("C:\\Program Files\\bareun",)
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 """A larger file is not a configuration; it is read no further than this."""
+CONFIG_TEXT_LIMIT = 256 * 1024
+"""The report keeps the configuration's text up to this many characters (a note says when cut)."""
+KEY_LINE_KEYS: tuple[str, ...] = ("executionProvider", "libPath", "logPath", "modelPath", "licenseFile")
+"""The keys whose lines the configuration page highlights."""
 
 STRING_PROVIDERS = ("gpu", "cpu")
 """executionProvider as a string: the vendor FAQ's form."""
@@ -130,6 +134,10 @@ class BareunConfig:
     """Path settings after ${VAR} expansion, absolute (relative ones taken from the root)."""
     data: object = None
     """The configuration as plain data (None when it could not be parsed)."""
+    text: str | None = None
+    """The file's text as decoded (undecodable bytes replaced); None when it could not be read."""
+    key_lines: dict[str, int] = field(default_factory=dict)
+    """Where the keys that matter (KEY_LINE_KEYS) are written: key -> 1-based line."""
 
 
 class _Reader:
@@ -209,6 +217,9 @@ class _Reader:
             )
             return
         members: dict[str, Member] = root_node.value
+        for key in KEY_LINE_KEYS:
+            if key in members:
+                self.config.key_lines[key] = members[key].line
         for key in root_node.duplicates:
             self.at(
                 "duplicate_key",
@@ -560,6 +571,7 @@ def read_config_bytes(path: str, data: bytes, env: Mapping[str, str], root: str 
         )
     reader = _Reader(path, text, env, root)
     reader.config.issues.extend(issues)
+    reader.config.text = text
     try:
         node = parse_with_positions(text)
     except JsonPositionError as parse_error:
@@ -567,6 +579,7 @@ def read_config_bytes(path: str, data: bytes, env: Mapping[str, str], root: str 
         message = _malformed_message(error, text)
         code = "malformed.backslash" if "backslash" in message else "malformed"
         reader.issue(code, "error", None, error.line, error.column, message, error=error.message)
+        reader.config.key_lines = key_lines_by_text(text)
         return reader.config
     reader.read(node)
     try:
@@ -574,6 +587,30 @@ def read_config_bytes(path: str, data: bytes, env: Mapping[str, str], root: str 
     except (ValueError, RecursionError):
         reader.config.data = None
     return reader.config
+
+
+def key_lines_by_text(text: str) -> dict[str, int]:
+    """Where the keys that matter are written in a text that is not valid JSON: the first line
+    holding ``"key":``, a best guess for a malformed file. By hand: ``grep -n '"libPath"' bareun.json``."""
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        for key in KEY_LINE_KEYS:
+            if key not in found and re.search(rf'"{key}"\s*:', line):
+                found[key] = number
+    return found
+
+
+def config_text_for_report(text: str | None) -> tuple[str | None, str | None]:
+    """The text the report keeps (at most CONFIG_TEXT_LIMIT characters, cut at a line) and a note when cut."""
+    if text is None or len(text) <= CONFIG_TEXT_LIMIT:
+        return text, None
+    cut = text.rfind("\n", 0, CONFIG_TEXT_LIMIT)
+    kept = text[: cut + 1 if cut > 0 else CONFIG_TEXT_LIMIT]
+    note = (
+        f"the configuration is {len(text)} characters long; the report keeps its first {len(kept)} "
+        f"({kept.count(chr(10))} lines)"
+    )
+    return kept, note
 
 
 def _malformed_message(error: JsonPositionError, text: str) -> str:

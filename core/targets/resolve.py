@@ -129,6 +129,9 @@ def bareun_target(
     lib_ort = None
     if lib_path is not None and os.path.isdir(lib_path):
         lib_ort = bareun.inspect_lib_path(lib_path, env, load=load_library)
+    config_text, cut_note = bareun.config_text_for_report(config.text)
+    if cut_note:
+        notes.append(cut_note)
     log_dir = config.paths.get("logPath")
     logs = spec.logs
     if not logs and log_dir is not None and os.path.isdir(log_dir):
@@ -150,4 +153,6 @@ def bareun_target(
         lib_ort=lib_ort,
         log_text=spec.log_text,
         notes=tuple(notes),
+        config_text=config_text,
+        config_key_lines=dict(config.key_lines),
     )

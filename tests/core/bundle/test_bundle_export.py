@@ -125,6 +125,37 @@ def test_report_reads_after_redaction(document: dict[str, Any], tmp_path: Path, 
     assert any(form == "utf-16" for form in forms.values())
 
 
+def test_config_text_in_the_report_is_redacted(document: dict[str, Any], tmp_path: Path) -> None:
+    """The configuration's text rides in report.json (the configuration page shows it): redacted there too."""
+    planted = json.loads(json.dumps(document))
+    config_text = json.dumps(
+        {
+            "licenseFile": f"/home/{USER}/bareun/var/license.pem",
+            "apiKey": SECRETS["bareun"],
+            "password": SECRETS["password"],
+            "database": f"postgres://bareun:{SECRETS['url_password']}@db.corp.internal:5432/bareun",
+            "address": {"ipAddr": IDENTITIES["ipv4"], "port": 5656},
+            "executionProvider": {"provider": "cuda"},
+        },
+        indent=2,
+    )
+    planted["environment"]["target"]["config_text"] = config_text
+    planted["environment"]["target"]["config_key_lines"] = {"executionProvider": 10, "licenseFile": 2}
+    for value in (SECRETS["bareun"], SECRETS["password"], SECRETS["url_password"], USER):
+        assert value in json.dumps(planted)
+    preview = prepare_bundle(planted, [], OPTIONS)
+    target = tmp_path / "config-text.zip"
+    write_bundle(preview, target, mapping_directory=tmp_path / "mappings")
+    with zipfile.ZipFile(target) as archive:
+        report = json.loads(archive.read("report.json"))
+    kept = report["environment"]["target"]["config_text"]
+    for label in ("bareun", "password", "url_password"):
+        assert SECRETS[label] not in kept, label
+    assert USER not in kept and IDENTITIES["ipv4"] not in kept
+    assert '"executionProvider"' in kept and kept.count("\n") == config_text.count("\n")
+    assert leaks_in_zip(target, PLANTED) == []
+
+
 def test_export_then_open_reproduces_the_report_unredacted(
     document: dict[str, Any], tmp_path: Path, mapping_dir: Path
 ) -> None:

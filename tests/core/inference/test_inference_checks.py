@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fallback_doctor.cli import test_inference
 from fallback_doctor.cli.common import UsageError
-from fallback_doctor.core.checks.inference import (
+from fallback_doctor.core.inference.findings import (
     PYTHON_GUARD,
     cause_from_quote,
     gpu_verified,

@@ -16,8 +16,8 @@ from typing import Any
 
 import psutil
 import pytest
-from fallback_doctor.core.checks.inference import inference_findings
 from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.inference.findings import inference_findings
 from fallback_doctor.core.inference.python_probe import run_python_probe
 from fallback_doctor.core.inference.result import GpuOccupancy, GpuProcess, ProbeResult, StrategyName
 from fallback_doctor.core.inference.run import plan_inference

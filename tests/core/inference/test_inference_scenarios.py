@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scenarios"))
 import scenario_stacks as stacks
-from fallback_doctor.core.checks.inference import inference_findings
+from fallback_doctor.core.inference.findings import inference_findings
 from fallback_doctor.core.inference.python_probe import run_python_probe
 from fallback_doctor.core.inference.result import ProbeRequest, Stage, StrategyName, Verdict
 

@@ -1,0 +1,117 @@
+"""The configuration page: the whole file, numbered, the keys that matter highlighted, findings' lines marked.
+
+Rendered from the report document alone (a real diagnosis of a Bareun-like installation), offscreen Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+from fallback_doctor.core.bundle.safe_open import open_bundle
+from fallback_doctor.gui.i18n import set_language, t
+from fallback_doctor.gui.steps import run_diagnose
+from fallback_doctor.gui.wizard import ConfigPage, DoctorWizard, Page
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QTextDocument, QTextFormat
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "targets"))
+
+from bareun_layout import SAMPLE_CONFIG, make_install
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def config_page(qtbot, tmp_path):  # type: ignore[no-untyped-def]
+    set_language("en")
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    wizard = DoctorWizard(settings=settings, lang="en")
+    qtbot.addWidget(wizard)
+
+    def show(document: dict[str, Any]) -> ConfigPage:
+        wizard.document = document
+        page = wizard.pages[Page.CONFIG]
+        assert isinstance(page, ConfigPage)
+        page.render()
+        return page
+
+    return show
+
+
+def _block_of(document: QTextDocument, needle: str) -> tuple[int, Any]:
+    block = document.begin()
+    while block.isValid():
+        if needle in block.text():
+            return block.blockNumber() + 1, block
+        block = block.next()
+    raise AssertionError(f"{needle!r} is not shown")
+
+
+def _highlighted(block: Any) -> bool:
+    return bool(block.blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush))
+
+
+def test_the_whole_file_is_shown_with_the_keys_that_matter_highlighted(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = make_install(tmp_path, config={**SAMPLE_CONFIG, "executionProvider": "cpu"}, log=None)
+    text = (root / "config" / "bareun.json").read_text(encoding="utf-8")
+    document = run_diagnose({"kind": "bareun", "bareun_root": str(root)}, quick=True)
+    page = config_page(document)
+    shown = page.file.document()
+    # Every line of the file, in order, with its number.
+    lines = text.splitlines()
+    assert shown.blockCount() == len(lines)
+    for number, line in enumerate(lines, start=1):
+        block = shown.findBlockByNumber(number - 1)
+        assert block.text().lstrip().startswith(str(number)), number
+        assert block.text().endswith(line), number
+    provider_line = next(n for n, line in enumerate(lines, start=1) if '"executionProvider"' in line)
+    number, block = _block_of(shown, '"executionProvider"')
+    assert number == provider_line and _highlighted(block)
+    assert page.line_marks[provider_line] == "cpu"  # it asks for the CPU: the answer at once
+    for key in ("libPath", "logPath", "modelPath", "licenseFile"):
+        number, block = _block_of(shown, f'"{key}"')
+        assert _highlighted(block), key
+        assert page.line_marks[number] == "key", key
+    _number, plain = _block_of(shown, '"hasTestWeb"')
+    assert not _highlighted(plain)
+    assert page.file.accessibleName() == t("config.text.name")
+    assert "executionProvider" in page.legend.text()
+    # The same page from the bundle's report.json (redacted, opened on "another machine").
+    bundle = tmp_path / "bundle.zip"
+    export_bundle(document, bundle, (), BundleOptions(created="2025-11-03T09:15:00+00:00"))
+    opened = open_bundle(bundle).document
+    again = config_page(opened)
+    assert again.line_marks == page.line_marks
+    assert again.file.document().blockCount() == len(lines)
+
+
+def test_a_malformed_configuration_marks_its_error_line(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps(SAMPLE_CONFIG, indent=2).replace('"libDevel": false,', '"libDevel": false')
+    lines = text.splitlines()
+    broken = next(n for n, line in enumerate(lines, start=1) if '"tracePath"' in line)
+    root = make_install(tmp_path, config_text=text, log=None)
+    document = run_diagnose({"kind": "bareun", "bareun_root": str(root)}, quick=True)
+    issues = document["environment"]["target"]["config_issues"]
+    assert [issue["line"] for issue in issues if issue["code"] == "malformed"] == [broken]
+    page = config_page(document)
+    assert page.line_marks[broken] == "error"
+    number, block = _block_of(page.file.document(), '"tracePath"')
+    assert number == broken and _highlighted(block)
+    assert "\u2716" in block.text()
+    # The keys that matter are still found by their text in a file that is not JSON.
+    assert page.line_marks[next(n for n, line in enumerate(lines, 1) if '"libPath"' in line)] == "key"
+
+
+def test_a_python_target_has_no_configuration_file(config_page) -> None:  # type: ignore[no-untyped-def]
+    document = run_diagnose({"kind": "python"}, quick=True)
+    page = config_page(document)
+    assert page.line_marks == {}
+    assert not page.file.isVisibleTo(page)
+    assert t("config.none") in page.view.toHtml().replace("&quot;", '"') or "no configuration file" in (
+        page.view.toPlainText()
+    )
