@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import locale
-import os
+from fallback_doctor.core.texts import system_language
 
 
 class UsageError(Exception):
@@ -11,13 +10,5 @@ class UsageError(Exception):
 
 
 def default_language() -> str:
-    """ "ko" when the locale is Korean, else "en"."""
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(variable)
-        if value:
-            return "ko" if value.lower().startswith("ko") else "en"
-    try:
-        current = locale.getlocale()[0] or ""
-    except ValueError:
-        current = ""
-    return "ko" if current.lower().startswith("ko") else "en"
+    """ "ko" when the locale is Korean, else "en" (core/texts.py decides, for every front end)."""
+    return system_language()

@@ -13,6 +13,8 @@ Templates use str.format fields filled from the check's parameters.
 from __future__ import annotations
 
 import json
+import locale
+import os
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -20,6 +22,19 @@ from typing import Any
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
+
+
+def system_language() -> str:
+    """ "ko" when the locale is Korean (LC_ALL, LC_MESSAGES, LANG, then the C library's), else "en"."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(variable)
+        if value:
+            return "ko" if value.lower().startswith("ko") else "en"
+    try:
+        current = locale.getlocale()[0] or ""
+    except ValueError:
+        current = ""
+    return "ko" if current.lower().startswith("ko") else "en"
 
 
 class _Defaulting(dict[str, Any]):

@@ -7,9 +7,6 @@ window has a button to switch.
 
 from __future__ import annotations
 
-import locale
-import os
-
 LANGUAGES = ("en", "ko")
 
 LABELS: dict[str, dict[str, str]] = {
@@ -410,16 +407,10 @@ _current = {"lang": "en"}
 
 
 def system_language() -> str:
-    """ "ko" when the locale is Korean (LC_ALL, LC_MESSAGES, LANG, then the C library's), else "en"."""
-    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(variable)
-        if value:
-            return "ko" if value.lower().startswith("ko") else "en"
-    try:
-        current = locale.getlocale()[0] or ""
-    except ValueError:
-        current = ""
-    return "ko" if current.lower().startswith("ko") else "en"
+    """ "ko" when the locale is Korean, else "en" (the same rule as the CLI's, in core/texts.py)."""
+    from fallback_doctor.core.texts import system_language as rule
+
+    return rule()
 
 
 def set_language(lang: str) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.native import LoadAttempt, NativeFacts
+from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import (
     ChildOutcome,
     StartedChild,
@@ -148,22 +149,8 @@ def _outcome_sentence(outcome: ChildOutcome, done: bool, step: str | None, garba
 
 
 def _events(stdout: str) -> tuple[list[dict[str, Any]], list[str]]:
-    events: list[dict[str, Any]] = []
-    garbage: list[str] = []
-    for line in stdout.splitlines():
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            value = json.loads(text)
-        except ValueError:
-            garbage.append(text)
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-        else:
-            garbage.append(text)
-    return events, garbage
+    # Whitespace around a line is the child's padding, not part of the protocol.
+    return json_lines("\n".join(line.strip() for line in stdout.splitlines()), require=None)
 
 
 def _attempt(raw: Any) -> LoadAttempt | None:

@@ -39,6 +39,7 @@ from fallback_doctor.core.inference.result import (
     StrategyResult,
     from_jsonable,
 )
+from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name
 
 _TAIL = 4000
@@ -144,20 +145,7 @@ def parse_capi_output(
     outcome: ChildOutcome, request: Mapping[str, Any], work_dir: str | None = None
 ) -> ProbeResult:
     """Read the child's JSON lines into a ProbeResult; whatever it printed before dying still counts."""
-    events: list[dict[str, Any]] = []
-    garbage: list[str] = []
-    for line in outcome.stdout.splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            garbage.append(line)
-            continue
-        if isinstance(event, dict) and "event" in event:
-            events.append(event)
-        else:
-            garbage.append(line)
+    events, garbage = json_lines(outcome.stdout)
     cost = _cost(outcome, events)
     final = next((e for e in reversed(events) if e.get("event") == "result"), None)
     if final is not None and isinstance(final.get("result"), dict):

@@ -43,6 +43,7 @@ from fallback_doctor.core.inference.result import (
     StrategyResult,
     stage_rank,
 )
+from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name
 
 TEST_ENV = "FALLBACK_DOCTOR_PROBE_TEST"
@@ -314,20 +315,7 @@ def parse_child_output(
     on_phase: PhaseListener | None = None,
 ) -> ProbeResult:
     """The child's JSON lines as a ProbeResult; without a result line, a failure in words."""
-    events: list[dict[str, Any]] = []
-    garbage: list[str] = []
-    for line in outcome.stdout.splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            garbage.append(line)
-            continue
-        if isinstance(event, dict) and "event" in event:
-            events.append(event)
-        else:
-            garbage.append(line)
+    events, garbage = json_lines(outcome.stdout)
     if on_phase is not None:
         for event in events:
             if event.get("event") == "phase" and isinstance(event.get("wall"), int | float):
