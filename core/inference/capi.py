@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.inference.python_probe import lib_first_env
 from fallback_doctor.core.inference.result import (
     FailureKind,
     ModelRun,
@@ -65,17 +66,12 @@ def child_script() -> Path:
 
 
 def lib_path_first_env(env: Mapping[str, str], directories: Sequence[str]) -> dict[str, str]:
-    """``env`` with ``directories`` first on the loader path (LD_LIBRARY_PATH, or PATH on Windows).
+    """``env`` with ``directories`` first on the loader path (LD_LIBRARY_PATH; PATH on Windows).
 
     The "libPath first" strategy: what the application's start script does when it puts its own
     library folder ahead of everything else. By hand: ``LD_LIBRARY_PATH=<libPath>:$LD_LIBRARY_PATH``.
     """
-    variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
-    result = dict(env)
-    existing = [part for part in result.get(variable, "").split(os.pathsep) if part]
-    wanted = [str(d) for d in directories if d]
-    result[variable] = os.pathsep.join(wanted + [part for part in existing if part not in wanted])
-    return result
+    return lib_first_env(env, directories)
 
 
 def run_capi_probe(
