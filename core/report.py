@@ -79,6 +79,7 @@ def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
         "title": chosen.get("title") or finding.get("title", ""),
         "detail": chosen.get("detail") or finding.get("detail", ""),
         "fix": chosen.get("fix") or remediation.get("summary", ""),
+        "verify": chosen.get("verify") or remediation.get("verify") or "",
     }
 
 
@@ -147,6 +148,6 @@ def render_text(document: dict[str, Any], lang: str = "en", width: int = 100) ->
             )
         for command in remediation.get("commands") or []:
             lines.append(f"     $ {command}")
-        if remediation.get("verify"):
-            lines.append(f"   {labels['verify']}: {remediation['verify']}")
+        if text["verify"]:
+            lines.append(f"   {labels['verify']}: {text['verify']}")
     return "\n".join(lines) + "\n"

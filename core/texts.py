@@ -61,13 +61,16 @@ def load_texts() -> dict[str, dict[str, Any]]:
 
 
 def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str, str]:
-    """The title, detail and fix of a finding in one language, with its fields filled in."""
+    """The title, detail, fix (and "verify", where the data has it) of a finding in one language."""
     entry = load_texts().get(finding_id)
     if entry is None:
         raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/")
     texts = entry.get(lang) or entry["en"]
     mapping = _Defaulting({key: _stringify(value) for key, value in params.items()})
-    return {part: str(texts.get(part, "")).format_map(mapping) for part in ("title", "detail", "fix")}
+    rendered = {part: str(texts.get(part, "")).format_map(mapping) for part in ("title", "detail", "fix")}
+    if texts.get("verify"):
+        rendered["verify"] = str(texts["verify"]).format_map(mapping)
+    return rendered
 
 
 def _stringify(value: Any) -> str:
@@ -90,11 +93,14 @@ def make_finding(
     """Build a finding whose words come from resources/texts in every language.
 
     The English text fills title, detail and remediation summary; every language
-    (English included) is kept in ``texts`` so a renderer can pick one.
+    (English included) is kept in ``texts`` so a renderer can pick one. How to verify the
+    fix by hand comes from the data when it has a "verify" text (in every language), else
+    from the check's own ``verify`` (English only).
     """
     values = dict(params or {})
     texts = {lang: render_text(finding_id, lang, values) for lang in LANGUAGES}
     english = texts["en"]
+    verify = english.get("verify") or verify
     remediation = None
     if english["fix"] or commands or verify:
         remediation = Remediation(summary=english["fix"], commands=commands, verify=verify)

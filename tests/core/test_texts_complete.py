@@ -23,7 +23,10 @@ def test_every_text_has_both_languages_and_a_source(finding_id: str) -> None:
         assert lang in entry, f"{finding_id} lacks {lang}"
         for part in ("title", "detail"):
             assert entry[lang].get(part), f"{finding_id}.{lang}.{part} is empty"
-    for part in ("title", "detail", "fix"):
+    assert bool(entry["en"].get("verify")) == bool(entry["ko"].get("verify")), (
+        f"{finding_id}: verify in one language only"
+    )
+    for part in ("title", "detail", "fix", "verify"):
         english = _fields(entry["en"].get(part, ""))
         korean = _fields(entry["ko"].get(part, ""))
         assert english == korean, f"{finding_id}.{part}: fields differ en={english} ko={korean}"
@@ -33,6 +36,17 @@ def test_korean_texts_are_korean() -> None:
     for finding_id, entry in TEXTS.items():
         title = entry["ko"]["title"]
         assert any("\uac00" <= ch <= "\ud7a3" for ch in title), f"{finding_id}: ko title has no Hangul"
+
+
+def test_verify_comes_from_the_data_in_every_language_when_the_data_has_it() -> None:
+    with_verify = [key for key, entry in TEXTS.items() if entry["en"].get("verify")]
+    if not with_verify:
+        pytest.skip("no finding text carries a verify line yet")
+    finding_id = with_verify[0]
+    finding = make_finding(finding_id, "unknown", Layer.PROBE, Severity.INFO, verify="from the code")
+    assert finding.texts["ko"]["verify"]
+    assert finding.remediation is not None
+    assert finding.remediation.verify == finding.texts["en"]["verify"]
 
 
 def test_make_finding_fills_fields_in_every_language() -> None:
