@@ -39,9 +39,9 @@ def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, .
     return tuple(evidence)
 
 
-def _verify(target: TargetFacts) -> str:
-    path = target.config_path or "bareun.json"
-    return f'python3 -m json.tool "{path}" > /dev/null && echo valid JSON'
+def _config_file(target: TargetFacts) -> str:
+    """The configuration file the "verify" texts name (resources/texts/config.json)."""
+    return target.config_path or "bareun.json"
 
 
 def config_invalid(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
@@ -63,6 +63,7 @@ def config_invalid(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         params: dict[str, object] = {"file": target.config_path or "?", **issue.params}
         params.setdefault("value", issue.value or "")
         params.setdefault("key", issue.key or "")
+        params.setdefault("config_file", _config_file(target))
         yield make_finding(
             finding_id,
             Cause.CONFIG_INVALID,
@@ -70,7 +71,6 @@ def config_invalid(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             _SEVERITY.get(issue.severity, Severity.WARNING),
             params=params,
             evidence=issue_evidence(target, issue),
-            verify=_verify(target) if issue.code.startswith(("malformed", "not_utf8", "bom")) else None,
         )
 
 
@@ -107,9 +107,9 @@ def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "file": target.config_path or "?",
             "line": line,
             "value": (setting.raw if setting else None) or '"cpu"',
+            "config_file": _config_file(target),
         },
         evidence=tuple(evidence),
-        verify=f'grep -n -A2 executionProvider "{target.config_path}"' if target.config_path else None,
     )
 
 
@@ -124,7 +124,6 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if target is None or target.lib_ort is None:
         return
     lib = target.lib_ort
-    listing = f'ls -l "{lib.directory}" | grep -i onnxruntime'
     if lib.core_library is None:
         yield make_finding(
             "target.libpath_no_ort",
@@ -133,7 +132,6 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Severity.ERROR,
             params={"lib_path": lib.directory, "file": target.config_path or "?"},
             evidence=(Evidence(label="libPath", value=lib.directory, source=target.config_path),),
-            verify=listing,
         )
         return
     gpu = [name for name in lib.gpu_providers if name not in ("AzureExecutionProvider",)]
@@ -173,7 +171,6 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "version": version,
         },
         evidence=tuple(evidence),
-        verify=listing,
     )
 
 

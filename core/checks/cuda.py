@@ -471,10 +471,14 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 Cause.CUDA_RUNTIME_MISSING,
                 Layer.CUDA,
                 Severity.ERROR,
-                params={**params, "elsewhere": [item.name for item in elsewhere], "dirs": dirs},
+                params={
+                    **params,
+                    "elsewhere": [item.name for item in elsewhere],
+                    "dirs": dirs,
+                    "verify_command": verify_command(report, windows),
+                },
                 evidence=resolution_evidence(missing),
                 commands=tuple(commands),
-                verify=verify_command(report, windows),
             )
         if absent:
             families = [names.family_of(item.name) or "" for item in absent]
@@ -491,10 +495,10 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     **params,
                     "absent": [item.name for item in absent],
                     "packages": packages or ["the CUDA toolkit runtime"],
+                    "verify_command": verify_command(report, windows),
                 },
                 evidence=resolution_evidence(missing),
                 commands=tuple(commands),
-                verify=verify_command(report, windows),
             )
 
 
@@ -528,10 +532,10 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "provider": report.provider,
                 "names": [item.name for item in missing],
                 "packages": packages or ["the CUDA toolkit runtime"],
+                "verify_command": verify_command(report, windows, [item.name for item in missing]),
             },
             evidence=resolution_evidence(missing),
             commands=commands,
-            verify=verify_command(report, windows, [item.name for item in missing]),
         )
 
 
@@ -641,10 +645,9 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Cause.CUDA_MAJOR_MISMATCH,
             Layer.CUDA,
             severity,
-            params=params,
+            params={**params, "verify_command": verify_command(report, windows)},
             evidence=tuple(evidence),
             commands=tuple(commands),
-            verify=verify_command(report, windows),
         )
 
 
@@ -705,10 +708,10 @@ def shadowed_findings(
                     "actual": actual,
                     "via": item.via,
                     "provider": report.provider,
+                    "verify_command": verify_command(report, windows),
                 },
                 evidence=resolution_evidence([item]),
                 commands=(f"ls -l {item.path}",) if not windows else (),
-                verify=verify_command(report, windows),
             )
 
 

@@ -66,8 +66,8 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "name": item.name,
                 "cuda_major": cuda_major if cuda_major is not None else "?",
                 "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
+                "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
             }
-            verify = verify_command(report, windows, [item.name] if item.lazy else ())
             lazy = ".lazy" if item.lazy else ""
             if item.installed_elsewhere:
                 directory = os.path.dirname(item.installed_elsewhere[0])
@@ -85,7 +85,6 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     params={**params, "dirs": [directory]},
                     evidence=resolution_evidence([item]),
                     commands=tuple(commands),
-                    verify=verify,
                 )
                 continue
             package = CUDNN_PACKAGES.get(cuda_major or 0)
@@ -98,7 +97,6 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 params={**params, "package": package or "cuDNN for your CUDA major"},
                 evidence=resolution_evidence([item]),
                 commands=tuple(commands),
-                verify=verify,
             )
 
 
@@ -136,9 +134,9 @@ def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "names": [item.name for item in subs],
                     "cudnn": subs[0].needed_by,
                     "dir": directory,
+                    "verify_command": verify_command(report, windows, [item.name for item in subs]),
                 },
                 evidence=resolution_evidence(subs),
-                verify=verify_command(report, windows, [item.name for item in subs]),
             )
         if zlib:
             commands = ("sudo apt-get install zlib1g",) if not windows else ()
@@ -147,10 +145,14 @@ def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                 Cause.ZLIBWAPI_MISSING,
                 Layer.CUDNN,
                 Severity.ERROR,
-                params={"provider": report.provider, "name": zlib[0].name, "needed_by": zlib[0].needed_by},
+                params={
+                    "provider": report.provider,
+                    "name": zlib[0].name,
+                    "needed_by": zlib[0].needed_by,
+                    "verify_command": verify_command(report, windows, [zlib[0].name]),
+                },
                 evidence=resolution_evidence(zlib),
                 commands=commands,
-                verify=verify_command(report, windows, [zlib[0].name]),
             )
 
 
@@ -187,10 +189,10 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     "copies": copies,
                     "cudnn_major": wanted.major if wanted and wanted.major else "?",
                     "package": package or "cuDNN for your CUDA major",
+                    "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
                 },
                 evidence=resolution_evidence([item]),
                 commands=tuple(commands),
-                verify=verify_command(report, windows, [item.name] if item.lazy else ()),
             )
 
 
@@ -275,13 +277,13 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "cuda_major": major if major is not None else "?",
                     "package": package or "cuDNN for your CUDA major",
                     "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}",
+                    "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
                 },
                 evidence=(
                     *resolution_evidence([item]),
                     Evidence(f"CUDA {entry.belongs.major} file", f"{item.path}: {entry.belongs.reason}"),
                 ),
                 commands=tuple(commands),
-                verify=verify_command(report, windows, [item.name] if item.lazy else ()),
             )
 
 

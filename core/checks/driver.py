@@ -148,8 +148,6 @@ def driver_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "echo $LD_LIBRARY_PATH | tr ':' '\\n' | grep -n stubs",
                 f"ls -l {path}",
             ),
-            verify="`nvidia-smi` works and the probe's libcuda path is the driver's "
-            "(e.g. /usr/lib/x86_64-linux-gnu/libcuda.so.1), not a .../stubs/ directory.",
         )
         return
     if driver is not None and driver.nvml_status == "driver_not_loaded" and libcuda is not True:
@@ -167,8 +165,6 @@ def driver_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "mokutil --sb-state",
                 "sudo reboot",
             ),
-            verify="`nvidia-smi` lists the GPU and `cat /proc/driver/nvidia/version` shows the kernel "
-            "module.",
         )
         return
     nvml_unknown = driver is None or driver.nvml_status == "pynvml_missing"
@@ -200,8 +196,6 @@ def driver_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "dpkg -l | grep -e libnvidia-compute -e nvidia-driver",
                 "docker run --rm --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility <image> nvidia-smi",
             ),
-            verify="`ldconfig -p | grep libcuda.so.1` lists the library, and "
-            "`python3 -c \"import ctypes; print(ctypes.CDLL('libcuda.so.1'))\"` prints no error.",
         )
 
 
@@ -222,9 +216,6 @@ def _missing_finding(
                 "nvidia-smi",
                 "pnputil /enum-devices /class Display",
             ),
-            verify="`nvidia-smi` in a new Command Prompt shows the GPU, the driver version and a "
-            f'"CUDA Version" of {params["cuda_major"]}.0 or newer; '
-            "C:\\Windows\\System32\\nvcuda.dll exists.",
         )
     if device is not None and device.wsl:
         return make_finding(
@@ -244,8 +235,6 @@ def _missing_finding(
                 "cat /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig",
                 "wsl --update    # in Windows PowerShell, then: wsl --shutdown",
             ),
-            verify="Inside WSL, `/usr/lib/wsl/lib/nvidia-smi` shows the GPU and "
-            "`ldconfig -p | grep libcuda.so.1` lists /usr/lib/wsl/lib/libcuda.so.1.",
         )
     if device is not None and device.container:
         return make_finding(
@@ -256,8 +245,6 @@ def _missing_finding(
             params=params,
             evidence=evidence,
             commands=container_gpu_commands(device.container),
-            verify="On the host: `nvidia-smi` shows the GPU. Inside the restarted container: "
-            "`ls -l /dev/nvidia*` lists nvidia0 and nvidiactl, and `nvidia-smi` shows the same GPU.",
         )
     return make_finding(
         "driver.missing",
@@ -274,9 +261,6 @@ def _missing_finding(
             "sudo reboot",
             "nvidia-smi",
         ),
-        verify=f"`nvidia-smi` prints the GPU table with a driver version of {params['min_driver']} or newer "
-        f'and "CUDA Version: {params["cuda_major"]}.x" or higher; `cat /proc/driver/nvidia/version` '
-        "shows the kernel module.",
     )
 
 
@@ -407,8 +391,6 @@ def driver_too_old(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         },
         evidence=tuple(evidence),
         commands=_upgrade_commands(system, shown_requirement),
-        verify=f'`nvidia-smi` shows "CUDA Version: {shown_major}.x" or higher and a driver version of '
-        f"{shown_requirement.minimum if shown_requirement else '?'} or newer.",
     )
 
 
@@ -469,8 +451,6 @@ def driver_library_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia"
             " && sudo modprobe nvidia && sudo modprobe nvidia_uvm",
         ),
-        verify="`nvidia-smi` shows the GPU table again, and the version in "
-        '`cat /proc/driver/nvidia/version` equals the "Driver Version" nvidia-smi prints.',
     )
 
 
@@ -497,7 +477,6 @@ def nvml_no_permission(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "id",
             "sudo usermod -aG video <user>    # where the nodes belong to group video; log in again",
         ),
-        verify="As the application's user, `nvidia-smi` shows the GPU table.",
     )
 
 
@@ -518,7 +497,6 @@ def nvml_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         params={"status": driver.nvml_status, "error": driver.nvml_error or "?"},
         evidence=(Evidence("NVML", driver.nvml_error or driver.nvml_status, source="nvidia-smi"),),
         commands=("nvidia-smi", "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20"),
-        verify="`nvidia-smi` shows the GPU table without an error.",
     )
 
 
@@ -549,7 +527,6 @@ def cuinit_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             },
             evidence=(Evidence("cuInit(0)", f"804 ({native.cu_init_error_name})"),),
             commands=("ldconfig -p | grep libcuda", "echo $LD_LIBRARY_PATH", "nvidia-smi"),
-            verify="The probe's libcuda path is the driver's own, and cuInit(0) returns 0.",
         )
         return
     if code in explained:
@@ -567,7 +544,6 @@ def cuinit_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "sudo modprobe nvidia-uvm    # or: sudo nvidia-modprobe -u -c=0",
             "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20",
         ),
-        verify="`python3 -c \"import ctypes; print(ctypes.CDLL('libcuda.so.1').cuInit(0))\"` prints 0.",
     )
 
 
@@ -593,7 +569,6 @@ def driver_probe_hung(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Evidence("stderr", native.stderr[-500:] or "(empty)"),
         ),
         commands=("timeout 20 nvidia-smi; echo $?", "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20"),
-        verify="`nvidia-smi` returns within a second or two, and a new diagnosis gets past this step.",
     )
 
 

@@ -132,12 +132,9 @@ def _describe(dist: Distribution) -> str:
     return f"{dist.name} {dist.version} ({dist.location})"
 
 
-def _verify(snapshot: EnvironmentSnapshot) -> str:
-    python = snapshot.python.executable if snapshot.python else "python"
-    return (
-        f'"{python}" -m pip list | grep -i onnxruntime  (exactly one line), then '
-        f'"{python}" -c "import onnxruntime as o; print(o.__version__, o.get_available_providers())"'
-    )
+def _verify_python(snapshot: EnvironmentSnapshot) -> str:
+    """The interpreter the "verify" text's commands run (resources/texts/package.json)."""
+    return snapshot.python.executable if snapshot.python else "python"
 
 
 def _uninstall_names(ort: OrtFacts) -> tuple[str, ...]:
@@ -184,10 +181,14 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Cause.ORT_NOT_INSTALLED,
             Layer.PACKAGE,
             Severity.ERROR,
-            params={"python": python, "requirement": choice.requirement, "cuda_major": choice.cuda_major},
+            params={
+                "python": python,
+                "requirement": choice.requirement,
+                "cuda_major": choice.cuda_major,
+                "verify_python": _verify_python(snapshot),
+            },
             evidence=tuple(evidence),
             commands=(pip(snapshot, f'install "{choice.requirement}"'),),
-            verify=_verify(snapshot),
         )
         return
     listed = "; ".join(_describe(dist) for dist in ort.distributions)
@@ -202,13 +203,13 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "distributions": listed,
             "requirement": choice.requirement,
             "cuda_major": choice.cuda_major,
+            "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(evidence),
         commands=(
             pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
             pip(snapshot, f'install --force-reinstall "{choice.requirement}"'),
         ),
-        verify=_verify(snapshot),
     )
 
 
@@ -282,13 +283,13 @@ def package_conflict(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "gpu_package": " / ".join(f"{dist.name} {dist.version}" for dist in gpu_dists) or "?",
             "cpu_package": " / ".join(f"{dist.name} {dist.version}" for dist in cpu_dists) or "?",
             "leftovers": leftovers or "none",
+            "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(evidence),
         commands=(
             pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
             pip(snapshot, f'install "{choice.requirement}"'),
         ),
-        verify=_verify(snapshot),
     )
 
 
@@ -325,13 +326,13 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "providers": ", ".join(ort.providers_in_build),
             "requirement": choice.requirement,
             "cuda_major": choice.cuda_major,
+            "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(evidence),
         commands=(
             pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
             pip(snapshot, f'install "{choice.requirement}"'),
         ),
-        verify=_verify(snapshot),
     )
 
 

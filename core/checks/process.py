@@ -99,7 +99,6 @@ def check_read_limits(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         },
         evidence=(_pid_evidence(process), *evidence),
         commands=tuple(process.read_limits[0].allow.split(" (or) ")),
-        verify=f"sudo tr '\\0' '\\n' < /proc/{process.pid}/environ | grep -E 'LD_LIBRARY_PATH|CUDA'",
     )
 
 
@@ -134,7 +133,6 @@ def check_gpu_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             },
             evidence=(_pid_evidence(process), Evidence(variable, repr(value), source=source)),
             commands=(f"systemctl edit {process.unit.name}" if process.unit else f"unset {variable}",),
-            verify="nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
         )
         return
 
@@ -270,7 +268,6 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     memory_evidence,
                 ),
                 commands=(f"ldd {on_disk} | grep 'not found'",),
-                verify=f"grep providers_cuda /proc/{process.pid}/maps",
             )
     elif memory.status == "none":
         yield make_finding(
@@ -284,7 +281,6 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 *_lib_evidence(process, process.mapped("ort_provider_cuda")),
                 memory_evidence,
             ),
-            verify="nvidia-smi --query-compute-apps=pid,used_memory --format=csv",
         )
     elif memory.status == "holds":
         yield make_finding(
@@ -389,6 +385,7 @@ def check_container(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "pid": process.pid,
                 "container": (container.container_id or "?")[:12],
                 "engine": container.engine,
+                "exec_container": (container.container_id or "ID")[:12],
             },
             evidence=(
                 _pid_evidence(process),
@@ -396,7 +393,6 @@ def check_container(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 Evidence("HostConfig.Runtime", str(container.runtime)),
             ),
             commands=("docker run --gpus all …",),
-            verify=f"docker exec {(container.container_id or 'ID')[:12]} nvidia-smi",
         )
 
 

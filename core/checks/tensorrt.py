@@ -72,10 +72,10 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "package": package,
                 "copies": others or elsewhere,
                 "cuda_major": cuda_major if cuda_major is not None else "?",
+                "verify_command": verify_command(report, windows),
             },
             evidence=resolution_evidence(missing),
             commands=tuple(commands),
-            verify=verify_command(report, windows),
         )
 
 

@@ -71,10 +71,10 @@ def torch_cuda_major_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding]
             "ort_version": ort.version or "?",
             "ort_cuda_major": ort.required_cuda_major,
             "requirement": choice.requirement,
+            "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(_evidence(torch, ort)),
         commands=commands,
-        verify=_verify(snapshot),
     )
 
 
@@ -102,18 +102,15 @@ def torch_cudnn_major_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
             "torch_cudnn_source": torch.cudnn_source or "?",
             "ort_version": ort.version or "?",
             "ort_cudnn_major": ort.required_cudnn_major,
+            "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(_evidence(torch, ort)),
-        verify=_verify(snapshot),
     )
 
 
-def _verify(snapshot: EnvironmentSnapshot) -> str:
-    python = snapshot.python.executable if snapshot.python else "python"
-    return (
-        f'"{python}" -c "import torch, onnxruntime as o; '
-        f'print(torch.version.cuda, torch.backends.cudnn.version(), o.__version__)"'
-    )
+def _verify_python(snapshot: EnvironmentSnapshot) -> str:
+    """The interpreter the "verify" text's command runs (resources/texts/torch.json)."""
+    return snapshot.python.executable if snapshot.python else "python"
 
 
 CHECKS = (torch_cuda_major_differs, torch_cudnn_major_differs)

@@ -271,8 +271,6 @@ def _gpu_findings(
                 },
                 evidence=_evidence(result, gpu, "GPU retry"),
                 commands=guard,
-                verify="python -c \"import onnxruntime as o; print(o.InferenceSession('model.onnx', "
-                "providers=['CUDAExecutionProvider']).get_providers())\"",
             )
         )
     elif gpu.verdict == Verdict.FAILED:
