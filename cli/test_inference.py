@@ -209,8 +209,10 @@ def render_text(
     ):
         lines.append(f"{label:24}{_cell(cpu, attribute):>16}{_cell(gpu, attribute):>16}")
     speedup = "-"
+    on_gpu = gpu is not None and any(p != "CPUExecutionProvider" for p in gpu.active_providers)
     if cpu and gpu and cpu.latency and gpu.latency and gpu.latency.p50_ms > 0:
-        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x"
+        # A ratio of two CPU runs is noise, not a speed-up.
+        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x" if on_gpu else "none (CPU)"
     lines.append(f"{'speed-up':24}{'':>16}{speedup:>16}")
     equal = "-"
     if gpu is not None and gpu.comparison is not None:

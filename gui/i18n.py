@@ -194,6 +194,7 @@ LABELS: dict[str, dict[str, str]] = {
     "table.providers": {"en": "providers active", "ko": "활성 프로바이더"},
     "table.nodes": {"en": "nodes per provider", "ko": "프로바이더별 노드 수"},
     "table.speedup": {"en": "speed-up over the CPU", "ko": "CPU 대비 속도 향상"},
+    "table.speedup_none": {"en": "none: both ran on the CPU", "ko": "없음: 둘 다 CPU에서 실행됨"},
     "table.equal": {"en": "outputs equal to the CPU's", "ko": "CPU 결과와 출력 일치"},
     "yes": {"en": "yes", "ko": "예"},
     "no": {"en": "NO", "ko": "아니요"},

@@ -796,7 +796,13 @@ class GpuPage(StepPage):
         cpu_rows = _session_rows(summary["cpu"])
         gpu_rows = _session_rows(summary["gpu"])
         extra = [
-            (t("table.speedup"), "", f"{summary['speedup']:.2f}\u00d7" if summary["speedup"] else "-"),
+            (
+                t("table.speedup"),
+                "",
+                f"{summary['speedup']:.2f}\u00d7"
+                if summary["speedup"]
+                else (t("table.speedup_none") if summary["ran"] and not summary["on_gpu"] else "-"),
+            ),
             (
                 t("table.equal"),
                 "",
