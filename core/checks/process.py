@@ -325,45 +325,48 @@ def _major_findings(
     cuda_libs = tuple(
         lib for lib in process.mapped_libraries if lib.family in _CUDA_FAMILIES and lib.cuda_major is not None
     )
-    if need_cuda is not None and cuda_libs and need_cuda not in {lib.cuda_major for lib in cuda_libs}:
-        yield make_finding(
-            "process.cuda_major_mapped",
-            Cause.CUDA_MAJOR_MISMATCH,
-            Layer.CUDA,
-            Severity.ERROR,
-            params={
-                "pid": process.pid,
-                "needed": need_cuda,
-                "mapped": sorted({lib.cuda_major for lib in cuda_libs if lib.cuda_major}),
-                "names": [lib.name for lib in cuda_libs],
-            },
-            evidence=(
-                _pid_evidence(process),
-                Evidence("the build needs", f"CUDA {need_cuda}"),
-                *_lib_evidence(process, cuda_libs),
-            ),
-        )
     cudnn_libs = tuple(
         lib for lib in process.mapped_libraries if lib.family.lower() == "cudnn" and lib.major is not None
     )
-    if need_cudnn is not None and cudnn_libs and need_cudnn not in {lib.major for lib in cudnn_libs}:
-        yield make_finding(
-            "process.cudnn_major_mapped",
-            Cause.CUDNN_MAJOR_MISMATCH,
-            Layer.CUDNN,
-            Severity.ERROR,
-            params={
-                "pid": process.pid,
-                "needed": need_cudnn,
-                "mapped": sorted({lib.major for lib in cudnn_libs if lib.major}),
-                "names": [lib.name for lib in cudnn_libs],
-            },
-            evidence=(
-                _pid_evidence(process),
-                Evidence("the build needs", f"cuDNN {need_cudnn}"),
-                *_lib_evidence(process, cudnn_libs),
-            ),
-        )
+    yield from _mapped_other_major(
+        process, cuda_libs, [lib.cuda_major for lib in cuda_libs], need_cuda, "CUDA",
+        ("process.cuda_major_mapped", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA),
+    )  # fmt: skip
+    yield from _mapped_other_major(
+        process, cudnn_libs, [lib.major for lib in cudnn_libs], need_cudnn, "cuDNN",
+        ("process.cudnn_major_mapped", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN),
+    )  # fmt: skip
+
+
+def _mapped_other_major(
+    process: ProcessFacts,
+    libs: tuple[MappedLibrary, ...],
+    majors: list[int | None],
+    needed: int | None,
+    label: str,
+    kind: tuple[str, Cause, Layer],
+) -> Iterator[Finding]:
+    """The server mapped libraries of one family, none of them of the major its build needs."""
+    if needed is None or not libs or needed in set(majors):
+        return
+    finding_id, cause, layer = kind
+    yield make_finding(
+        finding_id,
+        cause,
+        layer,
+        Severity.ERROR,
+        params={
+            "pid": process.pid,
+            "needed": needed,
+            "mapped": sorted({major for major in majors if major}),
+            "names": [lib.name for lib in libs],
+        },
+        evidence=(
+            _pid_evidence(process),
+            Evidence("the build needs", f"{label} {needed}"),
+            *_lib_evidence(process, libs),
+        ),
+    )
 
 
 def check_container(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
