@@ -71,7 +71,12 @@ def test_bareun_target_through_the_c_api_end_to_end(tmp_path: Path) -> None:
     # ONNX Runtime's own words, quoted: its error banner and the strict run's refusal.
     assert "[ONNXRuntimeError]" in fell_back["detail"]
     assert "fallback to CPU EP has been explicitly disabled" in fell_back["detail"]
-    assert any(s["probe_cpu_percent"] is not None for s in result["series"]["samples"])
+    # The series is part of the result. (Whether a short run yields a CPU % depends on how many
+    # 100 ms ticks it lasted: psutil's first reading of a new process is no measurement. The CPU
+    # samples themselves are checked on a longer run in tests/core/inference/test_inference_sampled.py.)
+    series = result["series"]
+    assert series["samples"]
+    assert any("NVML" in sentence for sentence in series.get("sentences", []))
 
 
 def test_text_output_gives_stages_in_words_in_korean(tmp_path: Path) -> None:
