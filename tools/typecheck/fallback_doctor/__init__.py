@@ -1,1 +1,1 @@
-../../../package/__init__.py
+../../../launcher/__init__.py

@@ -1,1 +1,1 @@
-../../../package/__main__.py
+../../../launcher/__main__.py

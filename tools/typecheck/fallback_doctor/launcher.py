@@ -1,1 +1,1 @@
-../../../package/launcher.py
+../../../launcher/launcher.py
