@@ -10,81 +10,17 @@ import os
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
 
-
-@dataclass(frozen=True)
-class NvmlErrorMeaning:
-    """What one nvmlReturn_t means: our status word and a sentence for people."""
-
-    status: str
-    meaning: str
-
-
-# nvmlReturn_t values (nvml.h; the same numbers as pynvml's NVML_ERROR_* constants, whose
-# exception classes are NVMLError_<CamelCase name>: NVMLError_LibraryNotFound = 12,
-# NVMLError_DriverNotLoaded = 9, NVMLError_LibRmVersionMismatch = 18, …).
-NVML_ERRORS: dict[int, NvmlErrorMeaning] = {
-    1: NvmlErrorMeaning("uninitialized", "NVML was used before it was initialised"),
-    3: NvmlErrorMeaning("not_supported", "this query is not supported on this GPU or driver"),
-    4: NvmlErrorMeaning(
-        "no_permission",
-        "this user may not talk to the NVIDIA driver (permissions of /dev/nvidiactl and /dev/nvidia*)",
-    ),
-    9: NvmlErrorMeaning(
-        "driver_not_loaded",
-        "the NVIDIA driver is installed but its kernel module is not loaded",
-    ),
-    12: NvmlErrorMeaning(
-        "library_not_found",
-        "the NVIDIA driver's library (libnvidia-ml.so.1 / nvml.dll) is not installed: no NVIDIA driver",
-    ),
-    13: NvmlErrorMeaning(
-        "function_not_found",
-        "the installed NVIDIA driver is older than this NVML call (function not found)",
-    ),
-    15: NvmlErrorMeaning("gpu_lost", "a GPU has fallen off the bus or is otherwise inaccessible"),
-    16: NvmlErrorMeaning("reset_required", "a GPU needs a reset before it can be used again"),
-    17: NvmlErrorMeaning(
-        "blocked_by_os",
-        "the operating system or cgroups block access to the GPU control device",
-    ),
-    18: NvmlErrorMeaning(
-        "lib_rm_version_mismatch",
-        "the driver's user-space libraries and its kernel module are of different versions "
-        "(Driver/library version mismatch)",
-    ),
-    28: NvmlErrorMeaning("gpu_not_found", "no GPU was found"),
-    999: NvmlErrorMeaning("error", "NVML failed with an unknown error"),
-}
-
-NVML_NAMES: dict[int, str] = {
-    1: "NVML_ERROR_UNINITIALIZED",
-    3: "NVML_ERROR_NOT_SUPPORTED",
-    4: "NVML_ERROR_NO_PERMISSION",
-    9: "NVML_ERROR_DRIVER_NOT_LOADED",
-    12: "NVML_ERROR_LIBRARY_NOT_FOUND",
-    13: "NVML_ERROR_FUNCTION_NOT_FOUND",
-    15: "NVML_ERROR_GPU_IS_LOST",
-    16: "NVML_ERROR_RESET_REQUIRED",
-    17: "NVML_ERROR_OPERATING_SYSTEM",
-    18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-    28: "NVML_ERROR_GPU_NOT_FOUND",
-    999: "NVML_ERROR_UNKNOWN",
-}
+# The meanings of NVML's error codes are knowledge (resources/compat/nvml_errors.json);
+# describe_nvml_error is re-exported for the collectors that import it from here.
+from fallback_doctor.core.knowledge.nvml_errors import NVML_NAMES, NvmlErrorMeaning
+from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error as describe_nvml_error
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+(?:\.\d+)+)")
 _LIB_VERSION = re.compile(r"libnvidia-ml\.so\.(\d+(?:\.\d+)+)$")
-
-
-def describe_nvml_error(code: int | None, text: str | None = None) -> NvmlErrorMeaning:
-    """The meaning of an nvmlReturn_t; codes we do not know read "error" with NVML's text."""
-    if code is not None and code in NVML_ERRORS:
-        return NVML_ERRORS[code]
-    return NvmlErrorMeaning("error", text or f"NVML failed with code {code}")
 
 
 def collect_driver(env: Mapping[str, str], *, root: str = "/") -> DriverFacts:

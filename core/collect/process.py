@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from fallback_doctor.core.collect.run import relevant_environment
+from fallback_doctor.core.collect.environment import relevant_environment
 from fallback_doctor.core.facts.process import (
     ContainerInfo,
     GpuMemoryUse,

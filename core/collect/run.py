@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 import sys
 import threading
 import time
@@ -16,6 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+# relevant_environment and service_environment live in collect.environment (process.py needs them
+# without importing this module); re-exported here for the places that import them from run.
+from fallback_doctor.core.collect.environment import relevant_environment as relevant_environment
+from fallback_doctor.core.collect.environment import service_environment as service_environment
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
@@ -24,11 +27,6 @@ from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 T = TypeVar("T")
 
 Progress = Callable[[str], None]
-
-_ENV_ALLOW = re.compile(
-    r"^(CUDA_\w*|NVIDIA_\w*|CUDNN_\w*|ORT_\w*|TENSORRT_\w*|TRT_\w*|LD_LIBRARY_PATH|LD_PRELOAD|PATH"
-    r"|PYTHONPATH|PYTHONHOME|VIRTUAL_ENV|CONDA_PREFIX|LANG|LC_\w+|BAREUN_\w*|WSL_DISTRO_NAME)$"
-)
 
 
 @dataclass(frozen=True)
@@ -44,24 +42,6 @@ class CollectRequest:
     timeout_s: float = 20.0
     target: TargetSpec = field(default_factory=lambda: TargetSpec(kind=TargetKind.PYTHON))
     """What to diagnose (``--target``, ``--bareun-root``, ``--config``, ``--log``, ``--pid``)."""
-
-
-def relevant_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The variables that change how CUDA libraries are found and which GPU is visible."""
-    return {key: value for key, value in sorted(env.items()) if _ENV_ALLOW.match(key)}
-
-
-def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | None) -> dict[str, str]:
-    """The environment to diagnose with: the shell's, with every loader-relevant variable replaced
-    by the service's own (the technician's LD_LIBRARY_PATH is not the server's).
-
-    ``service`` None (the process was not found or its environment not read) keeps the shell's.
-    """
-    if service is None:
-        return dict(shell)
-    merged = {key: value for key, value in shell.items() if not _ENV_ALLOW.match(key)}
-    merged.update(service)
-    return merged
 
 
 class _Task(Generic[T]):

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
-from fallback_doctor.core.collect.driver import describe_nvml_error
+from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error
 from fallback_doctor.core.sampling.recordings import Recording, group_ticks
 from fallback_doctor.core.sampling.sample import (
     SOURCE_ERROR,
