@@ -10,10 +10,9 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.cuda import (
-    CUDNN_PACKAGES,
+from fallback_doctor.core.checks.cuda_major import foreign_resolutions
+from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
-    foreign_resolutions,
     is_windows,
     ld_path_command,
     ordered_reports,
@@ -26,6 +25,7 @@ from fallback_doctor.core.checks.cuda import (
     verify_command,
 )
 from fallback_doctor.core.facts.libraries import Resolution
+from fallback_doctor.core.knowledge.cuda_packages import cudnn_packages
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
@@ -87,7 +87,7 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     commands=tuple(commands),
                 )
                 continue
-            package = CUDNN_PACKAGES.get(cuda_major or 0)
+            package = cudnn_packages().get(cuda_major or 0)
             commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
             yield make_finding(
                 "cudnn.missing" + lazy,
@@ -175,7 +175,7 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 continue
             seen.add(item.name)
             cuda_major = cuda_major_needed(snapshot, report)
-            package = CUDNN_PACKAGES.get(cuda_major or 0)
+            package = cudnn_packages().get(cuda_major or 0)
             wanted = names.parse_library_name(item.name)
             commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
             yield make_finding(
@@ -251,8 +251,8 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
             if item.name in seen:
                 continue
             seen.add(item.name)
-            package = CUDNN_PACKAGES.get(major or 0)
-            wrong = CUDNN_PACKAGES.get(entry.belongs.major)
+            package = cudnn_packages().get(major or 0)
+            wrong = cudnn_packages().get(entry.belongs.major)
             python = python_executable(snapshot)
             commands = []
             if (

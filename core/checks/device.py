@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.driver import (
+from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_NO_DEVICE,
     container_gpu_commands,
     os_of,

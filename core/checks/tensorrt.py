@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.cuda import (
+from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
     ld_path_command,
@@ -21,12 +21,11 @@ from fallback_doctor.core.checks.cuda import (
     unresolved,
     verify_command,
 )
+from fallback_doctor.core.knowledge.cuda_packages import tensorrt_packages
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
-
-TENSORRT_PACKAGES: dict[int, str] = {13: "tensorrt-cu13", 12: "tensorrt-cu12"}
 
 
 def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
@@ -48,7 +47,7 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         wanted = names.parse_library_name(missing[0].name)
         trt_major = wanted.major if wanted and wanted.major else 10
         cuda_major = cuda_major_needed(snapshot, report)
-        package = TENSORRT_PACKAGES.get(cuda_major or 0, "tensorrt")
+        package = tensorrt_packages().get(cuda_major or 0, "tensorrt")
         elsewhere = [copy for item in missing for copy in item.installed_elsewhere]
         others = [copy for item in missing for copy in other_major_copies(libraries, item)]
         commands: list[str] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import loader_wheels as wheels
 from checks_layouts import by_id, ld_path, make_site, run, snapshot
-from fallback_doctor.core.checks import cuda, cudnn
+from fallback_doctor.core.checks import cuda, cuda_major, cudnn
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts, Resolution
 from fallback_doctor.core.facts.python_env import Distribution
 from fallback_doctor.core.model import Severity
@@ -71,11 +71,11 @@ def test_partial_cuda13_install_is_not_a_way_out(tmp_path: Path) -> None:
 
 
 def test_ort_cuda_families_follow_the_release() -> None:
-    assert "cufft" in cuda.ort_cuda_families("1.23.2", windows=False)
-    assert "cufft" not in cuda.ort_cuda_families("1.31.1", windows=False)
-    assert "nvrtc" in cuda.ort_cuda_families("1.27.0", windows=False)
-    assert cuda.ort_cuda_families("1.31.1", windows=True) == ("cublasLt", "cublas")
-    assert "curand" in cuda.ort_cuda_families("1.18.1", windows=False)
+    assert "cufft" in cuda_major.ort_cuda_families("1.23.2", windows=False)
+    assert "cufft" not in cuda_major.ort_cuda_families("1.31.1", windows=False)
+    assert "nvrtc" in cuda_major.ort_cuda_families("1.27.0", windows=False)
+    assert cuda_major.ort_cuda_families("1.31.1", windows=True) == ("cublasLt", "cublas")
+    assert "curand" in cuda_major.ort_cuda_families("1.18.1", windows=False)
 
 
 # -- facts alone (the check is a function of the snapshot) ---------------------------------------
@@ -132,7 +132,7 @@ def test_same_name_of_the_right_major_is_not_flagged() -> None:
         distributions=(Distribution("nvidia-curand-cu12", "10.3.10.19", "/site"),),
     )
     assert not [f for f in run(cuda.CHECKS, snap) if f.cause == "cuda_major_mismatch"]
-    belongs = cuda.file_cuda_major(snap, "/site/nvidia/curand/lib/libcurand.so.10", "libcurand.so.10")
+    belongs = cuda_major.file_cuda_major(snap, "/site/nvidia/curand/lib/libcurand.so.10", "libcurand.so.10")
     assert belongs is not None and belongs.major == 12 and "nvidia-curand-cu12" in belongs.reason
 
 
