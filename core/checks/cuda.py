@@ -88,48 +88,69 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
         }
         if elsewhere:
-            dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
-            commands = [ld_path_command(dirs, windows)]
-            finding_id = "cuda.runtime_not_on_loader_path"
-            if preload_dlls_applies(snapshot):
-                commands.append(
-                    "import onnxruntime; onnxruntime.preload_dlls()  "
-                    "# in the application, before creating the InferenceSession"
-                )
-            yield make_finding(
-                finding_id,
-                Cause.CUDA_RUNTIME_MISSING,
-                Layer.CUDA,
-                Severity.ERROR,
-                params={
-                    **params,
-                    "elsewhere": [item.name for item in elsewhere],
-                    "dirs": dirs,
-                    "verify_command": verify_command(report, windows),
-                },
-                evidence=resolution_evidence(missing),
-                commands=tuple(commands),
-            )
+            yield _not_on_loader_path(snapshot, report, missing, elsewhere, params, windows)
         if absent:
-            families = [names.family_of(item.name) or "" for item in absent]
-            packages = packages_for(families, major)
-            commands = []
-            if packages:
-                commands.append(f"{python_executable(snapshot)} -m pip install " + " ".join(packages))
-            yield make_finding(
-                "cuda.runtime_missing",
-                Cause.CUDA_RUNTIME_MISSING,
-                Layer.CUDA,
-                Severity.ERROR,
-                params={
-                    **params,
-                    "absent": [item.name for item in absent],
-                    "packages": packages or ["the CUDA toolkit runtime"],
-                    "verify_command": verify_command(report, windows),
-                },
-                evidence=resolution_evidence(missing),
-                commands=tuple(commands),
-            )
+            yield _not_installed(snapshot, report, missing, absent, major, params, windows)
+
+
+def _not_on_loader_path(
+    snapshot: EnvironmentSnapshot,
+    report: DependencyReport,
+    missing: list[Resolution],
+    elsewhere: list[Resolution],
+    params: dict[str, object],
+    windows: bool,
+) -> Finding:
+    """Installed, but in directories the loader does not search: add them, or preload_dlls()."""
+    dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
+    commands = [ld_path_command(dirs, windows)]
+    if preload_dlls_applies(snapshot):
+        commands.append(
+            "import onnxruntime; onnxruntime.preload_dlls()  "
+            "# in the application, before creating the InferenceSession"
+        )
+    return make_finding(
+        "cuda.runtime_not_on_loader_path",
+        Cause.CUDA_RUNTIME_MISSING,
+        Layer.CUDA,
+        Severity.ERROR,
+        params={
+            **params,
+            "elsewhere": [item.name for item in elsewhere],
+            "dirs": dirs,
+            "verify_command": verify_command(report, windows),
+        },
+        evidence=resolution_evidence(missing),
+        commands=tuple(commands),
+    )
+
+
+def _not_installed(
+    snapshot: EnvironmentSnapshot,
+    report: DependencyReport,
+    missing: list[Resolution],
+    absent: list[Resolution],
+    major: int | None,
+    params: dict[str, object],
+    windows: bool,
+) -> Finding:
+    """Not installed anywhere known: the pip packages of the CUDA major the build needs."""
+    packages = packages_for([names.family_of(item.name) or "" for item in absent], major)
+    commands = [f"{python_executable(snapshot)} -m pip install " + " ".join(packages)] if packages else []
+    return make_finding(
+        "cuda.runtime_missing",
+        Cause.CUDA_RUNTIME_MISSING,
+        Layer.CUDA,
+        Severity.ERROR,
+        params={
+            **params,
+            "absent": [item.name for item in absent],
+            "packages": packages or ["the CUDA toolkit runtime"],
+            "verify_command": verify_command(report, windows),
+        },
+        evidence=resolution_evidence(missing),
+        commands=tuple(commands),
+    )
 
 
 def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:

@@ -235,6 +235,35 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     ort_libs = tuple(lib for lib in process.mapped_libraries if lib.family.startswith("ort_"))
     gpu_libs = tuple(lib for lib in process.mapped_libraries if not lib.family.startswith("ort_"))
+    yield from _provider_and_memory(process, ort_libs, requested)
+
+    need_cuda, need_cudnn = _required(snapshot, process)
+    yield from _major_findings(process, need_cuda, need_cudnn)
+    deleted = tuple(lib for lib in process.mapped_libraries if lib.deleted)
+    if deleted:
+        yield make_finding(
+            "process.libraries_replaced",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
+            params={"pid": process.pid, "count": len(deleted)},
+            evidence=(_pid_evidence(process), *_lib_evidence(process, deleted)),
+        )
+    if gpu_libs or process.cuda_provider_mapped:
+        yield make_finding(
+            "process.mapped_libraries",
+            Cause.UNKNOWN,
+            Layer.LOADER,
+            Severity.INFO,
+            params={"pid": process.pid, "names": [lib.name for lib in (*ort_libs, *gpu_libs)]},
+            evidence=(_pid_evidence(process), *_lib_evidence(process, (*ort_libs, *gpu_libs))),
+        )
+
+
+def _provider_and_memory(
+    process: ProcessFacts, ort_libs: tuple[MappedLibrary, ...], requested: bool | None
+) -> Iterator[Finding]:
+    """Whether the CUDA provider is mapped, and whether the server holds GPU memory."""
     memory = process.gpu_memory
     memory_evidence = Evidence(
         "GPU memory (NVML)",
@@ -294,28 +323,6 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "gpus": ", ".join(map(str, memory.gpu_indices)),
             },
             evidence=(_pid_evidence(process), memory_evidence),
-        )
-
-    need_cuda, need_cudnn = _required(snapshot, process)
-    yield from _major_findings(process, need_cuda, need_cudnn)
-    deleted = tuple(lib for lib in process.mapped_libraries if lib.deleted)
-    if deleted:
-        yield make_finding(
-            "process.libraries_replaced",
-            Cause.UNKNOWN,
-            Layer.LOADER,
-            Severity.INFO,
-            params={"pid": process.pid, "count": len(deleted)},
-            evidence=(_pid_evidence(process), *_lib_evidence(process, deleted)),
-        )
-    if gpu_libs or process.cuda_provider_mapped:
-        yield make_finding(
-            "process.mapped_libraries",
-            Cause.UNKNOWN,
-            Layer.LOADER,
-            Severity.INFO,
-            params={"pid": process.pid, "names": [lib.name for lib in (*ort_libs, *gpu_libs)]},
-            evidence=(_pid_evidence(process), *_lib_evidence(process, (*ort_libs, *gpu_libs))),
         )
 
 
