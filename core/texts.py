@@ -19,6 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
@@ -95,8 +96,10 @@ def make_finding(
     The English text fills title, detail and remediation summary; every language
     (English included) is kept in ``texts`` so a renderer can pick one. How to verify the
     fix by hand comes from the data when it has a "verify" text (in every language), else
-    from the check's own ``verify`` (English only).
+    from the check's own ``verify`` (English only). The id must be declared in core/findings/
+    with this cause, layer and severity (UndeclaredFindingError otherwise).
     """
+    check_declared(finding_id, cause, layer, severity)
     values = dict(params or {})
     texts = {lang: render_text(finding_id, lang, values) for lang in LANGUAGES}
     english = texts["en"]

@@ -7,7 +7,10 @@ from collections.abc import Iterator
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import load_texts, make_finding
+from fallback_doctor.core.texts import make_finding
+
+_COLLECTOR_FAILED = {"python": "collect.python.failed"}
+"""Collectors whose failure has its own words; every other one reads "collect.failed"."""
 
 
 def collectors_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
@@ -19,10 +22,9 @@ def collectors_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     for outcome in snapshot.collectors:
         if outcome.ok:
             continue
-        specific = f"collect.{outcome.name}.failed"
         reason = outcome.error or "unknown reason"
         yield make_finding(
-            specific if specific in load_texts() else "collect.failed",
+            _COLLECTOR_FAILED.get(outcome.name, "collect.failed"),
             Cause.COLLECTION_FAILED,
             Layer.PROBE,
             Severity.WARNING,

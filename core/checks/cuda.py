@@ -25,10 +25,10 @@ from fallback_doctor.core.checks.cuda_major import (
 from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
-    ld_path_command,
+    loader_path_commands,
     ordered_reports,
     other_major_copies,
-    preload_dlls_applies,
+    pip_install,
     python_executable,
     resolution_evidence,
     shadowed_findings,
@@ -103,12 +103,7 @@ def _not_on_loader_path(
 ) -> Finding:
     """Installed, but in directories the loader does not search: add them, or preload_dlls()."""
     dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
-    commands = [ld_path_command(dirs, windows)]
-    if preload_dlls_applies(snapshot):
-        commands.append(
-            "import onnxruntime; onnxruntime.preload_dlls()  "
-            "# in the application, before creating the InferenceSession"
-        )
+    commands = loader_path_commands(snapshot, dirs, windows)
     return make_finding(
         "cuda.runtime_not_on_loader_path",
         Cause.CUDA_RUNTIME_MISSING,
@@ -136,7 +131,7 @@ def _not_installed(
 ) -> Finding:
     """Not installed anywhere known: the pip packages of the CUDA major the build needs."""
     packages = packages_for([names.family_of(item.name) or "" for item in absent], major)
-    commands = [f"{python_executable(snapshot)} -m pip install " + " ".join(packages)] if packages else []
+    commands = pip_install(snapshot, packages)
     return make_finding(
         "cuda.runtime_missing",
         Cause.CUDA_RUNTIME_MISSING,
@@ -171,9 +166,7 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             continue
         major = cuda_major_needed(snapshot, report)
         packages = packages_for([names.family_of(item.name) or "" for item in missing], major)
-        commands = (
-            (f"{python_executable(snapshot)} -m pip install " + " ".join(packages),) if packages else ()
-        )
+        commands = tuple(pip_install(snapshot, packages))
         yield make_finding(
             "cuda.optional_runtime_missing",
             Cause.CUDA_RUNTIME_MISSING,
@@ -212,7 +205,7 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             continue
         covered.update(item.name for item in case.items)
         finding_id, severity = _mismatch_kind(case, report)
-        commands = [f"{case.python} -m pip install " + " ".join(case.packages)] if case.packages else []
+        commands = pip_install(snapshot, case.packages)
         if finding_id == "cuda.major_mismatch" and case.other is not None:
             commands.append(f'{case.python} -m pip install "onnxruntime-gpu=={case.other.ort_version}"')
         yield make_finding(

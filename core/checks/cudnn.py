@@ -14,10 +14,10 @@ from fallback_doctor.core.checks.cuda_major import foreign_resolutions
 from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
-    ld_path_command,
+    loader_path_commands,
     ordered_reports,
     other_major_copies,
-    preload_dlls_applies,
+    pip_install,
     python_executable,
     resolution_evidence,
     shadowed_findings,
@@ -68,17 +68,11 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
                 "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
             }
-            lazy = ".lazy" if item.lazy else ""
             if item.installed_elsewhere:
                 directory = os.path.dirname(item.installed_elsewhere[0])
-                commands = [ld_path_command([directory], windows)]
-                if preload_dlls_applies(snapshot):
-                    commands.append(
-                        "import onnxruntime; onnxruntime.preload_dlls()  "
-                        "# in the application, before creating the InferenceSession"
-                    )
+                commands = loader_path_commands(snapshot, [directory], windows)
                 yield make_finding(
-                    "cudnn.not_on_loader_path" + lazy,
+                    "cudnn.not_on_loader_path.lazy" if item.lazy else "cudnn.not_on_loader_path",
                     Cause.CUDNN_MISSING,
                     Layer.CUDNN,
                     Severity.ERROR,
@@ -88,9 +82,9 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 )
                 continue
             package = cudnn_packages().get(cuda_major or 0)
-            commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
+            commands = pip_install(snapshot, [package])
             yield make_finding(
-                "cudnn.missing" + lazy,
+                "cudnn.missing.lazy" if item.lazy else "cudnn.missing",
                 Cause.CUDNN_MISSING,
                 Layer.CUDNN,
                 Severity.ERROR,
@@ -177,7 +171,7 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             cuda_major = cuda_major_needed(snapshot, report)
             package = cudnn_packages().get(cuda_major or 0)
             wanted = names.parse_library_name(item.name)
-            commands = [f"{python_executable(snapshot)} -m pip install {package}"] if package else []
+            commands = pip_install(snapshot, [package])
             yield make_finding(
                 "cudnn.major_mismatch",
                 Cause.CUDNN_MAJOR_MISMATCH,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 
 import pytest
+from fallback_doctor.core.findings.registry import declared
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.texts import LANGUAGES, load_texts, make_finding
 
@@ -43,7 +44,9 @@ def test_verify_comes_from_the_data_in_every_language_when_the_data_has_it() -> 
     if not with_verify:
         pytest.skip("no finding text carries a verify line yet")
     finding_id = with_verify[0]
-    finding = make_finding(finding_id, "unknown", Layer.PROBE, Severity.INFO, verify="from the code")
+    spec = declared()[finding_id]  # a finding is made with its declared cause, layer and severity
+    assert spec.cause is not None and spec.layer is not None
+    finding = make_finding(finding_id, spec.cause, spec.layer, spec.severities[0], verify="from the code")
     assert finding.texts["ko"]["verify"]
     assert finding.remediation is not None
     assert finding.remediation.verify == finding.texts["en"]["verify"]

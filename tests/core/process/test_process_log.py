@@ -108,7 +108,7 @@ def test_a_static_finding_of_the_same_cause_takes_the_logs_lines(log_file: Path)
     log = collect_log(_target((str(log_file),)), TargetSpec())
     findings = list(_findings(EnvironmentSnapshot(log=log, libraries=_layout("gpu12-full"))).values())
     static = make_finding(
-        "collect.failed",
+        "cuda.major_mismatch",
         "cuda_major_mismatch",
         Layer.CUDA,
         Severity.ERROR,
@@ -121,7 +121,7 @@ def test_a_static_finding_of_the_same_cause_takes_the_logs_lines(log_file: Path)
     assert confirmed and confirmed[0].source == str(log_file) and confirmed[0].line == 2
     # A different cause found statically leaves the log's finding alone.
     other = make_finding(
-        "collect.failed",
+        "driver.missing",
         "driver_missing",
         Layer.DRIVER,
         Severity.ERROR,

@@ -1,0 +1,13 @@
+"""The findings of core/diagnosis.py itself: a check that crashed."""
+
+from __future__ import annotations
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.model import Layer, Severity
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("check.crashed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
+)

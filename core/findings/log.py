@@ -1,0 +1,23 @@
+"""The findings of core/checks/log.py (h12's module): what the application's log says.
+
+log.cause carries the log's top cause, found at run time."""
+
+from __future__ import annotations
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.model import Layer, Severity
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("log.unreadable", Cause.COLLECTION_FAILED, Layer.PROBE, INFO),
+    FindingSpec("log.clean", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+    FindingSpec("log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, WARNING),
+    FindingSpec("log.cause", None, None, (ERROR, WARNING)),
+    FindingSpec("log.hidden.log_severity", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+    FindingSpec("log.hidden.python_warnings", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+    FindingSpec("log.hidden.stderr_discarded", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+    FindingSpec("log.hidden.cause_not_logged", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+    FindingSpec("log.hidden.other", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
+)

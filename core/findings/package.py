@@ -1,0 +1,19 @@
+"""The findings of core/checks/package.py (h14's module; declared here so that file stays h14's)."""
+
+from __future__ import annotations
+
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.model import Layer, Severity
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("package.ort_not_installed", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, ERROR),
+    FindingSpec("package.ort_files_missing", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, ERROR),
+    FindingSpec("package.conflict", Cause.PACKAGE_CONFLICT, Layer.PACKAGE, ERROR),
+    FindingSpec("package.conflict.cpu_in_effect", Cause.PACKAGE_CONFLICT, Layer.PACKAGE, ERROR),
+    FindingSpec("package.conflict.gpu_in_effect", Cause.PACKAGE_CONFLICT, Layer.PACKAGE, ERROR),
+    FindingSpec("package.ep_not_in_build", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
+    FindingSpec("package.ep_not_in_build.other_accelerator", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
+)

@@ -1,0 +1,139 @@
+"""Finding ids are declared, spelled out where they are made, and have their texts.
+
+The registry (core/findings/) against the code (core/, cli/) and the finding-text catalog
+(resources/texts/*.json; the labels under resources/texts/labels/ are not finding texts).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.findings.registry import UndeclaredFindingError, check_declared, declared
+from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.texts import LANGUAGES, make_finding
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT_FILES = sorted((ROOT / "resources" / "texts").glob("*.json"))
+CODE = sorted(
+    path
+    for folder in ("core", "cli")
+    for path in (ROOT / folder).rglob("*.py")
+    if "__pycache__" not in path.parts and "findings" not in path.relative_to(ROOT).parts[1:2]
+)
+
+# Texts in the finding catalog that are not findings: notes rendered with render_text.
+NOTE_TEXTS = {
+    "target.information_only": "a note under the configuration's findings (core/judge.py, core/diagnosis.py)",
+}
+
+# Declared ids whose texts lack the verify line (or fix) still: the owner of the texts writes it,
+# then removes the entry. Notes (every severity INFO) need neither: nothing to fix or verify.
+VERIFY_TO_WRITE: dict[str, str] = {
+    "log.unreadable": "h12 (log texts)",
+    "log.fell_back": "h12 (log texts)",
+    "log.cause": "h12 (log texts)",
+    "inference.failed": "h14 (inference texts)",
+    "inference.partial_placement": "h14 (inference texts)",
+    "inference.outputs_differ": "h14 (inference texts)",
+    "inference.probe_failed": "h14 (inference texts)",
+    "inference.unusable_model": "h14 (inference texts)",
+}
+
+
+def _catalog() -> dict[str, dict[str, object]]:
+    merged: dict[str, dict[str, object]] = {}
+    for path in TEXT_FILES:
+        merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
+
+
+def _code_text() -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in CODE)
+
+
+def _string_constants(tree: ast.AST) -> list[ast.Constant]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def test_the_registry_refuses_an_undeclared_or_different_finding() -> None:
+    with pytest.raises(UndeclaredFindingError, match="not declared"):
+        make_finding("cuda.no_such_finding", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    with pytest.raises(UndeclaredFindingError, match="declared as"):
+        check_declared("cuda.runtime_missing", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR)
+    with pytest.raises(UndeclaredFindingError, match="declared"):
+        check_declared("cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.INFO)
+    spec = check_declared("cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    assert spec.id == "cuda.runtime_missing"
+
+
+def test_every_declared_id_has_its_texts_in_every_language() -> None:
+    catalog = _catalog()
+    problems: list[str] = []
+    for finding_id, spec in declared().items():
+        entry = catalog.get(finding_id)
+        if entry is None:
+            problems.append(f"{finding_id}: no texts")
+            continue
+        parts = ["title", "detail"]
+        if not spec.notes_only and finding_id not in VERIFY_TO_WRITE:
+            parts += ["fix", "verify"]
+        for lang in LANGUAGES:
+            texts = entry.get(lang)
+            assert isinstance(texts, dict), f"{finding_id} has no {lang} texts"
+            problems.extend(f"{finding_id}: no {lang} {part}" for part in parts if not texts.get(part))
+    assert problems == []
+
+
+def test_no_finding_text_without_a_declared_id() -> None:
+    undeclared = sorted(set(_catalog()) - set(declared()) - set(NOTE_TEXTS))
+    assert undeclared == [], "declare these in core/findings/ or move them to resources/texts/labels/"
+    assert not set(NOTE_TEXTS) & set(declared())
+
+
+def test_every_exception_is_still_needed() -> None:
+    catalog = _catalog()
+    written = [
+        finding_id
+        for finding_id in VERIFY_TO_WRITE
+        if all(
+            isinstance(catalog.get(finding_id, {}).get(lang), dict)
+            and catalog[finding_id][lang].get("verify")  # type: ignore[index, union-attr]
+            for lang in LANGUAGES
+        )
+    ]
+    assert written == [], "remove these from VERIFY_TO_WRITE: their verify line is there"
+    code = _code_text()
+    assert all(f'"{note}"' in code for note in NOTE_TEXTS)
+
+
+def test_every_declared_id_is_written_out_where_it_is_made() -> None:
+    """One search for an id finds its code: each declared id stands in full in core/ or cli/."""
+    literals = {node.value for path in CODE for node in _string_constants(ast.parse(path.read_text("utf-8")))}
+    missing = sorted(set(declared()) - literals)
+    assert missing == [], "no code makes these ids (or composes them at run time): write them out"
+
+
+def test_no_finding_id_is_composed_at_run_time() -> None:
+    """No f-string or `+` builds a string that starts like a finding id ("cudnn.missing" + lazy)."""
+    prefixes = sorted({finding_id.split(".", 1)[0] + "." for finding_id in declared()})
+    starts = re.compile("^(" + "|".join(re.escape(prefix) for prefix in prefixes) + ")")
+    composed: list[str] = []
+    for path in CODE:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            head: object = None
+            if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+                head = node.values[0].value
+            elif (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Add)
+                and isinstance(node.left, ast.Constant)
+            ):
+                head = node.left.value
+            if isinstance(head, str) and starts.match(head) and " " not in head:
+                composed.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert composed == []
