@@ -28,6 +28,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	PYTHONPATH=tools/typecheck $(BIN)/lint-imports
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_import_cycles.py tests/test_code_shape.py tests/test_finding_ids.py
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
