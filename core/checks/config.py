@@ -12,46 +12,12 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.facts.target import ConfigIssue, TargetFacts
+from fallback_doctor.core.findings.config import config_issue_finding
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
 _SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
-
-_ISSUE_FINDINGS: dict[str, str] = {
-    "malformed": "config.malformed",
-    "malformed.backslash": "config.malformed.backslash",
-    "not_utf8": "config.not_utf8",
-    "bom": "config.bom",
-    "not_object": "config.not_object",
-    "wrong_type.string": "config.wrong_type.string",
-    "wrong_type.integer": "config.wrong_type.integer",
-    "wrong_type.bool": "config.wrong_type.bool",
-    "wrong_type.object": "config.wrong_type.object",
-    "wrong_type.provider": "config.wrong_type.provider",
-    "bad_value.range": "config.bad_value.range",
-    "bad_value.minimum": "config.bad_value.minimum",
-    "bad_value.empty": "config.bad_value.empty",
-    "bad_value.workspace": "config.bad_value.workspace",
-    "provider_unknown": "config.provider_unknown",
-    "provider_unknown.suggest": "config.provider_unknown.suggest",
-    "provider_case": "config.provider_case",
-    "provider_missing": "config.provider_missing",
-    "provider_not_set": "config.provider_not_set",
-    "path_missing": "config.path_missing",
-    "path_missing.libPath": "config.path_missing.libPath",
-    "path_missing.licenseFile": "config.path_missing.licenseFile",
-    "path_missing.modelPath": "config.path_missing.modelPath",
-    "not_a_directory": "config.not_a_directory",
-    "not_a_file": "config.not_a_file",
-    "undefined_variable": "config.undefined_variable",
-    "duplicate_key": "config.duplicate_key",
-    "config_missing": "config.config_missing",
-    "unreadable": "config.unreadable",
-}
-"""A configuration issue's code (core/targets) -> its finding; a code not listed takes the finding of
-the code before its first dot ("path_missing.certFile" -> "config.path_missing"); else none is made.
-A new issue code with its own texts needs its line here."""
 
 
 def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, ...]:
@@ -89,7 +55,7 @@ def config_invalid(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if target is None:
         return
     for issue in target.config_issues:
-        finding_id = _ISSUE_FINDINGS.get(issue.code) or _ISSUE_FINDINGS.get(issue.code.split(".", 1)[0])
+        finding_id = config_issue_finding(issue.code)
         if finding_id is None:
             continue
         params: dict[str, object] = {"file": target.config_path or "?", **issue.params}

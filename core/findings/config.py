@@ -50,3 +50,43 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("target.libpath_cpu_only", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
     FindingSpec("target.libpath_no_ort", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, ERROR),
 )
+
+ISSUE_FINDINGS: dict[str, str] = {
+    "malformed": "config.malformed",
+    "malformed.backslash": "config.malformed.backslash",
+    "not_utf8": "config.not_utf8",
+    "bom": "config.bom",
+    "not_object": "config.not_object",
+    "wrong_type.string": "config.wrong_type.string",
+    "wrong_type.integer": "config.wrong_type.integer",
+    "wrong_type.bool": "config.wrong_type.bool",
+    "wrong_type.object": "config.wrong_type.object",
+    "wrong_type.provider": "config.wrong_type.provider",
+    "bad_value.range": "config.bad_value.range",
+    "bad_value.minimum": "config.bad_value.minimum",
+    "bad_value.empty": "config.bad_value.empty",
+    "bad_value.workspace": "config.bad_value.workspace",
+    "provider_unknown": "config.provider_unknown",
+    "provider_unknown.suggest": "config.provider_unknown.suggest",
+    "provider_case": "config.provider_case",
+    "provider_missing": "config.provider_missing",
+    "provider_not_set": "config.provider_not_set",
+    "path_missing": "config.path_missing",
+    "path_missing.libPath": "config.path_missing.libPath",
+    "path_missing.licenseFile": "config.path_missing.licenseFile",
+    "path_missing.modelPath": "config.path_missing.modelPath",
+    "not_a_directory": "config.not_a_directory",
+    "not_a_file": "config.not_a_file",
+    "undefined_variable": "config.undefined_variable",
+    "duplicate_key": "config.duplicate_key",
+    "config_missing": "config.config_missing",
+    "unreadable": "config.unreadable",
+}
+"""A configuration issue's code (core/targets) -> its finding. A new issue code with its own texts
+needs its line here (and a FindingSpec above)."""
+
+
+def config_issue_finding(code: str) -> str | None:
+    """The finding of a configuration issue's code: its own, else that of the code before its first
+    dot ("path_missing.certFile" -> "config.path_missing"); None when neither is declared."""
+    return ISSUE_FINDINGS.get(code) or ISSUE_FINDINGS.get(code.split(".", 1)[0])
