@@ -13,7 +13,12 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.findings.registry import UndeclaredFindingError, check_declared, declared
+from fallback_doctor.core.findings.registry import (
+    DECLARATIONS,
+    UndeclaredFindingError,
+    check_declared,
+    declared,
+)
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.texts import LANGUAGES, make_finding
 
@@ -150,3 +155,22 @@ def test_no_finding_id_is_composed_at_run_time() -> None:
             if isinstance(head, str) and starts.match(head) and " " not in head:
                 composed.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
     assert composed == []
+
+
+def test_a_check_module_makes_only_the_ids_its_own_declarations_hold() -> None:
+    """core/checks/cuda.py's ids are declared in core/findings/cuda.py (driver_missing.py: driver.py)."""
+    declaring = {
+        spec.id: module.__name__.rsplit(".", 1)[1] for module in DECLARATIONS for spec in module.FINDINGS
+    }
+    producers = {path: path.stem for path in (ROOT / "core" / "checks").glob("*.py")}
+    producers[ROOT / "core" / "inference" / "findings.py"] = "inference"
+    elsewhere: list[str] = []
+    for path, stem in sorted(producers.items()):
+        allowed = {stem, stem.split("_", 1)[0]}
+        for node in _string_constants(ast.parse(path.read_text(encoding="utf-8"))):
+            owner = declaring.get(node.value)
+            if owner is not None and owner not in allowed:
+                elsewhere.append(
+                    f"{path.relative_to(ROOT)}:{node.lineno}: {node.value} (declared in {owner})"
+                )
+    assert elsewhere == []
