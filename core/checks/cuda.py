@@ -86,64 +86,43 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "count": len(all_names),
             "cuda_major": major if major is not None else "?",
             "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
+            "verify_command": verify_command(report, windows),
         }
+        evidence = resolution_evidence(missing)
         if elsewhere:
-            yield _not_on_loader_path(snapshot, report, missing, elsewhere, params, windows)
+            # Installed, but where the loader does not search: add the directories, or preload_dlls().
+            dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
+            yield _runtime_finding(
+                "cuda.runtime_not_on_loader_path",
+                {**params, "elsewhere": [item.name for item in elsewhere], "dirs": dirs},
+                evidence,
+                loader_path_commands(snapshot, dirs, windows),
+            )
         if absent:
-            yield _not_installed(snapshot, report, missing, absent, major, params, windows)
+            # Not installed anywhere known: the pip packages of the CUDA major the build needs.
+            packages = packages_for([names.family_of(item.name) or "" for item in absent], major)
+            yield _runtime_finding(
+                "cuda.runtime_missing",
+                {
+                    **params,
+                    "absent": [item.name for item in absent],
+                    "packages": packages or ["the CUDA toolkit runtime"],
+                },
+                evidence,
+                pip_install(snapshot, packages),
+            )
 
 
-def _not_on_loader_path(
-    snapshot: EnvironmentSnapshot,
-    report: DependencyReport,
-    missing: list[Resolution],
-    elsewhere: list[Resolution],
-    params: dict[str, object],
-    windows: bool,
+def _runtime_finding(
+    finding_id: str, params: dict[str, object], evidence: tuple[Evidence, ...], commands: list[str]
 ) -> Finding:
-    """Installed, but in directories the loader does not search: add them, or preload_dlls()."""
-    dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
-    commands = loader_path_commands(snapshot, dirs, windows)
     return make_finding(
-        "cuda.runtime_not_on_loader_path",
+        finding_id,
         Cause.CUDA_RUNTIME_MISSING,
         Layer.CUDA,
         Severity.ERROR,
-        params={
-            **params,
-            "elsewhere": [item.name for item in elsewhere],
-            "dirs": dirs,
-            "verify_command": verify_command(report, windows),
-        },
-        evidence=resolution_evidence(missing),
-        commands=tuple(commands),
-    )
-
-
-def _not_installed(
-    snapshot: EnvironmentSnapshot,
-    report: DependencyReport,
-    missing: list[Resolution],
-    absent: list[Resolution],
-    major: int | None,
-    params: dict[str, object],
-    windows: bool,
-) -> Finding:
-    """Not installed anywhere known: the pip packages of the CUDA major the build needs."""
-    packages = packages_for([names.family_of(item.name) or "" for item in absent], major)
-    commands = pip_install(snapshot, packages)
-    return make_finding(
-        "cuda.runtime_missing",
-        Cause.CUDA_RUNTIME_MISSING,
-        Layer.CUDA,
-        Severity.ERROR,
-        params={
-            **params,
-            "absent": [item.name for item in absent],
-            "packages": packages or ["the CUDA toolkit runtime"],
-            "verify_command": verify_command(report, windows),
-        },
-        evidence=resolution_evidence(missing),
+        params=params,
+        evidence=evidence,
         commands=tuple(commands),
     )
 

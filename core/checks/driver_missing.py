@@ -121,63 +121,48 @@ def _libcuda_missing(
 def _missing_finding(
     snapshot: EnvironmentSnapshot, device: DeviceFacts | None, system: str, params: dict[str, object]
 ) -> Finding:
-    evidence = tuple(common_evidence(snapshot))
-    if system == "windows":
-        return make_finding(
-            "driver.missing.windows",
-            Cause.DRIVER_MISSING,
-            Layer.DRIVER,
-            Severity.ERROR,
-            params=params,
-            evidence=evidence,
-            commands=(
-                "where nvcuda.dll",
-                "nvidia-smi",
-                "pnputil /enum-devices /class Display",
-            ),
-        )
-    if device is not None and device.wsl:
-        return make_finding(
-            "driver.missing.wsl",
-            Cause.DRIVER_MISSING,
-            Layer.DRIVER,
-            Severity.ERROR,
-            params=params,
-            evidence=(
-                *evidence,
-                Evidence("/usr/lib/wsl/lib", device.wsl_lib_dir or "absent", source="ls -l /usr/lib/wsl/lib"),
-                Evidence("/dev/dxg", "present" if device.dxg_present else "absent", source="ls -l /dev/dxg"),
-            ),
-            commands=(
-                "ls -l /usr/lib/wsl/lib/libcuda.so.1 /dev/dxg",
-                "/usr/lib/wsl/lib/nvidia-smi",
-                "cat /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig",
-                "wsl --update    # in Windows PowerShell, then: wsl --shutdown",
-            ),
-        )
-    if device is not None and device.container:
-        return make_finding(
-            "driver.missing.container",
-            Cause.DRIVER_MISSING,
-            Layer.DRIVER,
-            Severity.ERROR,
-            params=params,
-            evidence=evidence,
-            commands=container_gpu_commands(device.container),
-        )
+    """No NVIDIA driver at all: the same finding, worded and fixed for where the tool runs."""
+    finding_id, extra, commands = _where_missing(device, system, params)
     return make_finding(
-        "driver.missing",
+        finding_id,
         Cause.DRIVER_MISSING,
         Layer.DRIVER,
         Severity.ERROR,
         params=params,
-        evidence=evidence,
-        commands=(
-            "lspci -nn | grep -i nvidia",
-            "sudo ubuntu-drivers list    # Ubuntu: the drivers that fit this GPU",
-            f"sudo apt install nvidia-driver-{params['branch']}-server"
-            "    # Ubuntu; or: sudo ubuntu-drivers install",
-            "sudo reboot",
-            "nvidia-smi",
-        ),
+        evidence=(*common_evidence(snapshot), *extra),
+        commands=commands,
     )
+
+
+_WINDOWS_COMMANDS = ("where nvcuda.dll", "nvidia-smi", "pnputil /enum-devices /class Display")
+_WSL_COMMANDS = (
+    "ls -l /usr/lib/wsl/lib/libcuda.so.1 /dev/dxg",
+    "/usr/lib/wsl/lib/nvidia-smi",
+    "cat /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig",
+    "wsl --update    # in Windows PowerShell, then: wsl --shutdown",
+)
+
+
+def _where_missing(
+    device: DeviceFacts | None, system: str, params: dict[str, object]
+) -> tuple[str, tuple[Evidence, ...], tuple[str, ...]]:
+    """Windows, WSL, a container or a Linux host: the finding id, its own evidence, the commands."""
+    if system == "windows":
+        return "driver.missing.windows", (), _WINDOWS_COMMANDS
+    if device is not None and device.wsl:
+        wsl_evidence = (
+            Evidence("/usr/lib/wsl/lib", device.wsl_lib_dir or "absent", source="ls -l /usr/lib/wsl/lib"),
+            Evidence("/dev/dxg", "present" if device.dxg_present else "absent", source="ls -l /dev/dxg"),
+        )
+        return "driver.missing.wsl", wsl_evidence, _WSL_COMMANDS
+    if device is not None and device.container:
+        return "driver.missing.container", (), container_gpu_commands(device.container)
+    linux_commands = (
+        "lspci -nn | grep -i nvidia",
+        "sudo ubuntu-drivers list    # Ubuntu: the drivers that fit this GPU",
+        f"sudo apt install nvidia-driver-{params['branch']}-server"
+        "    # Ubuntu; or: sudo ubuntu-drivers install",
+        "sudo reboot",
+        "nvidia-smi",
+    )
+    return "driver.missing", (), linux_commands
