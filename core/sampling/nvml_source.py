@@ -240,8 +240,8 @@ class NvmlSource:
                     continue
                 try:
                     listed = function(handle)
-                except nvml.NVMLError:
-                    continue
+                except (nvml.NVMLError, _mismatch_error(nvml)):
+                    continue  # a driver without the _v3 call makes pynvml raise a mismatch
                 answered = True
                 for process in listed:
                     used = getattr(process, "usedGpuMemory", None)
