@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from fallback_doctor import __version__
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.collect.run import CollectRequest
-from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, Diagnosis, diagnose, exit_code_for
+from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
@@ -162,36 +162,17 @@ def run_diagnose(args: argparse.Namespace) -> int:
         from fallback_doctor.cli.bundle import export_from_cli
 
         args.lang = args.lang or default_language()
-        code = export_from_cli(document, args, bundle_extras(document, diagnosis))
+        code = export_from_cli(document, args, bundle_extras(document))
         if code:
             return code
     return exit_code_for(diagnosis.verdict)
 
 
-def bundle_extras(document: dict[str, Any], diagnosis: Diagnosis) -> list[ExtraMember]:
-    """The bundle's members besides the report: configuration and logs, samples.csv, probe outputs.
+def bundle_extras(document: dict[str, Any]) -> list[ExtraMember]:
+    """The bundle's members besides the report (core/bundle/members.py: read from the document)."""
+    from fallback_doctor.core.bundle.members import bundle_members
 
-    samples.csv is the test inference's sampled series (GPU via NVML, the probe's CPU via psutil);
-    probe/<strategy>.stdout.txt and .stderr.txt the end of each probe child's output.
-    """
-    from fallback_doctor.core.bundle.export import ExtraMember, extras_from_document
-    from fallback_doctor.core.sampling.sampler import SamplingSeries
-
-    extras = list(extras_from_document(document))
-    inference = diagnosis.snapshot.inference
-    result = inference.result if inference is not None else None
-    if result is None:
-        return extras
-    if result.series is not None:
-        csv_text = SamplingSeries.from_dict(result.series).to_csv()
-        extras.append(
-            ExtraMember("samples.csv", csv_text, "samples", "the sampler during the test inference")
-        )
-    for output in result.outputs:
-        extras.append(
-            ExtraMember(output.name, output.text, "probe", f"the test inference's {result.kind} probe")
-        )
-    return extras
+    return bundle_members(document)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

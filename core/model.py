@@ -89,3 +89,38 @@ def rank_findings(findings: list[Finding] | tuple[Finding, ...]) -> tuple[Findin
         )
     )
     return tuple(finding for _, finding in indexed)
+
+
+def finding_from_dict(data: dict[str, object]) -> Finding:
+    """A finding read back from the report document (a schema-valid ``findings[]`` item)."""
+    evidence = data.get("evidence") or []
+    remediation = data.get("remediation")
+    texts = data.get("texts") or {}
+    assert isinstance(evidence, list) and isinstance(texts, dict)
+    return Finding(
+        id=str(data["id"]),
+        cause=str(data["cause"]),
+        layer=Layer(str(data["layer"])),
+        severity=Severity(str(data["severity"])),
+        title=str(data.get("title") or ""),
+        detail=str(data.get("detail") or ""),
+        evidence=tuple(
+            Evidence(
+                label=str(item["label"]),
+                value=str(item["value"]),
+                source=item.get("source"),
+                line=item.get("line"),
+            )
+            for item in evidence
+        ),
+        remediation=(
+            Remediation(
+                summary=str(remediation.get("summary") or ""),
+                commands=tuple(str(c) for c in remediation.get("commands") or ()),
+                verify=remediation.get("verify"),
+            )
+            if isinstance(remediation, dict)
+            else None
+        ),
+        texts={str(lang): {str(k): str(v) for k, v in words.items()} for lang, words in texts.items()},
+    )

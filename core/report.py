@@ -7,37 +7,30 @@ wizard and a bundle opened on another machine all show the same thing.
 from __future__ import annotations
 
 import dataclasses
+import os
 import textwrap
+from collections.abc import Iterable, Mapping
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.core.diagnosis import TOOL_VERSION, Diagnosis
+from fallback_doctor import __version__ as TOOL_VERSION
+from fallback_doctor.core.texts import LANGUAGES, has_label, label
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.model import Finding
+    from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 SCHEMA = "gpu-fallback-doctor/report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: the test inference, its samples and the probe outputs in one place, ``inference`` (1 kept the
+CLI's under ``environment.inference`` and the wizard's elsewhere); ``steps`` lists the steps done."""
 
-VERDICT_TEXT: dict[str, dict[str, str]] = {
-    "gpu_verified": {
-        "en": "The GPU works: a test inference ran on it.",
-        "ko": "GPU가 정상 동작합니다: 테스트 추론이 GPU에서 실행되었습니다.",
-    },
-    "no_problem_found": {
-        "en": "No problem found in the GPU stack (the GPU itself was not exercised).",
-        "ko": "GPU 스택에서 문제를 찾지 못했습니다(GPU에서 실제 추론은 실행하지 않았습니다).",
-    },
-    "gpu_at_risk": {
-        "en": "The GPU path may work, but there are warnings that can stop or slow it.",
-        "ko": "GPU 경로가 동작할 수도 있지만, 이를 막거나 느리게 할 수 있는 경고가 있습니다.",
-    },
-    "gpu_unusable": {
-        "en": "The GPU cannot be used: ONNX Runtime will fall back to the CPU.",
-        "ko": "GPU를 사용할 수 없습니다: ONNX Runtime이 CPU로 대체 실행됩니다.",
-    },
-    "cpu_by_configuration": {
-        "en": "The application is configured to run on the CPU.",
-        "ko": "애플리케이션이 CPU에서 실행되도록 설정되어 있습니다.",
-    },
-}
+VALIDATE_ENV = "FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"
+"""When set (tests/conftest.py sets it), every document built here is checked against the schema."""
+
+
+def _verdict_words(verdict: str, lang: str) -> str:
+    return label(f"verdict.{verdict}", lang) if has_label(f"verdict.{verdict}") else verdict
 
 
 def to_jsonable(value: Any) -> Any:
@@ -53,21 +46,53 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def diagnosis_document(diagnosis: Diagnosis) -> dict[str, Any]:
-    """The versioned report document: verdict, ranked findings, the environment snapshot."""
-    return {
+def static_document(
+    snapshot: EnvironmentSnapshot,
+    findings: Iterable[Finding],
+    *,
+    target: Mapping[str, str],
+    created: str,
+    timings_ms: Mapping[str, float],
+    skipped: str | None = None,
+) -> dict[str, Any]:
+    """The document of the static inspection (configuration, log, stack), ranked and judged.
+
+    The test inference is added by the steps (core/steps.py ``apply_step``), never here.
+    """
+    from fallback_doctor.core.steps import STATIC_STEPS, empty_inference, judge
+
+    environment = to_jsonable(snapshot)
+    environment.pop("inference", None)  # one place for the test inference: the document's own
+    document: dict[str, Any] = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool_version": TOOL_VERSION,
-        "created": diagnosis.created,
-        "target": dict(diagnosis.target),
-        "quick": diagnosis.quick,
-        "verdict": diagnosis.verdict.value,
-        "verdict_text": dict(VERDICT_TEXT[diagnosis.verdict.value]),
-        "findings": [to_jsonable(finding) for finding in diagnosis.findings],
-        "environment": to_jsonable(diagnosis.snapshot),
-        "timings_ms": dict(diagnosis.timings_ms),
+        "created": created,
+        "target": dict(target),
+        "quick": True,
+        "steps": list(STATIC_STEPS),
+        "verdict": "no_problem_found",
+        "verdict_text": {},
+        "findings": [],
+        "environment": environment,
+        "inference": empty_inference(skipped),
+        "timings_ms": dict(timings_ms),
     }
+    return judge(document, list(findings))
+
+
+def checked(document: dict[str, Any]) -> dict[str, Any]:
+    """The document, validated against the schema when FALLBACK_DOCTOR_VALIDATE_DOCUMENTS is set."""
+    if os.environ.get(VALIDATE_ENV):
+        from fallback_doctor.core.schema import check_document
+
+        check_document(document)
+    return document
+
+
+def diagnosis_document(diagnosis: Any) -> dict[str, Any]:
+    """The versioned report document of a diagnosis (what ``diagnose --json`` prints)."""
+    return checked(dict(diagnosis.document))
 
 
 def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
@@ -83,34 +108,12 @@ def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
     }
 
 
-_LABELS = {
-    "en": {
-        "verdict": "Verdict",
-        "fix": "Fix",
-        "run": "Run",
-        "verify": "Verify",
-        "none": "No findings.",
-        "findings": "Findings (most likely cause first)",
-        "evidence": "Evidence",
-    },
-    "ko": {
-        "verdict": "판정",
-        "fix": "해결 방법",
-        "run": "실행",
-        "verify": "확인 방법",
-        "none": "발견된 문제가 없습니다.",
-        "findings": "발견 사항(가장 유력한 원인부터)",
-        "evidence": "근거",
-    },
-}
-
-
 def render_text(document: dict[str, Any], lang: str = "en", width: int = 100) -> str:
     """The report for people: the verdict first, then each finding with its evidence and fix."""
-    labels = _LABELS.get(lang, _LABELS["en"])
+    labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
-    verdict_text = document.get("verdict_text", {}).get(lang) or VERDICT_TEXT[verdict]["en"]
-    lines = [f"{labels['verdict']}: {verdict} — {verdict_text}", ""]
+    lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", ""]
+    lines.extend(inference_lines(document, lang))
     findings = document.get("findings", [])
     if not findings:
         lines.append(labels["none"])
@@ -151,3 +154,31 @@ def render_text(document: dict[str, Any], lang: str = "en", width: int = 100) ->
         if text["verify"]:
             lines.append(f"   {labels['verify']}: {text['verify']}")
     return "\n".join(lines) + "\n"
+
+
+_REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "evidence")
+
+
+def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+    """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
+    from fallback_doctor.core.pages import gpu_summary
+
+    summary = gpu_summary(document)
+    if not summary["baseline_ran"] and not summary["ran"]:
+        skipped = (document.get("inference") or {}).get("skipped")
+        return [label("report.inference.skipped", lang, why=skipped), ""] if skipped else []
+    lines = []
+    cpu = summary["cpu_p50"]
+    lines.append(label("report.inference.cpu", lang, p50=f"{cpu:.2f} ms" if cpu is not None else "-"))
+    if summary["ran"]:
+        gpu = summary["gpu_p50"]
+        lines.append(
+            label(
+                "report.inference.gpu",
+                lang,
+                verdict=summary["verdict"] or "-",
+                p50=f"{gpu:.2f} ms" if gpu is not None else "-",
+                providers=", ".join(summary["gpu_providers"]) or "-",
+            )
+        )
+    return [*lines, ""]

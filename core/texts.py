@@ -1,4 +1,13 @@
-"""Finding texts in English and Korean, loaded from resources/texts/*.json (data, not code).
+"""The one text catalog, English and Korean, loaded from resources/texts/ (data, not code).
+
+Two kinds of entries, one loader each:
+
+- finding texts, ``resources/texts/*.json`` (:func:`load_texts`, :func:`render_text`,
+  :func:`make_finding`), described below;
+- labels, ``resources/texts/labels/*.json`` (:func:`load_labels`, :func:`label`): the words of the
+  wizard (``ui.json``), of the text report, report.html and the verdicts (``report.json``), each
+  ``{"key": {"en": "...", "ko": "..."}}`` with str.format fields. The CLI, the wizard, report.html
+  and the bundle all take their words from here.
 
 Each file maps a finding id to its texts::
 
@@ -59,6 +68,36 @@ def load_texts() -> dict[str, dict[str, Any]]:
                 raise ValueError(f"finding text {key!r} is defined twice (in {entry.name})")
             merged[key] = value
     return merged
+
+
+@cache
+def load_labels() -> dict[str, dict[str, str]]:
+    """Every label, merged from resources/texts/labels/*.json (keys starting with "_" are notes)."""
+    merged: dict[str, dict[str, str]] = {}
+    folder = resources.files("fallback_doctor.resources").joinpath("texts").joinpath("labels")
+    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        for key, value in data.items():
+            if key.startswith("_"):
+                continue
+            if key in merged:
+                raise ValueError(f"label {key!r} is defined twice (in {entry.name})")
+            merged[key] = value
+    return merged
+
+
+def has_label(key: str) -> bool:
+    """Whether the catalog has the label ``key``."""
+    return key in load_labels()
+
+
+def label(key: str, lang: str = "en", /, **params: Any) -> str:
+    """The label ``key`` in ``lang`` (English where that language lacks it), ``params`` filled in."""
+    entry = load_labels()[key]
+    text = entry.get(lang) or entry["en"]
+    return text.format(**params) if params else text
 
 
 def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str, str]:

@@ -1,7 +1,43 @@
-"""Test-wide settings: Qt offscreen before any QApplication exists."""
+"""Test-wide settings: Qt offscreen before any QApplication exists; every report document checked.
+
+FALLBACK_DOCTOR_VALIDATE_DOCUMENTS makes core check each document it builds or changes against the
+published schema (core/report.py ``checked``, called by core/steps.py ``judge``, the one function
+every document passes through); it is set here, before anything runs, so the children the tests
+start (`fallback-doctor diagnose`, the wizard's step child) check theirs too. The fixture below
+also checks every document a test holds when it is read back from a bundle or printed as JSON.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"] = "1"
+
+CHECKED: list[int] = []
+"""How many documents the session checked (reported at the end; 0 would mean the hook is dead)."""
+
+
+@pytest.fixture(autouse=True)
+def _documents_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Count every document core checks in this process (the check itself raises on a bad one)."""
+    from fallback_doctor.core import schema
+
+    real = schema.check_document
+
+    def counting(document: Any) -> None:
+        CHECKED.append(1)
+        real(document)
+
+    monkeypatch.setattr(schema, "check_document", counting)
+    yield
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say how many report documents were checked against the schema in this process."""
+    if CHECKED:
+        terminalreporter.write_line(f"report documents checked against the schema: {len(CHECKED)}")

@@ -12,7 +12,9 @@ import io
 import math
 from typing import Any
 
-from fallback_doctor.core.report import VERDICT_TEXT, finding_text
+from fallback_doctor.core.pages import gpu_summary, verdict_words
+from fallback_doctor.core.report import finding_text
+from fallback_doctor.core.texts import label
 
 _LAYERS = (
     "config",
@@ -27,55 +29,35 @@ _LAYERS = (
     "probe",
 )
 
-_LABELS = {
-    "en": {
-        "title": "GPU Fallback Doctor report",
-        "verdict": "Verdict",
-        "stack": "The layer stack",
-        "findings": "Findings (most likely cause first)",
-        "none": "No findings.",
-        "evidence": "Evidence",
-        "fix": "Fix",
-        "verify": "Verify",
-        "environment": "Environment",
-        "comparison": "CPU and GPU compared",
-        "graph": "Utilization during the test",
-        "bundle": "Diagnostic bundle",
-        "created": "Diagnosed",
-        "tool": "Tool version",
-        "redaction_on": "Secrets and identities were redacted (pseudonyms such as host-1, user-1).",
-        "redaction_off": "Redaction was turned OFF when this bundle was made: it may contain secrets.",
-        "ok": "no problem found",
-        "run": "run",
-        "p50": "median latency",
-        "providers": "active providers",
-        "verdict_col": "result",
-    },
-    "ko": {
-        "title": "GPU Fallback Doctor 보고서",
-        "verdict": "판정",
-        "stack": "계층 구성",
-        "findings": "발견 사항(가장 유력한 원인부터)",
-        "none": "발견된 문제가 없습니다.",
-        "evidence": "근거",
-        "fix": "해결 방법",
-        "verify": "확인 방법",
-        "environment": "환경",
-        "comparison": "CPU와 GPU 비교",
-        "graph": "테스트 중 사용률",
-        "bundle": "진단 번들",
-        "created": "진단 시각",
-        "tool": "도구 버전",
-        "redaction_on": "비밀 정보와 식별 정보는 가려졌습니다(host-1, user-1 같은 가명).",
-        "redaction_off": "이 번들은 가리기(redaction)를 끄고 만들었습니다: "
-        "비밀 정보가 들어 있을 수 있습니다.",
-        "ok": "문제 없음",
-        "run": "실행",
-        "p50": "중앙값 지연",
-        "providers": "활성 프로바이더",
-        "verdict_col": "결과",
-    },
-}
+_LABEL_KEYS = (
+    "title",
+    "verdict",
+    "stack",
+    "findings",
+    "none",
+    "evidence",
+    "fix",
+    "verify",
+    "environment",
+    "comparison",
+    "graph",
+    "bundle",
+    "created",
+    "tool",
+    "redaction_on",
+    "redaction_off",
+    "ok",
+    "run",
+    "p50",
+    "providers",
+    "verdict_col",
+)
+"""Words of the page, from the catalog (resources/texts/labels/report.json, "html.<key>")."""
+
+
+def _labels(lang: str) -> dict[str, str]:
+    return {key: label(f"html.{key}", lang) for key in _LABEL_KEYS}
+
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI","Malgun Gothic","Noto Sans KR",sans-serif;margin:2em auto;
@@ -110,11 +92,9 @@ def render_html(
     redacted: bool = True,
 ) -> str:
     """The self-contained page for one report document (already redacted: it is quoted as is)."""
-    labels = _LABELS.get(lang, _LABELS["en"])
+    labels = _labels(lang)
     verdict = str(document.get("verdict", ""))
-    verdict_text = (document.get("verdict_text") or {}).get(lang) or VERDICT_TEXT.get(verdict, {}).get(
-        "en", ""
-    )
+    verdict_text = verdict_words(document, lang)
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
@@ -203,37 +183,14 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
     return "\n".join(out)
 
 
-def _find_probe(document: dict[str, Any]) -> dict[str, Any] | None:
-    """A probe result (``cpu`` and ``strategies``) wherever the document keeps it.
-
-    `diagnose` keeps it in ``environment.inference.result``; the wizard in ``inference``.
-    """
-    environment = document.get("environment")
-    inference = environment.get("inference") if isinstance(environment, dict) else None
-    if isinstance(inference, dict) and isinstance(inference.get("result"), dict):
-        return dict(inference["result"])
-    for key in ("probe", "inference", "probe_result", "test_inference"):
-        value = document.get(key)
-        if isinstance(value, dict):
-            if "cpu" in value or "strategies" in value:
-                return value
-            for inner in value.values():
-                if isinstance(inner, dict) and ("cpu" in inner or "strategies" in inner):
-                    return inner
-    return None
-
-
 def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
-    probe = _find_probe(document)
-    if probe is None:
-        return ""
+    """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page."""
+    summary = gpu_summary(document)
     rows: list[tuple[str, Any, Any, Any]] = []
-    cpu = probe.get("cpu")
-    if isinstance(cpu, dict):
+    cpu = summary["cpu"]
+    if cpu:
         rows.append(("CPU", cpu.get("verdict") or cpu.get("stage"), _p50(cpu), cpu.get("active_providers")))
-    for strategy in probe.get("strategies") or []:
-        if not isinstance(strategy, dict):
-            continue
+    for strategy in summary["strategies"]:
         gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
         rows.append(
             (

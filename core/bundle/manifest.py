@@ -20,7 +20,8 @@ SAMPLES_NAME = "samples.csv"
 BUNDLE_SCHEMA = "gpu-fallback-doctor/bundle"
 BUNDLE_SCHEMA_VERSION = 1
 KNOWN_BUNDLE_VERSIONS = (1,)
-KNOWN_REPORT_VERSIONS = (1,)
+KNOWN_REPORT_VERSIONS = (2,)
+"""Report documents this version reads (core/report.py SCHEMA_VERSION; 2 since the test inference has one place)."""
 REPORT_SCHEMA = "gpu-fallback-doctor/report"
 
 MAX_NAME = 200
@@ -155,7 +156,7 @@ def validate_manifest(manifest: Any) -> dict[str, Any]:
     if manifest.get("schema") != BUNDLE_SCHEMA:
         raise ManifestError(f"{MANIFEST_NAME}: schema is {manifest.get('schema')!r}, not {BUNDLE_SCHEMA!r}")
     version = manifest.get("schema_version")
-    if isinstance(version, bool) or version not in KNOWN_BUNDLE_VERSIONS:
+    if type(version) is not int or version not in KNOWN_BUNDLE_VERSIONS:  # 1.0, "1", true are not 1
         raise ManifestError(
             f"{MANIFEST_NAME}: schema_version {version!r} is not one this tool reads "
             f"({', '.join(map(str, KNOWN_BUNDLE_VERSIONS))}); a newer fallback-doctor may open it"

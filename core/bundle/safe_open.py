@@ -34,7 +34,6 @@ from fallback_doctor.core.bundle.manifest import (
     sha256_of,
     validate_manifest,
 )
-from fallback_doctor.core.report import VERDICT_TEXT
 
 MiB = 1024 * 1024
 
@@ -290,7 +289,10 @@ def parse_json_member(members: dict[str, bytes], name: str) -> Any:
 
 
 def validate_report(document: Any) -> dict[str, Any]:
-    """The report document, checked enough that every renderer can show it; BundleRefusedError otherwise."""
+    """The report document, checked against the published schema; BundleRefusedError (naming the field) otherwise.
+
+    Every renderer (bundle show, report.html, the wizard) can then show it without guessing.
+    """
     name = REPORT_NAME
     if not isinstance(document, dict):
         raise BundleRefusedError(f"member {name!r}: not a JSON object", name, "malformed")
@@ -299,7 +301,7 @@ def validate_report(document: Any) -> dict[str, Any]:
             f"member {name!r}: schema is {document.get('schema')!r}, not {REPORT_SCHEMA!r}", name, "malformed"
         )
     version = document.get("schema_version")
-    if isinstance(version, bool) or version not in KNOWN_REPORT_VERSIONS:
+    if type(version) is not int or version not in KNOWN_REPORT_VERSIONS:  # 1.0, "1", true are not 1
         raise BundleRefusedError(
             f"member {name!r}: report schema_version {version!r} is unknown to this version "
             "of fallback-doctor "
@@ -307,43 +309,13 @@ def validate_report(document: Any) -> dict[str, Any]:
             name,
             "version",
         )
-    if document.get("verdict") not in VERDICT_TEXT:
+    from fallback_doctor.core.schema import document_problems
+
+    problems = document_problems(document, limit=1)
+    if problems:
         raise BundleRefusedError(
-            f"member {name!r}: unknown verdict {document.get('verdict')!r}", name, "malformed"
+            f"member {name!r} does not follow the report schema: {problems[0]}", name, "malformed"
         )
-    verdict_text = document.get("verdict_text", {})
-    if not isinstance(verdict_text, dict) or not all(isinstance(v, str) for v in verdict_text.values()):
-        raise BundleRefusedError(
-            f"member {name!r}: verdict_text is not a mapping of texts", name, "malformed"
-        )
-    findings = document.get("findings", [])
-    if not isinstance(findings, list):
-        raise BundleRefusedError(f"member {name!r}: findings is not a list", name, "malformed")
-    for number, finding in enumerate(findings):
-        where = f"member {name!r}: finding {number + 1}"
-        if not isinstance(finding, dict):
-            raise BundleRefusedError(f"{where} is not an object", name, "malformed")
-        for key in ("id", "cause", "layer", "severity"):
-            if not isinstance(finding.get(key), str):
-                raise BundleRefusedError(f"{where}: {key!r} is not a string", name, "malformed")
-        for key in ("title", "detail"):
-            if key in finding and not isinstance(finding[key], str):
-                raise BundleRefusedError(f"{where}: {key!r} is not a string", name, "malformed")
-        evidence = finding.get("evidence") or []
-        if not isinstance(evidence, list) or not all(
-            isinstance(item, dict) and "label" in item and "value" in item for item in evidence
-        ):
-            raise BundleRefusedError(
-                f"{where}: evidence is not a list of {{label, value}}", name, "malformed"
-            )
-        remediation = finding.get("remediation")
-        if remediation is not None and (
-            not isinstance(remediation, dict) or not isinstance(remediation.get("commands") or [], list)
-        ):
-            raise BundleRefusedError(f"{where}: remediation is malformed", name, "malformed")
-        texts = finding.get("texts") or {}
-        if not isinstance(texts, dict) or not all(isinstance(t, dict) for t in texts.values()):
-            raise BundleRefusedError(f"{where}: texts is malformed", name, "malformed")
     return document
 
 

@@ -1,15 +1,21 @@
 """What each wizard page shows, computed from the report document alone (Qt-free, pure).
 
-Every function takes the serialisable document (what ``diagnose --json`` prints, plus the
-``inference`` part the wizard adds after its test inference) and returns plain data, so a
-bundle opened on another machine shows exactly the same pages.
+Every function takes the serialisable document (what ``diagnose --json`` prints; the wizard's
+document after its steps has the same shape, docs/report-schema.md) and returns plain data, so a
+bundle opened on another machine shows exactly the same pages. The order of the findings is the
+document's (core/judge.py ranked them); nothing here re-orders or re-judges.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from fallback_doctor.core.report import finding_text
+from fallback_doctor.core.texts import has_label, label, load_texts, render_text
+
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+"""For a layer's status (its worst finding), not for ordering findings."""
 
 STACK_LAYERS: tuple[str, ...] = ("driver", "cuda", "cudnn", "onnxruntime", "application")
 """Bottom-up, as in the FAQ's diagram: GPU driver → CUDA runtime → cuDNN → ONNX Runtime → the application."""
@@ -55,16 +61,9 @@ def environment(document: dict[str, Any], part: str) -> dict[str, Any]:
     return _dict(_dict(document.get("environment")).get(part))
 
 
-def all_findings(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The diagnosis's findings and the test inference's, ranked: errors first, the document's order kept."""
-    findings = list(_list(document.get("findings")))
-    seen = {f.get("id") for f in findings}
-    for finding in _list(_dict(_dict(document.get("inference")).get("gpu")).get("findings")):
-        if finding.get("id") not in seen:
-            findings.append(finding)
-            seen.add(finding.get("id"))
-    order = {id(f): n for n, f in enumerate(findings)}
-    return sorted(findings, key=lambda f: (SEVERITY_RANK.get(str(f.get("severity")), 3), order[id(f)]))
+def all_findings(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The document's findings (the static ones and the test inference's), in the document's ranking."""
+    return [_dict(f) for f in _list(document.get("findings"))]
 
 
 def stack_layer_of(finding: dict[str, Any]) -> str:
@@ -315,7 +314,7 @@ def log_view(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def latency_rows(session: dict[str, Any] | None) -> dict[str, float | None]:
+def latency_rows(session: Mapping[str, Any] | None) -> dict[str, float | None]:
     """p50/p95/p99/mean in ms and batches per second of one measured session (None where absent)."""
     latency = _dict(_dict(session).get("latency"))
     return {
@@ -324,11 +323,38 @@ def latency_rows(session: dict[str, Any] | None) -> dict[str, float | None]:
     }
 
 
-def gpu_summary(inference: dict[str, Any]) -> dict[str, Any]:
-    """The GPU page's verdict block: CPU baseline beside the GPU retry (as is), speed-up, equal outputs."""
-    gpu_step = _dict(inference.get("gpu"))
-    result = _dict(gpu_step.get("result"))
-    cpu = _dict(result.get("cpu")) or _dict(_dict(_dict(inference.get("cpu")).get("result")).get("cpu"))
+def inference(document: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The document's test inference ({} parts where a step has not run)."""
+    return _dict(_dict(document).get("inference"))
+
+
+def cpu_view(document: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The CPU page: the baseline session, the model, and why it failed when it did."""
+    part = inference(document)
+    baseline = _dict(part.get("cpu_baseline"))
+    session = _dict(baseline.get("session"))
+    failure = _dict(baseline.get("failure"))
+    model = _dict(part.get("model"))
+    return {
+        "ran": bool(baseline),
+        "session": session,
+        "runs": _dict(session.get("latency")).get("runs"),
+        "model": model.get("name"),
+        "failure": str(failure.get("sentence") or session.get("error") or "") or None,
+        "measured_by": baseline.get("measured_by"),
+        "skipped": part.get("skipped"),
+    }
+
+
+def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
+
+    The CPU column is the document's one CPU figure (``inference.cpu_baseline``), the one the CPU
+    page shows.
+    """
+    part = inference(document)
+    result = _dict(part.get("gpu_retry"))
+    cpu = _dict(_dict(part.get("cpu_baseline")).get("session"))
     as_is: dict[str, Any] = {}
     for strategy in _list(result.get("strategies")):
         if _dict(strategy).get("name") == "as_is":
@@ -340,12 +366,16 @@ def gpu_summary(inference: dict[str, Any]) -> dict[str, Any]:
     # A ratio of two CPU runs is noise, not a speed-up: it is shown only when the retry ran on the GPU.
     speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu else None
     comparison = _dict(gpu.get("comparison"))
+    findings = [f for f in all_findings(_dict(document)) if str(f.get("id", "")).startswith("inference.")]
     return {
         "ran": bool(result),
-        "verdict": gpu_step.get("verdict"),
-        "gpu_verified": bool(gpu_step.get("gpu_verified")),
+        "baseline_ran": bool(cpu),
+        "verdict": part.get("verdict"),
+        "gpu_verified": bool(part.get("gpu_verified")),
         "cpu": cpu,
         "gpu": gpu,
+        "cpu_p50": cpu_p50,
+        "gpu_p50": gpu_p50,
         "speedup": speedup,
         "on_gpu": on_gpu,
         "outputs_equal": comparison.get("equal") if comparison else None,
@@ -355,9 +385,77 @@ def gpu_summary(inference: dict[str, Any]) -> dict[str, Any]:
         "gpu_nodes": _dict(gpu.get("nodes_per_provider")),
         "strategies": [_dict(s) for s in _list(result.get("strategies"))],
         "messages": list(gpu.get("ort_messages") or []) + list(result.get("log_excerpt") or [])[:6],
-        "findings": list(_list(gpu_step.get("findings"))),
+        "findings": findings,
         "failure": _dict(result.get("failure")),
+        "series": _dict(part.get("series")) or None,
     }
+
+
+def gpu_headline(summary: Mapping[str, Any]) -> str:
+    """What the GPU retry showed: "gpu_verified", "fallback" or "other" (the page's colour and words)."""
+    if summary["gpu_verified"]:
+        return "gpu_verified"
+    providers = summary["gpu_providers"]
+    if (
+        summary["verdict"] in {"fell_back_to_cpu", "gpu_unusable", "cpu_only"}
+        or not providers
+        or providers == ["CPUExecutionProvider"]
+    ):
+        return "fallback"
+    return "other"
+
+
+def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
+    """A measured session as (label, value) rows, in ``lang``."""
+    latency = latency_rows(session)
+
+    def ms(value: float | None) -> str:
+        return label("ms", lang, value=value) if value is not None else "-"
+
+    providers = ", ".join(
+        str(p).replace("ExecutionProvider", "") for p in session.get("active_providers") or []
+    )
+    nodes = ", ".join(
+        f"{str(k).replace('ExecutionProvider', '')}: {v}"
+        for k, v in (session.get("nodes_per_provider") or {}).items()
+    )
+    rate = latency["batches_per_s"]
+    return [
+        (label("table.p50", lang), ms(latency["p50_ms"])),
+        (label("table.p95", lang), ms(latency["p95_ms"])),
+        (label("table.p99", lang), ms(latency["p99_ms"])),
+        (label("table.mean", lang), ms(latency["mean_ms"])),
+        (label("table.rate", lang), f"{rate:.2f}" if rate is not None else "-"),
+        (label("table.providers", lang), providers or "-"),
+        (label("table.nodes", lang), nodes or "-"),
+    ]
+
+
+def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
+    """Each strategy tried and how far it got, in words."""
+    lines = []
+    for strategy in summary["strategies"]:
+        name = str(strategy.get("name"))
+        words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
+        stage = str(strategy.get("stage") or "")
+        state = (
+            label("strategy.skipped", lang, why=strategy.get("skipped"))
+            if strategy.get("skipped")
+            else (label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage)
+        )
+        lines.append(f"{words}: {state}")
+    return lines
+
+
+def issue_words(issue: Mapping[str, Any], lang: str) -> str:
+    """A configuration issue's sentence in ``lang``: the catalog's text for "config.<code>" with its
+    parameters, else the English message the reader wrote."""
+    code = f"config.{issue.get('code')}"
+    if issue.get("code") and code in load_texts():
+        params = {str(k): v for k, v in _dict(issue.get("params")).items()}
+        words = render_text(code, lang, params)
+        return words.get("detail") or words.get("title") or str(issue.get("message") or "")
+    return str(issue.get("message") or "")
 
 
 def check_again_step(finding: dict[str, Any]) -> str:
@@ -365,21 +463,16 @@ def check_again_step(finding: dict[str, Any]) -> str:
     return (
         "gpu"
         if str(finding.get("id", "")).startswith("inference.") or finding.get("layer") == "probe"
-        else ("diagnose")
+        else "diagnose"
     )
 
 
-def finding_words(finding: dict[str, Any], lang: str) -> dict[str, str]:
-    """A finding's title, detail and fix in ``lang`` (English where the language is missing).
+def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """A finding's title, detail, fix and verify line in ``lang`` (English where the language is missing)."""
+    return finding_text(dict(finding), lang)
 
-    The same rule as core/report.py's ``finding_text``, kept here so the window starts without
-    importing the core.
-    """
-    texts = _dict(finding.get("texts"))
-    chosen = _dict(texts.get(lang)) or _dict(texts.get("en"))
-    remediation = _dict(finding.get("remediation"))
-    return {
-        "title": str(chosen.get("title") or finding.get("title", "")),
-        "detail": str(chosen.get("detail") or finding.get("detail", "")),
-        "fix": str(chosen.get("fix") or remediation.get("summary", "")),
-    }
+
+def verdict_words(document: Mapping[str, Any], lang: str) -> str:
+    """The verdict in words, from the catalog by the verdict's code (never the document's own text)."""
+    verdict = str(document.get("verdict") or "")
+    return label(f"verdict.{verdict}", lang) if has_label(f"verdict.{verdict}") else verdict

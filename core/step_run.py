@@ -1,0 +1,199 @@
+"""Running the test-inference steps: the CPU baseline and the GPU retry, as :class:`StepOutcome` values.
+
+`diagnose` (core/diagnosis.py) and the wizard's step child (core/step_child.py) both come here;
+what an outcome adds to the document is core/steps.py's ``apply_step``. By hand:
+``fallback-doctor test-inference --json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fallback_doctor.core.steps import StepOutcome
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.collect.run import CollectRequest
+    from fallback_doctor.core.facts.target import TargetFacts
+    from fallback_doctor.core.snapshot import EnvironmentSnapshot
+
+PhaseListener = Callable[[str, str, float, bool | None], None]
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """How much the test inference measures (the wizard measures less: the technician is waiting)."""
+
+    runs: int = 20
+    warmup: int = 3
+    threads: int = 2
+    dims: dict[str, int] = field(default_factory=dict)
+    timeout_s: float | None = None
+    """None: the probe's own default (longer for TensorRT)."""
+
+
+WIZARD_SETTINGS = ProbeSettings(runs=10, warmup=2, timeout_s=180.0)
+
+
+def skip_reason(target: TargetFacts | None, ort_installed: bool | None) -> str | None:
+    """Why no test inference can run on this target, or None when one can."""
+    if target is None:
+        return "the target could not be resolved"
+    if target.kind == "log":
+        return "a log-only target has no ONNX Runtime to run"
+    if target.kind == "bareun" and not target.lib_path:
+        return "the configuration names no libPath, so there is no library to run"
+    if target.kind != "bareun" and ort_installed is False:
+        return "ONNX Runtime is not installed in the target environment"
+    return None
+
+
+def gpu_retry_for_snapshot(
+    snapshot: EnvironmentSnapshot,
+    collect: CollectRequest,
+    settings: ProbeSettings,
+    progress: Callable[[str], None] | None = None,
+) -> StepOutcome:
+    """`diagnose`'s test inference: the CPU baseline and the GPU retry in one sampled probe run.
+
+    Only work launched on the GPU proves the GPU works: an import or a device list does not.
+    """
+    from fallback_doctor.core.collect.run import service_environment
+
+    ort = snapshot.onnxruntime
+    reason = skip_reason(snapshot.target, ort is not None and ort.package_dir is not None)
+    if reason is not None or snapshot.target is None:
+        return StepOutcome(step="gpu_retry", skipped=reason)
+    service = snapshot.process.effective_environment() if snapshot.process is not None else None
+    env = service_environment(collect.env, service)
+    python = snapshot.python.executable if snapshot.python else collect.python
+    if progress is not None:
+        progress("inference")
+    return run_inference_step(snapshot.target, python, env, gpu=True, settings=settings, sampled=True)
+
+
+def run_inference_step(
+    target: TargetFacts,
+    python: str,
+    env: Mapping[str, str],
+    *,
+    gpu: bool,
+    settings: ProbeSettings,
+    sampled: bool = False,
+    on_phase: PhaseListener | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> StepOutcome:
+    """One test-inference step on the target's own ONNX Runtime: the CPU baseline, or with the GPU retry.
+
+    ``sampled``: a sampler (NVML, psutil) runs beside the probe and its series comes back with the
+    result (`diagnose`); the wizard samples in its own process for the live graph instead.
+    """
+    from fallback_doctor.core.inference.findings import gpu_verified, inference_findings
+    from fallback_doctor.core.inference.run import (
+        PROVIDERS,
+        InferenceSetupError,
+        plan_inference,
+        provider_key,
+        run_inference,
+    )
+
+    step = "gpu_retry" if gpu else "cpu_baseline"
+    started = time.time()
+    try:
+        plan = plan_inference(
+            None,
+            dims=dict(settings.dims),
+            providers=PROVIDERS[provider_key(target.requested_provider)],
+            runs=settings.runs,
+            warmup=settings.warmup,
+            threads=settings.threads,
+        )
+        plan = dataclasses.replace(plan, request=dataclasses.replace(plan.request, gpu_retry=gpu, strict=gpu))
+        if sampled:
+            from fallback_doctor.core.inference.sampled import run_sampled_inference
+
+            result = run_sampled_inference(
+                target, plan, python=python, env=env, timeout_s=settings.timeout_s, on_phase=on_phase
+            )
+        elif gpu or target.kind == "bareun":
+            result = run_inference(
+                target,
+                plan,
+                python=python,
+                env=env,
+                timeout_s=settings.timeout_s,
+                on_phase=on_phase,
+                on_start=on_start,
+            )
+        else:
+            result = _cpu_only(plan.request, python, env, settings, on_phase, on_start)
+    except InferenceSetupError as error:
+        return StepOutcome(step=step, skipped=str(error), started=started)
+    flops = plan.info.matmul_flops(plan.request.dims)
+    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
+    verified = bool(gpu and gpu_verified(result))
+    return StepOutcome(
+        step=step,
+        result=result.to_json(),
+        model={
+            "name": plan.model.name,
+            "path": str(plan.model),
+            "nodes": len(plan.info.nodes),
+            "inputs": len(plan.info.inputs),
+            "dims": dict(plan.request.dims),
+            "runs": plan.request.runs,
+            "warmup": plan.request.warmup,
+            "description": f"{plan.model.name}: {len(plan.info.inputs)} inputs, "
+            f"{len(plan.info.nodes)} nodes{work}",
+        },
+        started=started,
+        findings=tuple(inference_findings(result)) if gpu else (),
+        gpu_verified=verified,
+        verdict=result.verdict.value if gpu else None,
+    )
+
+
+def _cpu_only(
+    request: object,
+    python: str,
+    env: Mapping[str, str],
+    settings: ProbeSettings,
+    on_phase: PhaseListener | None,
+    on_start: Callable[[int], None] | None,
+) -> object:
+    """The CPU baseline of a Python application: the "as is" strategy only, no GPU session."""
+    from fallback_doctor.core.inference.python_probe import run_python_probe
+    from fallback_doctor.core.inference.result import ProbeRequest, StrategyName
+
+    assert isinstance(request, ProbeRequest)
+    return run_python_probe(
+        python,
+        request,
+        env=env,
+        timeout_s=settings.timeout_s,
+        strategies=(StrategyName.AS_IS,),
+        on_phase=on_phase,
+        on_start=on_start,
+    )
+
+
+def wizard_step(
+    target: TargetFacts,
+    python: str | None,
+    *,
+    gpu: bool,
+    settings: ProbeSettings = WIZARD_SETTINGS,
+    on_phase: PhaseListener | None = None,
+) -> StepOutcome:
+    """The wizard's CPU baseline or GPU retry (its child runs this with the technician's environment)."""
+    env = dict(os.environ)
+    chosen = python or target.python or sys.executable
+    reason = skip_reason(target, None)
+    if reason is not None:
+        return StepOutcome(step="gpu_retry" if gpu else "cpu_baseline", skipped=reason)
+    return run_inference_step(target, chosen, env, gpu=gpu, settings=settings, on_phase=on_phase)
