@@ -10,10 +10,12 @@ Nothing here reads the core's live objects: the preview is computed from the rep
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Sequence
 from typing import Any
 
+from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.jobs import CallJob
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal, Slot
@@ -70,10 +72,10 @@ class RedactionView(QTextBrowser):
                 marked = QTextCharFormat()
                 marked.setBackground(QColor(CATEGORY_COLOURS.get(redaction.category, "#ffcc80")))
                 marked.setForeground(QColor("#000000"))
-                marked.setToolTip(
-                    t("preview.hover", kind=redaction.kind, replacement=redaction.replacement)
-                    + (f"\n{redaction.where}" if redaction.where else "")
+                words = t("preview.hover", kind=redaction.kind, replacement=redaction.replacement) + (
+                    f"\n{redaction.where}" if redaction.where else ""
                 )
+                marked.setToolTip("<p>" + html.escape(words).replace("\n", "<br>") + "</p>")
                 marked.setProperty(REDACTION_PROPERTY, number)
                 cursor.insertText(shown[start:end], marked)
                 position = end
@@ -205,6 +207,8 @@ class BundleDialog(QDialog):
         buttons.addWidget(self.save)
         buttons.addWidget(self.cancel)
         layout.addLayout(buttons)
+        for label in self.findChildren(QLabel):  # names and notes come from the document: never markup
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.retranslate()
         self.refresh()
 
@@ -239,9 +243,7 @@ class BundleDialog(QDialog):
 
     def options(self) -> Any:
         """The BundleOptions of the choices made so far."""
-        from fallback_doctor.core.bundle.export import BundleOptions
-
-        return BundleOptions(
+        return facade.bundle_options(
             redact=self.redact,
             exclude=frozenset(self.exclude),
             redact_more=tuple(self.redact_more),
@@ -255,10 +257,8 @@ class BundleDialog(QDialog):
         document, options, extras = self.document, self.options(), self.extras
 
         def prepare() -> tuple[int, Any, list[Any]]:
-            from fallback_doctor.core.bundle.export import extras_from_document, prepare_bundle
-
-            members = extras if extras is not None else extras_from_document(document)
-            return generation, prepare_bundle(document, members, options), members
+            preview, members = facade.prepare_bundle(document, extras, options)
+            return generation, preview, members
 
         self.save.setEnabled(False)
         self.summary.setText(t("preview.preparing"))
@@ -279,8 +279,7 @@ class BundleDialog(QDialog):
         name = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self.members.blockSignals(True)
         self.members.clear()
-        from fallback_doctor.core.bundle.export import REQUIRED_MEMBERS
-
+        required = facade.required_members()
         for member in preview.members:
             item = QListWidgetItem(
                 t("preview.member", name=member.name, count=len(member.redactions))
@@ -289,7 +288,7 @@ class BundleDialog(QDialog):
             )
             item.setData(Qt.ItemDataRole.UserRole, member.name)
             flags = item.flags() | Qt.ItemFlag.ItemIsUserCheckable
-            if member.name in REQUIRED_MEMBERS:
+            if member.name in required:
                 flags &= ~Qt.ItemFlag.ItemIsUserCheckable
                 item.setToolTip(t("preview.required"))
             item.setFlags(flags)
@@ -428,9 +427,7 @@ class BundleDialog(QDialog):
         preview = self.preview
 
         def write() -> str:
-            from fallback_doctor.core.bundle.export import write_bundle
-
-            return str(write_bundle(preview, path, force=force).path)
+            return facade.write_bundle(preview, path, force)
 
         self.save.setEnabled(False)
         self.note.setText(t("preview.writing"))

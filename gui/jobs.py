@@ -1,6 +1,6 @@
 """Work off the GUI thread: QRunnables whose results come back as queued signals.
 
-``StepJob`` runs one wizard step (gui/steps.py) in a child process of its own session, reads its
+``StepJob`` runs one wizard step (core/step_child.py) in a child process of its own session, reads its
 JSON lines and reports them; ``cancel()`` stops that process and every process under it (the
 probe children), at any moment. ``CallJob`` runs a short Python call (finding installations,
 opening or writing a bundle) on a pool thread.
@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from fallback_doctor.core import facade
 from PySide6.QtCore import QObject, QRunnable, Signal, Slot
 
 
@@ -119,7 +120,7 @@ class StepJob(QRunnable):
         with tempfile.TemporaryFile() as errors:
             try:
                 process = subprocess.Popen(
-                    [self.python, "-m", "fallback_doctor.gui.steps"],
+                    [self.python, "-m", facade.STEP_CHILD_MODULE],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=errors,

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
 from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.gui import views
+from fallback_doctor.core import facade
+from fallback_doctor.core.sampling.sources import ReplaySource
 from fallback_doctor.gui.bundle_dialog import SHOWN_CHARACTERS, BundleDialog
 from fallback_doctor.gui.i18n import set_language
-from fallback_doctor.gui.steps import run_diagnose
+from fallback_doctor.core.step_child import run_inspection
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QLineEdit, QWidget
@@ -35,7 +36,7 @@ def bareun_document(tmp_path):  # type: ignore[no-untyped-def]
     root = make_install(tmp_path, config=config)
     with (root / "var" / "logs" / "bareun.log").open("a", encoding="utf-8") as log:
         log.write(f"2025/11/03 09:14:24 site {CUSTOMER} licensed\n")
-    return run_diagnose({"kind": "bareun", "bareun_root": str(root)}, quick=True)
+    return run_inspection({"kind": "bareun", "bareun_root": str(root)})
 
 
 @pytest.fixture
@@ -118,7 +119,7 @@ def test_preview_highlights_every_redaction_and_writes_only_what_was_chosen(  # 
 
 
 def test_an_existing_file_is_replaced_only_when_asked(qtbot, dialog_for, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    dialog = dialog_for(run_diagnose({"kind": "python"}, quick=True))
+    dialog = dialog_for(run_inspection({"kind": "python"}))
     target = tmp_path / "kept.zip"
     target.write_bytes(b"keep me")
     questions: list[str] = []
@@ -149,16 +150,36 @@ def test_turning_redaction_off_needs_a_confirmation(qtbot, dialog_for, bareun_do
     assert any(API_KEY in text for text in members.values())
 
 
+FAST = {"runs": 2, "warmup": 1, "dims": {"batch": 2, "seq": 16}}
+
+
 def test_a_bundle_opens_marked_as_from_another_machine_with_its_graph(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    document = run_diagnose({"kind": "python"}, quick=True)
     recording = load_recording(RECORDING)
-    samples = [sample.to_dict() for sample in recording.samples]
-    marks = [{"name": "gpu.session", "timestamp": samples[2]["timestamp"], "edge": "start"}]
-    document["inference"] = {"series": {"samples": samples, "marks": marks, "recorded_here": True}}
-    path = tmp_path / "from-elsewhere.zip"
-    result = export_bundle(document, path, (), BundleOptions(created="2025-11-03T09:15:00+00:00"))
-    assert "samples.csv" in _members(path)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    live = DoctorWizard(
+        {"kind": "python"},
+        settings=settings,
+        probe_options=FAST,
+        sample_source=lambda: ReplaySource(recording, speed=None),
+        lang="en",
+    )
+    qtbot.addWidget(live)
+    try:
+        qtbot.waitUntil(lambda: not live.searching, timeout=10_000)
+        live.run_step("diagnose")
+        qtbot.waitUntil(lambda: live.running is None, timeout=120_000)
+        live.run_step("gpu")  # the wizard's sampler replays a real recording (it says so)
+        qtbot.waitUntil(lambda: live.running is None, timeout=120_000)
+    finally:
+        live.shutdown()
+    document = live.document
+    samples = document["inference"]["series"]["samples"]
+    assert samples
+    path = tmp_path / "from-elsewhere.zip"
+    result = export_bundle(
+        document, path, facade.bundle_members(document), BundleOptions(created="2025-11-03T09:15:00+00:00")
+    )
+    assert "samples.csv" in _members(path)
     wizard = DoctorWizard({"kind": "bundle", "bundle": str(path)}, settings=settings, lang="en")
     qtbot.addWidget(wizard)
     wizard.show()
@@ -174,8 +195,8 @@ def test_a_bundle_opens_marked_as_from_another_machine_with_its_graph(qtbot, tmp
         assert "BUNDLE FROM ANOTHER MACHINE" in banner.text()
         assert "2025-11-03T09:15:00" in banner.text()
         assert str(result.manifest["tool_version"]) in banner.text()
-        assert [f["id"] for f in views.all_findings(wizard.document)] == [
-            f["id"] for f in views.all_findings(document)
+        assert [f["id"] for f in facade.all_findings(wizard.document)] == [
+            f["id"] for f in facade.all_findings(document)
         ]
         for _ in range(int(Page.GPU) - int(Page.CONFIG)):
             wizard.next()

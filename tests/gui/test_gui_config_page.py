@@ -14,7 +14,7 @@ import pytest
 from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
 from fallback_doctor.core.bundle.safe_open import open_bundle
 from fallback_doctor.gui.i18n import set_language, t
-from fallback_doctor.gui.steps import run_diagnose
+from fallback_doctor.core.step_child import run_inspection
 from fallback_doctor.gui.wizard import ConfigPage, DoctorWizard, Page
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QTextDocument, QTextFormat
@@ -59,7 +59,7 @@ def _highlighted(block: Any) -> bool:
 def test_the_whole_file_is_shown_with_the_keys_that_matter_highlighted(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
     root = make_install(tmp_path, config={**SAMPLE_CONFIG, "executionProvider": "cpu"}, log=None)
     text = (root / "config" / "bareun.json").read_text(encoding="utf-8")
-    document = run_diagnose({"kind": "bareun", "bareun_root": str(root)}, quick=True)
+    document = run_inspection({"kind": "bareun", "bareun_root": str(root)})
     page = config_page(document)
     shown = page.file.document()
     # Every line of the file, in order, with its number.
@@ -95,7 +95,7 @@ def test_a_malformed_configuration_marks_its_error_line(config_page, tmp_path) -
     lines = text.splitlines()
     broken = next(n for n, line in enumerate(lines, start=1) if '"tracePath"' in line)
     root = make_install(tmp_path, config_text=text, log=None)
-    document = run_diagnose({"kind": "bareun", "bareun_root": str(root)}, quick=True)
+    document = run_inspection({"kind": "bareun", "bareun_root": str(root)})
     issues = document["environment"]["target"]["config_issues"]
     assert [issue["line"] for issue in issues if issue["code"] == "malformed"] == [broken]
     page = config_page(document)
@@ -108,7 +108,7 @@ def test_a_malformed_configuration_marks_its_error_line(config_page, tmp_path) -
 
 
 def test_a_python_target_has_no_configuration_file(config_page) -> None:  # type: ignore[no-untyped-def]
-    document = run_diagnose({"kind": "python"}, quick=True)
+    document = run_inspection({"kind": "python"})
     page = config_page(document)
     assert page.line_marks == {}
     assert not page.file.isVisibleTo(page)

@@ -10,9 +10,10 @@ import psutil
 import pytest
 from fallback_doctor.core.sampling.recordings import load_recording
 from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.gui import views
+from fallback_doctor.core import facade
 from fallback_doctor.gui.app import build_parser, target_from_args
-from fallback_doctor.gui.i18n import LABELS, set_language
+from fallback_doctor.core.texts import load_labels
+from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings
 
@@ -54,8 +55,8 @@ def _next(qtbot, wizard: DoctorWizard) -> None:  # type: ignore[no-untyped-def]
     wizard.flush_rendering()
 
 
-def test_every_label_has_korean_with_the_same_fields() -> None:
-    for key, entry in LABELS.items():
+def test_every_label_of_the_catalog_has_korean_with_the_same_fields() -> None:
+    for key, entry in load_labels().items():
         assert entry.get("en") and entry.get("ko"), key
         fields = sorted(re.findall(r"\{(\w+)", entry["en"]))
         assert sorted(re.findall(r"\{(\w+)", entry["ko"])) == fields, key
@@ -107,7 +108,7 @@ def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type:
 
     assert QGuiApplication.clipboard().text() == diagnosis.fix_text()
     # Every finding, fix and verdict shown has its Korean words.
-    for finding in views.all_findings(wizard.document):
+    for finding in facade.all_findings(wizard.document):
         korean = (finding.get("texts") or {}).get("ko") or {}
         assert korean.get("title") and korean.get("detail"), finding["id"]
         if finding.get("remediation"):
@@ -127,7 +128,7 @@ def test_go_back_and_run_a_step_again(qtbot, make_wizard) -> None:  # type: igno
     for _ in range(3):
         _next(qtbot, wizard)
     assert wizard.currentId() == Page.CPU
-    first_cpu = wizard.document["inference"]["cpu"]["started"]
+    first_cpu = wizard.document["inference"]["cpu_baseline"]["started"]
     wizard.back()
     wizard.back()
     assert wizard.currentId() == Page.LOG
@@ -137,12 +138,13 @@ def test_go_back_and_run_a_step_again(qtbot, make_wizard) -> None:  # type: igno
     assert wizard.running == "diagnose"
     qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
     assert wizard.document["created"] >= first
-    assert "inference" in wizard.document  # the test inference is kept
+    assert "cpu_baseline" in wizard.document["steps"]  # the test inference is kept
+    assert wizard.document["inference"]["cpu_baseline"]["started"] == first_cpu
     _next(qtbot, wizard)
     _next(qtbot, wizard)
     wizard.pages[Page.CPU].again.click()
     qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
-    assert wizard.document["inference"]["cpu"]["started"] > first_cpu
+    assert wizard.document["inference"]["cpu_baseline"]["started"] > first_cpu
 
 
 def test_cancel_during_the_probe_kills_it(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
@@ -165,7 +167,7 @@ def test_cancel_during_the_probe_kills_it(qtbot, make_wizard) -> None:  # type: 
     wizard.probe_options = FAST
     wizard.run_step("gpu")
     qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
-    assert wizard.document["inference"]["gpu"]["verdict"]
+    assert wizard.document["inference"]["verdict"]
 
 
 def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
@@ -234,7 +236,7 @@ def test_a_bundle_shows_the_same_pages(qtbot, make_wizard, tmp_path) -> None:  #
     _next(qtbot, other)
     assert other.bundle_mode and other.document is not None
     assert other.document["verdict"] == wizard.document["verdict"]
-    assert [f["id"] for f in views.all_findings(other.document)] == [
-        f["id"] for f in views.all_findings(wizard.document)
+    assert [f["id"] for f in facade.all_findings(other.document)] == [
+        f["id"] for f in facade.all_findings(wizard.document)
     ]
     assert not other.pages[Page.CONFIG].again.isEnabled()

@@ -1,0 +1,175 @@
+"""The one door from the wizard (gui/) into the core: everything the window needs, nothing more.
+
+The GUI imports this module only (an import-linter contract in pyproject.toml says so, like
+nvitop's banned-api rule for its frontend). Heavy parts (the sampler, bundles, the targets) are
+imported when first called, so the window still opens in about a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fallback_doctor.core.pages import (
+    STACK_LAYERS,
+    all_findings,
+    check_again_step,
+    config_view,
+    cpu_view,
+    finding_words,
+    gpu_headline,
+    gpu_summary,
+    issue_words,
+    log_view,
+    session_rows,
+    stack_layers,
+    strategy_lines,
+    verdict_words,
+)
+from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_language
+
+__all__ = [
+    "LANGUAGES",
+    "STACK_LAYERS",
+    "STEP_CHILD_MODULE",
+    "all_findings",
+    "apply_inspection",
+    "apply_outcome",
+    "bundle_members",
+    "check_again_step",
+    "config_view",
+    "cpu_view",
+    "export_available",
+    "export_bundle",
+    "find_installations",
+    "finding_words",
+    "gpu_headline",
+    "gpu_summary",
+    "has_label",
+    "issue_words",
+    "label",
+    "log_view",
+    "new_sampler",
+    "open_bundle",
+    "preload",
+    "session_rows",
+    "stack_layers",
+    "strategy_lines",
+    "system_language",
+    "verdict_words",
+]
+
+STEP_CHILD_MODULE = "fallback_doctor.core.step_child"
+"""``python -m`` this to run one step in a child process (core/step_child.py)."""
+
+
+def apply_outcome(document: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    """The document with a CPU-baseline or GPU-retry outcome added, re-ranked and re-judged."""
+    from fallback_doctor.core.steps import StepOutcome, apply_step
+
+    return apply_step(document, StepOutcome.from_json(outcome))
+
+
+def apply_inspection(previous: dict[str, Any] | None, static: dict[str, Any]) -> dict[str, Any]:
+    """A new static inspection, the test inference done so far kept, re-judged."""
+    from fallback_doctor.core.steps import apply_inspection as apply
+
+    return apply(previous, static)
+
+
+def open_bundle(path: str, provenance: str) -> dict[str, Any]:
+    """``{"document", "info"}`` of a bundle (refused with the reason when it is not a valid one)."""
+    from fallback_doctor.core.bundle.replay import open_for_showing
+
+    return open_for_showing(path, provenance)
+
+
+def bundle_members(document: dict[str, Any]) -> list[Any]:
+    """The bundle's members besides the report, from the document (as `diagnose --bundle` makes them)."""
+    from fallback_doctor.core.bundle.members import bundle_members as members
+
+    return members(document)
+
+
+def bundle_options(**options: Any) -> Any:
+    """BundleOptions (core/bundle/export.py) for the preview."""
+    from fallback_doctor.core.bundle.export import BundleOptions
+
+    return BundleOptions(**options)
+
+
+def prepare_bundle(document: dict[str, Any], members: list[Any] | None, options: Any) -> tuple[Any, list[Any]]:
+    """The preview of a bundle (nothing written) and the members it was made from."""
+    from fallback_doctor.core.bundle.export import prepare_bundle as prepare
+
+    chosen = members if members is not None else bundle_members(document)
+    return prepare(document, chosen, options), chosen
+
+
+def required_members() -> frozenset[str]:
+    """Members a bundle always holds (they cannot be left out in the preview)."""
+    from fallback_doctor.core.bundle.export import REQUIRED_MEMBERS
+
+    return frozenset(REQUIRED_MEMBERS)
+
+
+def write_bundle(preview: Any, path: str, force: bool) -> str:
+    """Write a prepared bundle; returns the path written."""
+    from fallback_doctor.core.bundle.export import write_bundle as write
+
+    return str(write(preview, path, force=force).path)
+
+
+def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
+    """Write the document as a redacted bundle without a preview; never replaces a file."""
+    from fallback_doctor.core.bundle.export import BundleOptions
+    from fallback_doctor.core.bundle.export import export_bundle as export
+
+    result = export(document, path, bundle_members(document), BundleOptions(lang=lang), force=False)
+    return str(getattr(result, "path", path))
+
+
+def export_available() -> bool:
+    """Whether this build can write bundles."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("fallback_doctor.core.bundle.export") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def new_sampler(source_factory: Callable[[], Any] | None = None) -> Any:
+    """A sampler for the live graph: NVML (or ``source_factory()``) and the probe's CPU, 5 Hz."""
+    from fallback_doctor.core.sampling.sampler import Sampler
+    from fallback_doctor.core.sampling.sources import NvmlSource, PsutilCpuSource
+
+    source = source_factory() if source_factory is not None else NvmlSource()
+    return Sampler(source, PsutilCpuSource(include_children=True), interval_s=0.2, stop_when_finished=False)
+
+
+def preload() -> None:
+    """Import the sampler's modules (and NVML's binding) ahead of the GPU page."""
+    import fallback_doctor.core.sampling.sampler
+    import fallback_doctor.core.sampling.sources  # noqa: F401
+
+    try:
+        import pynvml  # noqa: F401
+    except ImportError:
+        pass
+
+
+def find_installations(environ: dict[str, str]) -> list[str]:
+    """The Bareun installations on this machine: BAREUN_ROOT's first, then the default places."""
+    import os
+
+    from fallback_doctor.core.targets import bareun
+
+    roots: list[str] = []
+    found = bareun.find_root(environ)
+    if found is not None:
+        roots.append(found[0])
+    for root in bareun.default_roots():
+        if root not in roots and os.path.isdir(root) and bareun.looks_like_bareun(root):
+            roots.append(root)
+    return roots

@@ -1,0 +1,62 @@
+"""Page 4, the CPU baseline: the latency of the test model on the CPU."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fallback_doctor.core import facade
+from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.page_base import (
+    Page,
+    StepPage,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+)
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+
+class CpuPage(StepPage):
+    """4. The CPU baseline."""
+
+    page_id = Page.CPU
+    key = "cpu"
+    step = "cpu"
+
+    def __init__(self, wizard: DoctorWizard) -> None:
+        super().__init__(wizard)
+        self.table = QTableWidget(self)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
+        self.table.setCornerButtonEnabled(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.body.addWidget(self.table, 1)
+
+    def render(self) -> None:
+        """The latency table of the CPU baseline."""
+        self.table.setAccessibleName(t("table.cpu"))
+        self.table.horizontalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.columns')}")
+        self.table.verticalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.rows')}")
+        view = facade.cpu_view(self.doctor.document)
+        rows = facade.session_rows(view["session"], language())
+        self.table.setColumnCount(2)
+        self.table.setHorizontalHeaderLabels([t("table.metric"), t("table.cpu")])
+        self.table.setRowCount(len(rows))
+        for row, (label, value) in enumerate(rows):
+            self.table.setItem(row, 0, QTableWidgetItem(label))
+            self.table.setItem(row, 1, QTableWidgetItem(value))
+        if self.doctor.running == "cpu":
+            return
+        if self.doctor.failures.get("cpu"):
+            self.status.setText(self.doctor.failures["cpu"])
+        elif view["session"].get("latency"):
+            self.status.setText(t("cpu.done", runs=view["runs"], model=view["model"]))
+        elif view["ran"]:
+            self.status.setText(t("cpu.failed", why=view["failure"] or "?"))
+        elif self.doctor.bundle_mode:
+            self.status.setText(t("run.bundle"))

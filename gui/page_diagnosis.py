@@ -1,0 +1,175 @@
+"""Page 6, the diagnosis: the ranked findings, the fix, check again, export."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fallback_doctor.core import facade
+from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.page_base import (
+    STATUS_SIGNS,
+    Page,
+    StepPage,
+    browser,
+    esc,
+    plain_label,
+    rich_label,
+    tip,
+)
+from fallback_doctor.gui.page_html import (
+    finding_detail_html,
+    verdict_html,
+)
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSplitter,
+)
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+
+class DiagnosisPage(StepPage):
+    """6. The ranked findings, the fix, how to verify it, check again, export."""
+
+    page_id = Page.DIAGNOSIS
+    key = "diag"
+    step = None
+
+    def __init__(self, wizard: DoctorWizard) -> None:
+        super().__init__(wizard)
+        self.verdict = rich_label(self)
+        self.body.addWidget(self.verdict)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.list = QListWidget(splitter)
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setSpacing(2)
+        self.list.currentRowChanged.connect(self._on_row)
+        self.detail = browser(splitter)
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        self.body.addWidget(splitter, 1)
+        buttons = QHBoxLayout()
+        self.copy = QPushButton(self)
+        self.copy.clicked.connect(self._on_copy)
+        self.check = QPushButton(self)
+        self.check.clicked.connect(self._on_check)
+        self.export = QPushButton(self)
+        self.export.clicked.connect(self._on_export)
+        self.note = plain_label(self)
+        buttons.addWidget(self.copy)
+        buttons.addWidget(self.check)
+        buttons.addWidget(self.note, 1)
+        buttons.addWidget(self.export)
+        self.body.addLayout(buttons)
+        self.findings: list[dict[str, Any]] = []
+        self.checking: str | None = None
+
+    def retranslate(self) -> None:
+        """Buttons and their tips."""
+        super().retranslate()
+        self.copy.setText(t("diag.copy"))
+        self.copy.setAccessibleName(t("diag.copy"))
+        self.check.setText(t("diag.again"))
+        self.check.setToolTip(t("diag.again.tip"))
+        self.check.setAccessibleName(t("diag.again"))
+        self.export.setText(t("diag.export"))
+        self.export.setAccessibleName(t("diag.export"))
+        available = self.doctor.bundle_export_available()
+        self.export.setEnabled(available)
+        self.export.setToolTip(t("diag.export.tip") if available else t("diag.export.unavailable"))
+        self.list.setAccessibleName(t("stack.findings"))
+        self.detail.setAccessibleName(t("diag.cause"))
+
+    def initializePage(self) -> None:  # noqa: N802
+        """Nothing new runs; the findings so far are shown."""
+        self.note.setText("")
+        self.render()
+
+    def render(self) -> None:
+        """The verdict and the ranked findings."""
+        document = self.doctor.document
+        lang = language()
+        self.findings = facade.all_findings(document) if document else []
+        if document is not None:
+            self.verdict.setText(verdict_html(document, lang))
+        row = max(self.list.currentRow(), 0)
+        self.list.blockSignals(True)
+        self.list.clear()
+        for number, finding in enumerate(self.findings, start=1):
+            words = facade.finding_words(finding, lang)
+            severity = str(finding.get("severity"))
+            item = QListWidgetItem(
+                f"{number}. {STATUS_SIGNS.get(severity, '')} [{t('severity.' + severity)}] {words['title']}"
+            )
+            item.setToolTip(tip(words["title"]))
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        if self.findings:
+            self.list.setCurrentRow(min(row, len(self.findings) - 1))
+            self._on_row(self.list.currentRow())
+        else:
+            self.detail.setHtml(f"<p>{esc(t('diag.none'))}</p>")
+        self.copy.setEnabled(bool(self.findings))
+        self.check.setEnabled(
+            bool(self.findings) and self.doctor.running is None and not self.doctor.bundle_mode
+        )
+
+    @Slot(int)
+    def _on_row(self, row: int) -> None:
+        if not 0 <= row < len(self.findings):
+            return
+        self.detail.setHtml(finding_detail_html(self.findings[row], language()))
+
+    def current(self) -> dict[str, Any] | None:
+        """The selected finding."""
+        row = self.list.currentRow()
+        return self.findings[row] if 0 <= row < len(self.findings) else None
+
+    def fix_text(self) -> str:
+        """The fix of the selected finding with its commands, as copied."""
+        finding = self.current()
+        if finding is None:
+            return ""
+        words = facade.finding_words(finding, language())
+        commands = (finding.get("remediation") or {}).get("commands") or []
+        return "\n".join([words["fix"], *commands]).strip()
+
+    @Slot()
+    def _on_copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.fix_text())
+        self.note.setText(t("diag.copied"))
+
+    @Slot()
+    def _on_check(self) -> None:
+        finding = self.current()
+        if finding is None:
+            return
+        self.checking = str(finding.get("id"))
+        self.note.setText("")
+        self.doctor.run_step(facade.check_again_step(finding))
+
+    def after_check(self) -> None:
+        """Say whether the finding checked again is gone."""
+        if self.checking is None:
+            return
+        present = any(f.get("id") == self.checking for f in self.findings)
+        self.note.setText(t("diag.again.still") if present else t("diag.again.gone"))
+        self.checking = None
+
+    @Slot()
+    def _on_export(self) -> None:
+        if self.doctor.document is None:
+            return
+        self.doctor.open_export_dialog()
+
+
+_LABEL_KEYS: frozenset[str] = frozenset()

@@ -1,0 +1,122 @@
+"""Page 5, the GPU retry: the live graph, the verdict and the CPU baseline beside it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fallback_doctor.core import facade
+from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.page_base import (
+    STATUS_COLOURS,
+    Page,
+    StepPage,
+    esc,
+    rich_label,
+)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+)
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+
+class GpuPage(StepPage):
+    """5. The GPU retry with the live graph."""
+
+    page_id = Page.GPU
+    key = "gpu"
+    step = "gpu"
+
+    def __init__(self, wizard: DoctorWizard) -> None:
+        super().__init__(wizard)
+        from fallback_doctor.gui.plot import GpuPlot
+
+        self.plot = GpuPlot(self)
+        self.verdict = rich_label(self)
+        self.table = QTableWidget(self)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
+        self.table.setCornerButtonEnabled(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(120)
+        self.table.verticalHeader().setVisible(False)
+        self.body.addWidget(self.verdict)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.plot)
+        splitter.addWidget(self.table)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.body.addWidget(splitter, 1)
+
+    def retranslate(self) -> None:
+        """Labels, and the graph's axes."""
+        super().retranslate()
+        self.plot.retranslate()
+
+    def render(self) -> None:
+        """The graph (live while running, else the recorded series), the verdict and the comparison."""
+        self.table.setAccessibleName(t("table.gpu"))
+        self.table.horizontalHeader().setAccessibleName(f"{t('table.gpu')}: {t('table.columns')}")
+        self.verdict.setAccessibleName(t("gpu.name"))
+        document = self.doctor.document or {}
+        summary = facade.gpu_summary(document)
+        if self.doctor.running != "gpu":
+            self.plot.show_series(summary["series"])
+        self._fill_table(summary)
+        if self.doctor.running == "gpu":
+            return
+        if not summary["ran"]:
+            words = self.doctor.failures.get("gpu") or (t("run.bundle") if self.doctor.bundle_mode else "")
+            self.verdict.setText(f"<p>{esc(words)}</p>" if words else "")
+            return
+        self.verdict.setText(self._verdict_html(document, summary))
+        self.status.setText(self.doctor.failures.get("gpu") or "")
+
+    def _fill_table(self, summary: dict[str, Any]) -> None:
+        """The CPU baseline (the CPU page's figures) beside the GPU retry, the speed-up, equal outputs."""
+        lang = language()
+        self.table.setColumnCount(3)
+        self.table.setHorizontalHeaderLabels([t("table.metric"), t("table.cpu"), t("table.gpu")])
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        cpu_rows = facade.session_rows(summary["cpu"], lang)
+        gpu_rows = facade.session_rows(summary["gpu"], lang)
+        if summary["speedup"]:
+            speedup = f"{summary['speedup']:.2f}\u00d7"
+        else:
+            speedup = t("table.speedup_none") if summary["ran"] and not summary["on_gpu"] else "-"
+        equal = summary["outputs_equal"]
+        extra = [
+            (t("table.speedup"), "", speedup),
+            (t("table.equal"), "", "-" if equal is None else t("yes") if equal else t("no")),
+        ]
+        rows = [(a[0], a[1], b[1]) for a, b in zip(cpu_rows, gpu_rows, strict=True)] + extra
+        self.table.setRowCount(len(rows))
+        for row, values in enumerate(rows):
+            for column, value in enumerate(values):
+                self.table.setItem(row, column, QTableWidgetItem(value))
+
+    def _verdict_html(self, document: dict[str, Any], summary: dict[str, Any]) -> str:
+        """What the retry showed, the top cause, each strategy tried (our markup, values escaped)."""
+        lang = language()
+        headline = facade.gpu_headline(summary)
+        colour = {"gpu_verified": STATUS_COLOURS["ok"], "fallback": STATUS_COLOURS["error"]}.get(
+            headline, STATUS_COLOURS["warning"]
+        )
+        head = t(f"gpu.verdict.{headline}", verdict=summary["verdict"])
+        first = facade.all_findings(document)
+        cause = t("gpu.cause", cause=facade.finding_words(first[0], lang)["title"]) if first else ""
+        tried = [esc(line) for line in facade.strategy_lines(summary, lang)]
+        return (
+            f"<p style='font-size:large; color:{colour}'><b>{esc(head)}</b></p>"
+            + (f"<p>{esc(cause)}</p>" if cause else "")
+            + (f"<p><b>{esc(t('gpu.strategies'))}</b>: " + "; ".join(tried) + "</p>" if tried else "")
+        )

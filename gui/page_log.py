@@ -1,0 +1,82 @@
+"""Page 2, the log: the decisive lines by role, the causes they point to."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fallback_doctor.core import facade
+from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.page_base import (
+    ROLE_COLOURS,
+    Page,
+    StepPage,
+    browser,
+    esc,
+    label_or,
+    mono,
+    tint,
+)
+from fallback_doctor.gui.page_html import (
+    findings_html,
+    verdict_line,
+)
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+
+class LogPage(StepPage):
+    """2. Read the log."""
+
+    page_id = Page.LOG
+    key = "log"
+    step = "diagnose"
+
+    def __init__(self, wizard: DoctorWizard) -> None:
+        super().__init__(wizard)
+        self.view = browser(self)
+        self.body.addWidget(self.view, 1)
+
+    def render(self) -> None:
+        """The decisive lines, highlighted by role, and the causes they point to."""
+        document = self.doctor.document
+        self.view.setAccessibleName(t("log.name"))
+        if document is None:
+            self.view.setHtml("")
+            return
+        view = facade.log_view(document)
+        lang = language()
+        parts: list[str] = []
+        if not view["collected"]:
+            parts.append(f"<p>{esc(t('log.none'))}</p>")
+        else:
+            files = ", ".join(str(s) for s in view["sources"]) or "-"
+            parts.append(f"<p>{esc(t('log.sources', files=files, lines=view['examined']))}</p>")
+            if not view["lines"]:
+                parts.append(f"<p>{esc(t('log.no_lines'))}</p>")
+            else:
+                rows = []
+                for quote in view["lines"]:
+                    role = str(quote.get("role") or "context")
+                    colour = ROLE_COLOURS.get(role, "#757575")
+                    label = label_or(f"log.role.{role}", role)
+                    rows.append(
+                        f"<tr><td style='color:{colour}; white-space:nowrap'><b>{esc(label)}</b></td>"
+                        f"<td style='white-space:nowrap'>{esc(quote.get('line') or '')}</td>"
+                        f"<td style='font-family:{mono()}; background:{tint(colour)}'>{esc(quote.get('text'))}</td></tr>"  # noqa: E501
+                    )
+                parts.append(
+                    "<table cellspacing='0' cellpadding='3' width='100%'>" + "".join(rows) + "</table>"
+                )
+            for cause in view["causes"][:3]:
+                parts.append(
+                    f"<p>{esc(t('log.cause', cause=cause.get('cause'), confidence=cause.get('confidence') or 0))}"  # noqa: E501
+                    "</p>"
+                )
+            for hidden in view["hidden"]:
+                says = hidden.get("says") or {}
+                parts.append(f"<p><i>{esc(says.get(lang) or says.get('en') or '')}</i></p>")
+        parts.append(findings_html(view["findings"], lang))
+        self.view.setHtml("".join(parts))
+        if self.doctor.running != "diagnose":
+            self.status.setText(verdict_line(document, lang))

@@ -1,0 +1,217 @@
+"""Page 0, what to diagnose: a Bareun installation, a Python application, a log, a bundle."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from fallback_doctor.gui.i18n import t
+from fallback_doctor.gui.page_base import (
+    STATUS_COLOURS,
+    Page,
+    StepPage,
+    plain_label,
+)
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+)
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+
+
+class StartPage(StepPage):
+    """0. What to diagnose."""
+
+    page_id = Page.START
+    key = "start"
+
+    def __init__(self, wizard: DoctorWizard) -> None:
+        super().__init__(wizard)
+        self.again.hide()
+        self.status.hide()
+        self.group = QButtonGroup(self)
+        grid = QGridLayout()
+        self.radios: dict[str, QRadioButton] = {}
+        self.fields: dict[str, QLineEdit] = {}
+        self.browse: dict[str, QPushButton] = {}
+        row = 0
+        for kind in ("bareun", "python", "log", "paste", "bundle"):
+            radio = QRadioButton(self)
+            self.group.addButton(radio)
+            self.radios[kind] = radio
+            grid.addWidget(radio, row, 0, 1, 3)
+            row += 1
+            if kind == "bareun":
+                self.found = QComboBox(self)
+                self.found.setEditable(False)
+                self.found_label = plain_label(self)
+                self.found_label.setWordWrap(True)
+                grid.addWidget(self.found_label, row, 1)
+                grid.addWidget(self.found, row, 2)
+                self.found.currentIndexChanged.connect(self._on_found)
+                row += 1
+            if kind == "paste":
+                self.paste = QPlainTextEdit(self)
+                self.paste.setMaximumHeight(110)
+                self.paste.setTabChangesFocus(True)
+                self.paste.textChanged.connect(lambda: self.radios["paste"].setChecked(True))
+                grid.addWidget(self.paste, row, 1, 1, 3)
+                row += 1
+                continue
+            label = plain_label(self)
+            edit = QLineEdit(self)
+            edit.textEdited.connect(lambda _text, k=kind: self.radios[k].setChecked(True))
+            label.setBuddy(edit)
+            button = QPushButton(self)
+            button.clicked.connect(lambda _checked=False, k=kind: self._on_browse(k))
+            grid.addWidget(label, row, 1)
+            grid.addWidget(edit, row, 2)
+            grid.addWidget(button, row, 3)
+            self.fields[kind] = edit
+            self.browse[kind] = button
+            self.fields_labels = getattr(self, "fields_labels", {})
+            self.fields_labels[kind] = label
+            row += 1
+        grid.setColumnStretch(2, 1)
+        grid.setColumnMinimumWidth(0, 24)
+        self.body.addLayout(grid)
+        self.problem = plain_label(self)
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(f"color: {STATUS_COLOURS['error']};")
+        self.body.addWidget(self.problem)
+        self.body.addStretch(1)
+        self.installations: list[str] = []
+
+    def retranslate(self) -> None:
+        """Labels of the choices."""
+        super().retranslate()
+        for kind, radio in self.radios.items():
+            radio.setText(t(f"start.{kind}"))
+            radio.setAccessibleName(t(f"start.{kind}"))
+        names = {
+            "bareun": "start.folder",
+            "python": "start.interpreter",
+            "log": "start.logfile",
+            "bundle": "start.bundlefile",
+        }
+        for kind, key in names.items():
+            self.fields_labels[kind].setText(t(key) + ":")
+            self.fields[kind].setAccessibleName(t(key))
+            self.browse[kind].setText(t("start.browse"))
+            self.browse[kind].setAccessibleName(f"{t('start.browse')} {t(key)}")
+        self.paste.setPlaceholderText(t("start.paste.hint"))
+        self.paste.setAccessibleName(t("start.paste"))
+        self.found.setAccessibleName(t("start.bareun.found"))
+        self.show_installations(self.installations, searching=self.doctor.searching)
+
+    def show_installations(self, roots: list[str], searching: bool = False) -> None:
+        """The Bareun installations found on this machine, first in the list."""
+        self.installations = roots
+        self.found.blockSignals(True)
+        self.found.clear()
+        for root in roots:
+            self.found.addItem(root)
+        self.found.blockSignals(False)
+        self.found.setVisible(bool(roots))
+        if searching:
+            self.found_label.setText(t("start.bareun.searching"))
+        elif roots:
+            self.found_label.setText(t("start.bareun.found"))
+            if not self.fields["bareun"].text():
+                self.fields["bareun"].setText(roots[0])
+        else:
+            self.found_label.setText(t("start.bareun.none"))
+
+    @Slot(int)
+    def _on_found(self, index: int) -> None:
+        if 0 <= index < len(self.installations):
+            self.fields["bareun"].setText(self.installations[index])
+            self.radios["bareun"].setChecked(True)
+
+    def _on_browse(self, kind: str) -> None:
+        current = self.fields[kind].text()
+        if kind == "bareun":
+            path = QFileDialog.getExistingDirectory(self, t("start.folder"), current or "/")
+        elif kind == "bundle":
+            path, _ = QFileDialog.getOpenFileName(self, t("start.bundlefile"), current, "Bundle (*.zip)")
+        else:
+            path, _ = QFileDialog.getOpenFileName(
+                self, t(f"start.{'interpreter' if kind == 'python' else 'logfile'}"), current
+            )
+        if path:
+            self.fields[kind].setText(path)
+            self.radios[kind].setChecked(True)
+
+    def load(self, target: dict[str, Any]) -> None:
+        """Fill the page from a target (the command line or the last one remembered)."""
+        kind = target.get("kind") or "auto"
+        if target.get("bareun_root") or target.get("config"):
+            self.fields["bareun"].setText(target.get("bareun_root") or target.get("config") or "")
+        if target.get("python"):
+            self.fields["python"].setText(target["python"])
+        if target.get("logs"):
+            self.fields["log"].setText(target["logs"][0])
+        if target.get("bundle"):
+            self.fields["bundle"].setText(target["bundle"])
+        choice = {"bareun": "bareun", "python": "python", "log": "log", "bundle": "bundle"}.get(kind)
+        if choice is None:
+            choice = "bareun" if self.fields["bareun"].text() else "python"
+        self.radios[choice].setChecked(True)
+        self.pending_pid = target.get("pid")
+        self.pending_config = target.get("config")
+
+    def target(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The chosen target, or a problem in words."""
+        chosen = next((k for k, r in self.radios.items() if r.isChecked()), "python")
+        pid = getattr(self, "pending_pid", None)
+        if chosen == "paste":
+            text = self.paste.toPlainText().strip()
+            if not text:
+                return None, t("start.missing", what=t("start.paste"))
+            return {"kind": "log", "log_text": text}, None
+        value = self.fields[chosen].text().strip()
+        if not value:
+            if chosen == "python":
+                return {"kind": "python", "pid": pid}, None
+            return None, t("start.missing", what=self.fields_labels[chosen].text().rstrip(":"))
+        value = os.path.expanduser(value)
+        if not os.path.exists(value):
+            return None, t("start.not_found", path=value)
+        if chosen == "bareun":
+            if os.path.isfile(value):
+                return {"kind": "bareun", "config": value, "pid": pid}, None
+            config = getattr(self, "pending_config", None)
+            return {"kind": "bareun", "bareun_root": value, "config": config, "pid": pid}, None
+        if chosen == "python":
+            if os.path.isdir(value):
+                for candidate in ("bin/python", "bin/python3", "Scripts/python.exe", "python.exe"):
+                    if os.path.isfile(os.path.join(value, candidate)):
+                        value = os.path.join(value, candidate)
+                        break
+            return {"kind": "python", "python": value, "pid": pid}, None
+        if chosen == "log":
+            return {"kind": "log", "logs": [value]}, None
+        return {"kind": "bundle", "bundle": value}, None
+
+    def initializePage(self) -> None:  # noqa: N802
+        """Nothing runs on the start page."""
+        self.problem.setText("")
+
+    def validatePage(self) -> bool:  # noqa: N802
+        """Take the target; the diagnosis starts as the next page opens."""
+        target, problem = self.target()
+        if target is None:
+            self.problem.setText(problem or "")
+            return False
+        self.problem.setText("")
+        self.doctor.set_target(target)
+        return True
