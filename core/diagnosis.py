@@ -139,12 +139,12 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
     document, snapshot = inspect_target(request, progress)
     if not request.quick:
         from fallback_doctor.core.step_run import ProbeSettings, gpu_retry_for_snapshot
-        from fallback_doctor.core.steps import apply_step
+        from fallback_doctor.core.steps import apply_probe_run
 
         started = time.monotonic()
         settings = ProbeSettings(runs=request.inference_runs)
         outcome = gpu_retry_for_snapshot(snapshot, request.collect, settings, progress)
-        document = apply_step(document, outcome)
+        document = apply_probe_run(document, outcome)
         document["timings_ms"]["inference"] = round((time.monotonic() - started) * 1000, 1)
     return Diagnosis(document=checked(document), snapshot=snapshot)
 

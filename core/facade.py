@@ -98,7 +98,9 @@ def bundle_options(**options: Any) -> Any:
     return BundleOptions(**options)
 
 
-def prepare_bundle(document: dict[str, Any], members: list[Any] | None, options: Any) -> tuple[Any, list[Any]]:
+def prepare_bundle(
+    document: dict[str, Any], members: list[Any] | None, options: Any
+) -> tuple[Any, list[Any]]:
     """The preview of a bundle (nothing written) and the members it was made from."""
     from fallback_doctor.core.bundle.export import prepare_bundle as prepare
 

@@ -405,12 +405,17 @@ def gpu_headline(summary: Mapping[str, Any]) -> str:
     return "other"
 
 
+def ms_text(value: float | None, lang: str = "en") -> str:
+    """A latency as every view shows it ("12.3 ms"; "-" when not measured)."""
+    return label("ms", lang, value=value) if isinstance(value, int | float) else "-"
+
+
 def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
     """A measured session as (label, value) rows, in ``lang``."""
     latency = latency_rows(session)
 
     def ms(value: float | None) -> str:
-        return label("ms", lang, value=value) if value is not None else "-"
+        return ms_text(value, lang)
 
     providers = ", ".join(
         str(p).replace("ExecutionProvider", "") for p in session.get("active_providers") or []

@@ -161,23 +161,21 @@ _REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "eviden
 
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
-    from fallback_doctor.core.pages import gpu_summary
+    from fallback_doctor.core.pages import gpu_summary, ms_text
 
     summary = gpu_summary(document)
     if not summary["baseline_ran"] and not summary["ran"]:
         skipped = (document.get("inference") or {}).get("skipped")
         return [label("report.inference.skipped", lang, why=skipped), ""] if skipped else []
     lines = []
-    cpu = summary["cpu_p50"]
-    lines.append(label("report.inference.cpu", lang, p50=f"{cpu:.2f} ms" if cpu is not None else "-"))
+    lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))
     if summary["ran"]:
-        gpu = summary["gpu_p50"]
         lines.append(
             label(
                 "report.inference.gpu",
                 lang,
                 verdict=summary["verdict"] or "-",
-                p50=f"{gpu:.2f} ms" if gpu is not None else "-",
+                p50=ms_text(summary["gpu_p50"], lang),
                 providers=", ".join(summary["gpu_providers"]) or "-",
             )
         )

@@ -25,8 +25,10 @@ class DocumentError(ValueError):
 @cache
 def report_schema() -> dict[str, Any]:
     """The schema, as shipped in the package."""
-    text = resources.files("fallback_doctor.resources").joinpath("schema", "report.schema.json").read_text(
-        encoding="utf-8"
+    text = (
+        resources.files("fallback_doctor.resources")
+        .joinpath("schema", "report.schema.json")
+        .read_text(encoding="utf-8")
     )
     schema: dict[str, Any] = json.loads(text)
     return schema

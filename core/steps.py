@@ -163,9 +163,7 @@ def apply_step(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, A
     return judge(new, findings)
 
 
-def _baseline(
-    result: Mapping[str, Any], cpu: Any, started: float | None, step: str
-) -> dict[str, Any]:
+def _baseline(result: Mapping[str, Any], cpu: Any, started: float | None, step: str) -> dict[str, Any]:
     """``inference.cpu_baseline``: the CPU session, the runtime it ran on, how its child failed."""
     return {
         "session": cpu if isinstance(cpu, dict) else None,
@@ -174,6 +172,27 @@ def _baseline(
         "started": started,
         "measured_by": step,
     }
+
+
+def baseline_of(outcome: StepOutcome) -> StepOutcome:
+    """The CPU-baseline step of a probe run that measured both (`diagnose` runs one probe for both).
+
+    The probe's first session is always the CPU baseline; its outputs, series and strategies stay
+    with the GPU retry, so nothing is in the document twice.
+    """
+    result = {k: v for k, v in (outcome.result or {}).items() if k not in ("outputs", "series", "strategies")}
+    return StepOutcome(
+        step="cpu_baseline",
+        result=result if outcome.result is not None else None,
+        skipped=outcome.skipped,
+        model=outcome.model,
+        started=outcome.started,
+    )
+
+
+def apply_probe_run(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, Any]:
+    """A probe run that measured the CPU baseline and the GPU retry, applied as those two steps."""
+    return apply_step(apply_step(document, baseline_of(outcome)), outcome)
 
 
 def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, Any]) -> dict[str, Any]:

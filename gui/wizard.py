@@ -135,15 +135,12 @@ class DoctorWizard(StepRunner):
         QWidget.setTabOrder(first, self.button(QWizard.WizardButton.BackButton))
 
     def _preload(self) -> None:
-        """Import the graph's and the sampler's modules on a pool thread while the technician reads page 0,
-        so that the GPU page does not stall the window when it builds its graph."""
+        """Import the sampler's modules on a pool thread while the technician reads page 0; the graph
+        (pyqtgraph, which touches Qt as it loads) is then built on the GUI thread at an idle moment.
 
-        def load() -> None:
-            import pyqtgraph  # noqa: F401
-
-            facade.preload()
-
-        job = CallJob(load)
+        pyqtgraph was imported on the pool thread once: with the window busy on the GUI thread that
+        crashed the process now and then (a segmentation fault seen in the tests)."""
+        job = CallJob(facade.preload)
         job.signals.finished.connect(self._on_preloaded)
         self._start(job)
 

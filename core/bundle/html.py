@@ -12,7 +12,7 @@ import io
 import math
 from typing import Any
 
-from fallback_doctor.core.pages import gpu_summary, verdict_words
+from fallback_doctor.core.pages import gpu_summary, ms_text, verdict_words
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import label
 
@@ -216,9 +216,8 @@ def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
 
 def _p50(run: dict[str, Any]) -> str:
     latency = run.get("latency")
-    if isinstance(latency, dict) and isinstance(latency.get("p50_ms"), int | float):
-        return f"{latency['p50_ms']:.2f} ms"
-    return "—"
+    value = latency.get("p50_ms") if isinstance(latency, dict) else None
+    return ms_text(value) if isinstance(value, int | float) else "—"
 
 
 def _table(record: dict[str, Any]) -> str:

@@ -30,10 +30,14 @@ def bundle_members(document: dict[str, Any]) -> list[ExtraMember]:
     series = inference.get("series")
     if isinstance(series, dict) and series.get("samples"):
         csv_text = SamplingSeries.from_dict(series).to_csv()
-        extras.append(ExtraMember("samples.csv", csv_text, "samples", "the sampler during the test inference"))
+        extras.append(
+            ExtraMember("samples.csv", csv_text, "samples", "the sampler during the test inference")
+        )
     for output in inference.get("probe_outputs") or ():
         step = "CPU baseline" if output.get("step") == "cpu_baseline" else "GPU retry"
         extras.append(
-            ExtraMember(probe_member_name(output), str(output.get("text") or ""), "probe", f"the {step}'s probe")
+            ExtraMember(
+                probe_member_name(output), str(output.get("text") or ""), "probe", f"the {step}'s probe"
+            )
         )
     return extras

@@ -15,7 +15,9 @@ from typing import Any
 _INTEGER_COLUMNS = frozenset({"gpu_index", "pid"})
 
 
-def series_from_samples_csv(text: str | None, document: dict[str, Any], provenance: str) -> dict[str, Any] | None:
+def series_from_samples_csv(
+    text: str | None, document: dict[str, Any], provenance: str
+) -> dict[str, Any] | None:
     """The utilization series replayed from a bundle's samples.csv (the marks and status from the report).
 
     None when there is no samples.csv; a cell left empty is a reading that was not available.

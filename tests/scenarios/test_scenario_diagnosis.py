@@ -47,7 +47,7 @@ def _absent(diag: runs.Diagnosis, *causes: str) -> None:
 def test_document_verdict_and_exit_code(diagnosis, scenario_id):
     diag = diagnosis(scenario_id)
     assert diag.doc["schema"] == "gpu-fallback-doctor/report"
-    assert diag.doc["schema_version"] == 1
+    assert diag.doc["schema_version"] == 2
     assert diag.returncode == 1, diag.describe()
     assert diag.doc["verdict"] == "gpu_unusable", diag.describe()
     for f in diag.findings:

@@ -355,3 +355,95 @@ def test_opening_writes_nothing(good_bundle: Path, tmp_path: Path, monkeypatch: 
     open_bundle(good_bundle)
     verify_bundle(good_bundle)
     assert written == []
+
+
+def _with_report(good_bundle: Path, target: Path, mutate: Callable[[dict[str, Any]], None]) -> Path:
+    """The bundle with report.json changed and the manifest's size and sha256 made to match it."""
+    import hashlib
+
+    members = dict((info.filename, data) for info, data in _members(good_bundle))
+    report = json.loads(members["report.json"])
+    mutate(report)
+    new_report = json.dumps(report, ensure_ascii=False).encode()
+    manifest = json.loads(members["manifest.json"])
+    for entry in manifest["members"]:
+        if entry["name"] == "report.json":
+            entry["size"] = len(new_report)
+            entry["sha256"] = hashlib.sha256(new_report).hexdigest()
+    new_manifest = json.dumps(manifest).encode()
+    return _rebuild(
+        good_bundle,
+        target,
+        lambda n, d: new_report if n == "report.json" else new_manifest if n == "manifest.json" else d,
+    )
+
+
+def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def mutate(report: dict[str, Any]) -> None:
+        node: Any = report
+        *parents, last = path.split(".")
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        if isinstance(node, dict) and last not in node and last == "remediation":
+            node[last] = {}
+        node[int(last) if last.isdigit() else last] = value
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("findings.0.texts.en.detail", 5, "findings[0].texts.en.detail"),
+        ("findings.0.texts.en.fix", {"a": 1}, "findings[0].texts.en.fix"),
+        ("findings.0.remediation", {"summary": 7}, "findings[0].remediation"),
+        ("verdict", ["gpu_verified"], "verdict"),
+        ("verdict_text.en", {"x": 1}, "verdict_text.en"),
+        ("findings.0.evidence", [{"label": "a", "value": 3}], "findings[0].evidence[0].value"),
+        ("inference.cpu_baseline", {"session": 1}, "inference.cpu_baseline"),
+        ("schema_version", 2.0, "schema_version"),
+        ("schema_version", "2", "schema_version"),
+        ("schema_version", True, "schema_version"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_refused_with_its_path_and_no_traceback(
+    good_bundle: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    field: str,
+    value: Any,
+    shown: str,
+) -> None:
+    """issue 10: bundles that mutate one field made bundle show/verify raise AttributeError/TypeError."""
+    bundle = _with_report(good_bundle, tmp_path / "typed.zip", _set(field, value))
+    message = _refused(bundle, member="report.json")
+    assert shown in message, message
+    capsys.readouterr()
+    assert bundle_main(["show", str(bundle)]) == 2
+    assert bundle_main(["show", "--json", str(bundle)]) == 2
+    assert bundle_main(["verify", str(bundle)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and shown in err, err
+
+
+def test_schema_version_1_0_is_not_read_as_1(good_bundle: Path, tmp_path: Path) -> None:
+    """A float 1.0 equals 1 in Python; the reader must not take it for the version it knows."""
+    for value in (1.0, 2.0):
+        bundle = _with_report(good_bundle, tmp_path / f"v{value}.zip", _set("schema_version", value))
+        _refused(bundle, member="report.json", words="schema_version")
+
+    def manifest_float(name: str, data: bytes) -> bytes:
+        if name != "manifest.json":
+            return data
+        manifest = json.loads(data)
+        manifest["schema_version"] = float(manifest["schema_version"])
+        return json.dumps(manifest).encode()
+
+    bundle = _rebuild(good_bundle, tmp_path / "m.zip", manifest_float)
+    _refused(bundle, member="manifest.json", words="schema_version")
+
+
+def test_the_untouched_bundle_is_schema_valid_and_opens(good_bundle: Path) -> None:
+    """The counterpart of the refusals above: the same bundle unmutated opens (the test can fail)."""
+    bundle = good_bundle
+    assert open_bundle(bundle).document["schema_version"] == 2
