@@ -34,6 +34,7 @@ from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.texts import label
 
 
 def add_parser(subparsers: Any) -> None:
@@ -185,74 +186,13 @@ def render_text(
     result: ProbeResult, findings: list[Finding], info: ModelInfo, request: ProbeRequest, lang: str
 ) -> str:
     """The side-by-side table, the strategies, the verdict and the quoted evidence."""
-    lines: list[str] = []
-    runtime = result.runtime
-    lines.append(f"Runtime:  ONNX Runtime {runtime.ort_version or '?'} at {runtime.ort_location or '?'}")
-    if runtime.interpreter:
-        lines.append(f"Python:   {runtime.interpreter} ({runtime.python_version or '?'})")
-    flops = info.matmul_flops(request.dims)
-    dims = ", ".join(f"{k}={v}" for k, v in request.dims.items()) or "fixed"
-    lines.append(
-        f"Model:    {Path(request.model).name} ({len(info.nodes)} nodes; {dims}"
-        + (f"; {flops / 1e9:.2f} GFLOPs per batch" if flops else "")
-        + ")"
-    )
-    cpu = result.cpu
-    as_is = result.as_is
-    gpu = as_is.gpu if as_is is not None else None
-    lines.append("")
-    lines.append(f"{'':24}{'CPU baseline':>16}{'GPU retry':>16}")
-    for label, attribute in (
-        ("p50 latency (ms)", "p50_ms"),
-        ("p95 latency (ms)", "p95_ms"),
-        ("p99 latency (ms)", "p99_ms"),
-    ):
-        lines.append(f"{label:24}{_cell(cpu, attribute):>16}{_cell(gpu, attribute):>16}")
-    speedup = "-"
-    on_gpu = gpu is not None and any(p != "CPUExecutionProvider" for p in gpu.active_providers)
-    if cpu and gpu and cpu.latency and gpu.latency and gpu.latency.p50_ms > 0:
-        # A ratio of two CPU runs is noise, not a speed-up.
-        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x" if on_gpu else "none (CPU)"
-    lines.append(f"{'speed-up':24}{'':>16}{speedup:>16}")
-    equal = "-"
-    if gpu is not None and gpu.comparison is not None:
-        equal = "yes" if gpu.comparison.equal else "NO"
-        if gpu.comparison.bitwise_equal:
-            equal += " (bitwise)"
-    lines.append(f"{'outputs equal':24}{'':>16}{equal:>16}")
-    lines.append(f"{'providers active':24}{_providers(cpu):>16}{_providers(gpu):>16}")
-    lines.append(f"{'nodes per provider':24}{_placement(cpu):>16}{_placement(gpu):>16}")
-    words = _WORDS.get(lang, _WORDS["en"])
-    if result.strategies:
-        lines.append("")
-        lines.append(words["strategies"])
-        for strategy in result.strategies:
-            if strategy.skipped:
-                state = f"{words['skipped']}: {strategy.skipped}"
-            else:
-                state = stage_words(strategy.stage, lang)
-            if strategy.failure is not None:
-                state += f" — {strategy.failure.sentence}"
-            lines.append(f"  {strategy.name.value:16} {state}")
-    if result.series is not None:
-        lines.append("")
-        lines.append(words["sampling"])
-        for sentence in result.series.get("sentences") or ():
-            lines.append(f"  {sentence}")
+    lines = _head_lines(result, info, request)
+    lines.extend(_comparison_lines(result))
+    lines.extend(_strategy_lines(result, lang))
     lines.append("")
     verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
     lines.append(f"Verdict:  {verdict}")
-    for finding in findings:
-        texts = finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail}
-        lines.append("")
-        lines.append(f"[{finding.severity.value}] {texts.get('title')}")
-        lines.append(f"  {texts.get('detail')}")
-        if finding.remediation is not None:
-            fix = texts.get("fix") or finding.remediation.summary
-            if fix:
-                lines.append(f"  Fix: {fix}")
-            for command in finding.remediation.commands:
-                lines.append(f"    {command}")
+    lines.extend(_finding_lines(findings, lang))
     cost = result.cost
     lines.append("")
     lines.append(
@@ -270,18 +210,84 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "strategies": "Strategies (furthest stage reached):",
-        "skipped": "skipped",
-        "sampling": "Sampling during the probe (GPU: NVML, probe CPU: psutil):",
-    },
-    "ko": {
-        "strategies": "전략별 결과(도달한 가장 먼 단계):",
-        "skipped": "건너뜀",
-        "sampling": "프로브 중 샘플링(GPU: NVML, 프로브 CPU: psutil):",
-    },
-}
+def _head_lines(result: ProbeResult, info: ModelInfo, request: ProbeRequest) -> list[str]:
+    runtime = result.runtime
+    lines = [f"Runtime:  ONNX Runtime {runtime.ort_version or '?'} at {runtime.ort_location or '?'}"]
+    if runtime.interpreter:
+        lines.append(f"Python:   {runtime.interpreter} ({runtime.python_version or '?'})")
+    flops = info.matmul_flops(request.dims)
+    dims = ", ".join(f"{k}={v}" for k, v in request.dims.items()) or "fixed"
+    lines.append(
+        f"Model:    {Path(request.model).name} ({len(info.nodes)} nodes; {dims}"
+        + (f"; {flops / 1e9:.2f} GFLOPs per batch" if flops else "")
+        + ")"
+    )
+    return lines
+
+
+def _comparison_lines(result: ProbeResult) -> list[str]:
+    cpu = result.cpu
+    as_is = result.as_is
+    gpu = as_is.gpu if as_is is not None else None
+    lines = ["", f"{'':24}{'CPU baseline':>16}{'GPU retry':>16}"]
+    for name, attribute in (
+        ("p50 latency (ms)", "p50_ms"),
+        ("p95 latency (ms)", "p95_ms"),
+        ("p99 latency (ms)", "p99_ms"),
+    ):
+        lines.append(f"{name:24}{_cell(cpu, attribute):>16}{_cell(gpu, attribute):>16}")
+    speedup = "-"
+    on_gpu = gpu is not None and any(p != "CPUExecutionProvider" for p in gpu.active_providers)
+    if cpu and gpu and cpu.latency and gpu.latency and gpu.latency.p50_ms > 0:
+        # A ratio of two CPU runs is noise, not a speed-up.
+        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x" if on_gpu else "none (CPU)"
+    lines.append(f"{'speed-up':24}{'':>16}{speedup:>16}")
+    equal = "-"
+    if gpu is not None and gpu.comparison is not None:
+        equal = "yes" if gpu.comparison.equal else "NO"
+        if gpu.comparison.bitwise_equal:
+            equal += " (bitwise)"
+    lines.append(f"{'outputs equal':24}{'':>16}{equal:>16}")
+    lines.append(f"{'providers active':24}{_providers(cpu):>16}{_providers(gpu):>16}")
+    lines.append(f"{'nodes per provider':24}{_placement(cpu):>16}{_placement(gpu):>16}")
+    return lines
+
+
+def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
+    lines: list[str] = []
+    if result.strategies:
+        lines.append("")
+        lines.append(label("test_inference.strategies", lang))
+        for strategy in result.strategies:
+            if strategy.skipped:
+                state = f"{label('test_inference.skipped', lang)}: {strategy.skipped}"
+            else:
+                state = stage_words(strategy.stage, lang)
+            if strategy.failure is not None:
+                state += f" — {strategy.failure.sentence}"
+            lines.append(f"  {strategy.name.value:16} {state}")
+    if result.series is not None:
+        lines.append("")
+        lines.append(label("test_inference.sampling", lang))
+        for sentence in result.series.get("sentences") or ():
+            lines.append(f"  {sentence}")
+    return lines
+
+
+def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
+    lines: list[str] = []
+    for finding in findings:
+        texts = finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail}
+        lines.append("")
+        lines.append(f"[{finding.severity.value}] {texts.get('title')}")
+        lines.append(f"  {texts.get('detail')}")
+        if finding.remediation is not None:
+            fix = texts.get("fix") or finding.remediation.summary
+            if fix:
+                lines.append(f"  Fix: {fix}")
+            for command in finding.remediation.commands:
+                lines.append(f"    {command}")
+    return lines
 
 
 def _seconds(value: float | None) -> str:

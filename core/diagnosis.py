@@ -11,7 +11,7 @@ from typing import Any
 from fallback_doctor import __version__
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks import Check, load_checks
-from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot, service_environment
+from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot
 from fallback_doctor.core.judge import (
     EXIT_OK,
     EXIT_PROBLEM,

@@ -11,8 +11,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fallback_doctor.core.measures import (
+    cpu_view,
+    gpu_headline,
+    gpu_summary,
+    latency_rows,
+    ms_text,
+    session_rows,
+    strategy_lines,
+)
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import has_label, label, load_texts, render_text
+
+__all__ = [
+    "STACK_LAYERS",
+    "all_findings",
+    "check_again_step",
+    "config_view",
+    "cpu_view",
+    "finding_words",
+    "gpu_headline",
+    "gpu_summary",
+    "issue_words",
+    "latency_rows",
+    "log_view",
+    "ms_text",
+    "session_rows",
+    "stack_layers",
+    "strategy_lines",
+    "verdict_words",
+]
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 """For a layer's status (its worst finding), not for ordering findings."""
@@ -104,22 +132,22 @@ def _ort_library(item: Any) -> dict[str, str | None]:
     return {"name": path.rsplit("/", 1)[-1], "path": path or None, "lazy": None}
 
 
-def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The five layers, bottom-up: status, version found, version needed, libraries, findings, facts.
+def _resolved_version(document: dict[str, Any], prefixes: tuple[str, ...] | str) -> str | None:
+    """The version of the first library found whose name starts with ``prefixes``."""
+    return next(
+        (
+            str(i.get("version"))
+            for i in _resolutions(document)
+            if str(i.get("name", "")).startswith(prefixes) and i.get("path") and i.get("version")
+        ),
+        None,
+    )
 
-    ``status`` is "error", "warning", "info", "ok" or "unknown" (nothing was collected about it).
-    """
-    findings = all_findings(document)
-    by_layer: dict[str, list[dict[str, Any]]] = {name: [] for name in STACK_LAYERS}
-    for finding in findings:
-        by_layer[stack_layer_of(finding)].append(finding)
+
+def _driver_layer(document: dict[str, Any], cuda_major: Any) -> dict[str, Any]:
     driver, native = environment(document, "driver"), environment(document, "native")
-    ort, target = environment(document, "onnxruntime"), environment(document, "target")
-    python = environment(document, "python")
-    cuda_major = ort.get("required_cuda_major")
-    cudnn_major = ort.get("required_cudnn_major")
     libcuda = _dict(native.get("libcuda"))
-    driver_libs: list[dict[str, str | None]] = (
+    libraries: list[dict[str, str | None]] = (
         [
             {"name": "libcuda.so.1", "path": libcuda.get("path"), "lazy": None},
             {"name": "libnvidia-ml.so.1", "path": driver.get("nvml_library_path"), "lazy": None},
@@ -127,93 +155,102 @@ def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
         if driver or native
         else []
     )
-    cuda_found = [r for r in _libraries(document, _CUDA_PREFIXES) if r["path"]]
-    cuda_version = next(
-        (
-            str(i.get("version"))
-            for i in _resolutions(document)
-            if str(i.get("name", "")).startswith("libcudart") and i.get("path") and i.get("version")
-        ),
-        None,
-    )
-    cudnn_version = next(
-        (
-            str(i.get("version"))
-            for i in _resolutions(document)
-            if str(i.get("name", "")).startswith(_CUDNN_PREFIXES) and i.get("path") and i.get("version")
-        ),
-        None,
-    )
-    lib_ort = _dict(target.get("lib_ort"))
-    ort_version = ort.get("version") or lib_ort.get("version")
-    ort_libs = [_ort_library(item) for item in _list(ort.get("provider_libraries"))]
-    if not ort_libs:
-        ort_libs = [_ort_library(item) for item in _list(lib_ort.get("provider_libraries"))]
-    kind = str(_dict(document.get("target")).get("kind") or target.get("kind") or "")
-    app_version = python.get("version") if kind == "python" else None
-    layers = [
-        {
-            "layer": "driver",
-            "version": driver.get("driver_version") or driver.get("proc_driver_version"),
-            "needed": f"CUDA {cuda_major}" if cuda_major else None,
-            "libraries": driver_libs,
-            "facts": {
-                k: driver.get(k)
-                for k in ("nvml_status", "cuda_driver_version", "kernel_module_version")
-                if driver.get(k) is not None
-            },
+    return {
+        "layer": "driver",
+        "version": driver.get("driver_version") or driver.get("proc_driver_version"),
+        "needed": f"CUDA {cuda_major}" if cuda_major else None,
+        "libraries": libraries,
+        "facts": {
+            k: driver.get(k)
+            for k in ("nvml_status", "cuda_driver_version", "kernel_module_version")
+            if driver.get(k) is not None
         },
+        "collected": bool(driver or native),
+    }
+
+
+def _library_layers(document: dict[str, Any], ort: dict[str, Any]) -> list[dict[str, Any]]:
+    cuda_major, cudnn_major = ort.get("required_cuda_major"), ort.get("required_cudnn_major")
+    cuda_found = [r for r in _libraries(document, _CUDA_PREFIXES) if r["path"]]
+    collected = bool(_resolutions(document))
+    return [
         {
             "layer": "cuda",
-            "version": cuda_version,
+            "version": _resolved_version(document, "libcudart"),
             "needed": f"{cuda_major}.x" if cuda_major else None,
             "libraries": _libraries(document, _CUDA_PREFIXES),
             "facts": {"found": str(len(cuda_found))} if cuda_found else {},
+            "collected": collected,
         },
         {
             "layer": "cudnn",
-            "version": cudnn_version,
+            "version": _resolved_version(document, _CUDNN_PREFIXES),
             "needed": f"{cudnn_major}.x" if cudnn_major else None,
             "libraries": _libraries(document, _CUDNN_PREFIXES),
             "facts": {"loaded lazily": "yes"} if ort.get("cudnn_loaded_lazily") else {},
-        },
-        {
-            "layer": "onnxruntime",
-            "version": ort_version,
-            "needed": None,
-            "libraries": ort_libs,
-            "facts": {
-                k: ", ".join(v) if isinstance(v, list) else v
-                for k, v in (
-                    ("build_package_name", ort.get("build_package_name")),
-                    ("cuda_build_version", ort.get("cuda_build_version")),
-                    ("providers_in_build", ort.get("providers_in_build")),
-                    ("package_dir", ort.get("package_dir") or lib_ort.get("directory")),
-                )
-                if v
-            },
-        },
-        {
-            "layer": "application",
-            "version": app_version,
-            "needed": target.get("requested_provider"),
-            "libraries": [],
-            "facts": {k: v for k, v in _dict(document.get("target")).items() if v},
+            "collected": collected,
         },
     ]
-    collected = {
-        "driver": bool(driver or native),
-        "cuda": bool(_resolutions(document)),
-        "cudnn": bool(_resolutions(document)),
-        "onnxruntime": bool(ort or lib_ort),
-        "application": True,
+
+
+def _ort_layer(ort: dict[str, Any], lib_ort: dict[str, Any]) -> dict[str, Any]:
+    libraries = [_ort_library(item) for item in _list(ort.get("provider_libraries"))]
+    if not libraries:
+        libraries = [_ort_library(item) for item in _list(lib_ort.get("provider_libraries"))]
+    return {
+        "layer": "onnxruntime",
+        "version": ort.get("version") or lib_ort.get("version"),
+        "needed": None,
+        "libraries": libraries,
+        "facts": {
+            k: ", ".join(v) if isinstance(v, list) else v
+            for k, v in (
+                ("build_package_name", ort.get("build_package_name")),
+                ("cuda_build_version", ort.get("cuda_build_version")),
+                ("providers_in_build", ort.get("providers_in_build")),
+                ("package_dir", ort.get("package_dir") or lib_ort.get("directory")),
+            )
+            if v
+        },
+        "collected": bool(ort or lib_ort),
     }
+
+
+def _application_layer(document: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    kind = str(_dict(document.get("target")).get("kind") or target.get("kind") or "")
+    python = environment(document, "python")
+    return {
+        "layer": "application",
+        "version": python.get("version") if kind == "python" else None,
+        "needed": target.get("requested_provider"),
+        "libraries": [],
+        "facts": {k: v for k, v in _dict(document.get("target")).items() if v},
+        "collected": True,
+    }
+
+
+def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The five layers, bottom-up: status, version found, version needed, libraries, findings, facts.
+
+    ``status`` is "error", "warning", "info", "ok" or "unknown" (nothing was collected about it).
+    """
+    by_layer: dict[str, list[dict[str, Any]]] = {name: [] for name in STACK_LAYERS}
+    for finding in all_findings(document):
+        by_layer[stack_layer_of(finding)].append(finding)
+    ort, target = environment(document, "onnxruntime"), environment(document, "target")
+    layers = [
+        _driver_layer(document, ort.get("required_cuda_major")),
+        *_library_layers(document, ort),
+        _ort_layer(ort, _dict(target.get("lib_ort"))),
+        _application_layer(document, target),
+    ]
     for layer in layers:
         name = layer["layer"]
         layer["findings"] = by_layer[name]
         status = _worst(by_layer[name])
-        if status == "ok" and not collected[name]:
+        if status == "ok" and not layer.pop("collected"):
             status = "unknown"
+        layer.pop("collected", None)
         layer["status"] = status
     return layers
 
@@ -312,144 +349,6 @@ def log_view(document: dict[str, Any]) -> dict[str, Any]:
         "examined": log.get("lines_examined", 0),
         "findings": findings,
     }
-
-
-def latency_rows(session: Mapping[str, Any] | None) -> dict[str, float | None]:
-    """p50/p95/p99/mean in ms and batches per second of one measured session (None where absent)."""
-    latency = _dict(_dict(session).get("latency"))
-    return {
-        key: latency.get(key)
-        for key in ("p50_ms", "p95_ms", "p99_ms", "mean_ms", "batches_per_s", "items_per_s")
-    }
-
-
-def inference(document: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The document's test inference ({} parts where a step has not run)."""
-    return _dict(_dict(document).get("inference"))
-
-
-def cpu_view(document: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The CPU page: the baseline session, the model, and why it failed when it did."""
-    part = inference(document)
-    baseline = _dict(part.get("cpu_baseline"))
-    session = _dict(baseline.get("session"))
-    failure = _dict(baseline.get("failure"))
-    model = _dict(part.get("model"))
-    return {
-        "ran": bool(baseline),
-        "session": session,
-        "runs": _dict(session.get("latency")).get("runs"),
-        "model": model.get("name"),
-        "failure": str(failure.get("sentence") or session.get("error") or "") or None,
-        "measured_by": baseline.get("measured_by"),
-        "skipped": part.get("skipped"),
-    }
-
-
-def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
-
-    The CPU column is the document's one CPU figure (``inference.cpu_baseline``), the one the CPU
-    page shows.
-    """
-    part = inference(document)
-    result = _dict(part.get("gpu_retry"))
-    cpu = _dict(_dict(part.get("cpu_baseline")).get("session"))
-    as_is: dict[str, Any] = {}
-    for strategy in _list(result.get("strategies")):
-        if _dict(strategy).get("name") == "as_is":
-            as_is = _dict(strategy)
-    gpu = _dict(as_is.get("gpu"))
-    cpu_p50 = latency_rows(cpu)["p50_ms"]
-    gpu_p50 = latency_rows(gpu)["p50_ms"]
-    on_gpu = any(provider != "CPUExecutionProvider" for provider in gpu.get("active_providers") or [])
-    # A ratio of two CPU runs is noise, not a speed-up: it is shown only when the retry ran on the GPU.
-    speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu else None
-    comparison = _dict(gpu.get("comparison"))
-    findings = [f for f in all_findings(_dict(document)) if str(f.get("id", "")).startswith("inference.")]
-    return {
-        "ran": bool(result),
-        "baseline_ran": bool(cpu),
-        "verdict": part.get("verdict"),
-        "gpu_verified": bool(part.get("gpu_verified")),
-        "cpu": cpu,
-        "gpu": gpu,
-        "cpu_p50": cpu_p50,
-        "gpu_p50": gpu_p50,
-        "speedup": speedup,
-        "on_gpu": on_gpu,
-        "outputs_equal": comparison.get("equal") if comparison else None,
-        "cpu_providers": list(cpu.get("active_providers") or []),
-        "gpu_providers": list(gpu.get("active_providers") or []),
-        "cpu_nodes": _dict(cpu.get("nodes_per_provider")),
-        "gpu_nodes": _dict(gpu.get("nodes_per_provider")),
-        "strategies": [_dict(s) for s in _list(result.get("strategies"))],
-        "messages": list(gpu.get("ort_messages") or []) + list(result.get("log_excerpt") or [])[:6],
-        "findings": findings,
-        "failure": _dict(result.get("failure")),
-        "series": _dict(part.get("series")) or None,
-    }
-
-
-def gpu_headline(summary: Mapping[str, Any]) -> str:
-    """What the GPU retry showed: "gpu_verified", "fallback" or "other" (the page's colour and words)."""
-    if summary["gpu_verified"]:
-        return "gpu_verified"
-    providers = summary["gpu_providers"]
-    if (
-        summary["verdict"] in {"fell_back_to_cpu", "gpu_unusable", "cpu_only"}
-        or not providers
-        or providers == ["CPUExecutionProvider"]
-    ):
-        return "fallback"
-    return "other"
-
-
-def ms_text(value: float | None, lang: str = "en") -> str:
-    """A latency as every view shows it ("12.3 ms"; "-" when not measured)."""
-    return label("ms", lang, value=value) if isinstance(value, int | float) else "-"
-
-
-def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
-    """A measured session as (label, value) rows, in ``lang``."""
-    latency = latency_rows(session)
-
-    def ms(value: float | None) -> str:
-        return ms_text(value, lang)
-
-    providers = ", ".join(
-        str(p).replace("ExecutionProvider", "") for p in session.get("active_providers") or []
-    )
-    nodes = ", ".join(
-        f"{str(k).replace('ExecutionProvider', '')}: {v}"
-        for k, v in (session.get("nodes_per_provider") or {}).items()
-    )
-    rate = latency["batches_per_s"]
-    return [
-        (label("table.p50", lang), ms(latency["p50_ms"])),
-        (label("table.p95", lang), ms(latency["p95_ms"])),
-        (label("table.p99", lang), ms(latency["p99_ms"])),
-        (label("table.mean", lang), ms(latency["mean_ms"])),
-        (label("table.rate", lang), f"{rate:.2f}" if rate is not None else "-"),
-        (label("table.providers", lang), providers or "-"),
-        (label("table.nodes", lang), nodes or "-"),
-    ]
-
-
-def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
-    """Each strategy tried and how far it got, in words."""
-    lines = []
-    for strategy in summary["strategies"]:
-        name = str(strategy.get("name"))
-        words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
-        stage = str(strategy.get("stage") or "")
-        state = (
-            label("strategy.skipped", lang, why=strategy.get("skipped"))
-            if strategy.get("skipped")
-            else (label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage)
-        )
-        lines.append(f"{words}: {state}")
-    return lines
 
 
 def issue_words(issue: Mapping[str, Any], lang: str) -> str:

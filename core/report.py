@@ -13,14 +13,15 @@ from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from fallback_doctor import __version__ as TOOL_VERSION
-from fallback_doctor.core.texts import LANGUAGES, has_label, label
+from fallback_doctor import __version__
+from fallback_doctor.core.texts import has_label, label
 
 if TYPE_CHECKING:
     from fallback_doctor.core.model import Finding
     from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 SCHEMA = "gpu-fallback-doctor/report"
+TOOL_VERSION = __version__
 SCHEMA_VERSION = 2
 """2: the test inference, its samples and the probe outputs in one place, ``inference`` (1 kept the
 CLI's under ``environment.inference`` and the wizard's elsewhere); ``steps`` lists the steps done."""
@@ -161,7 +162,7 @@ _REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "eviden
 
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
-    from fallback_doctor.core.pages import gpu_summary, ms_text
+    from fallback_doctor.core.measures import gpu_summary, ms_text
 
     summary = gpu_summary(document)
     if not summary["baseline_ran"] and not summary["ran"]:

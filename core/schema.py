@@ -14,7 +14,7 @@ from typing import Any
 
 
 class DocumentError(ValueError):
-    """A document that does not follow the schema; ``path`` names the field ("findings[0].texts.en.detail")."""
+    """A document off the schema; ``path`` names the field ("findings[0].texts.en.detail")."""
 
     def __init__(self, path: str, problem: str) -> None:
         super().__init__(f"{path}: {problem}" if path else problem)

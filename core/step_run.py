@@ -20,6 +20,7 @@ from fallback_doctor.core.steps import StepOutcome
 if TYPE_CHECKING:
     from fallback_doctor.core.collect.run import CollectRequest
     from fallback_doctor.core.facts.target import TargetFacts
+    from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
     from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 PhaseListener = Callable[[str, str, float, bool | None], None]
@@ -159,18 +160,17 @@ def run_inference_step(
 
 
 def _cpu_only(
-    request: object,
+    request: ProbeRequest,
     python: str,
     env: Mapping[str, str],
     settings: ProbeSettings,
     on_phase: PhaseListener | None,
     on_start: Callable[[int], None] | None,
-) -> object:
+) -> ProbeResult:
     """The CPU baseline of a Python application: the "as is" strategy only, no GPU session."""
     from fallback_doctor.core.inference.python_probe import run_python_probe
-    from fallback_doctor.core.inference.result import ProbeRequest, StrategyName
+    from fallback_doctor.core.inference.result import StrategyName
 
-    assert isinstance(request, ProbeRequest)
     return run_python_probe(
         python,
         request,

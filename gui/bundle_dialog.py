@@ -145,6 +145,32 @@ class BundleDialog(QDialog):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.summary)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        left = self._member_column(splitter)
+        right = self._text_column(splitter)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 5)
+        layout.addWidget(splitter, 1)
+        self.note = QLabel(self)
+        self.note.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.note, 1)
+        self.save = QPushButton(self)
+        self.save.setDefault(True)
+        self.save.clicked.connect(self._on_save)
+        self.cancel = QPushButton(self)
+        self.cancel.clicked.connect(self.reject)
+        buttons.addWidget(self.save)
+        buttons.addWidget(self.cancel)
+        layout.addLayout(buttons)
+        for label in self.findChildren(QLabel):  # names and notes come from the document: never markup
+            label.setTextFormat(Qt.TextFormat.PlainText)
+        self.retranslate()
+        self.refresh()
+
+    def _member_column(self, splitter: QSplitter) -> QWidget:
+        """The members with their boxes, the extra texts to mask, and redaction on or off."""
         left = QWidget(splitter)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -177,6 +203,10 @@ class BundleDialog(QDialog):
         self.redact_box.setChecked(True)
         self.redact_box.clicked.connect(self._on_redact_clicked)
         column.addWidget(self.redact_box)
+        return left
+
+    def _text_column(self, splitter: QSplitter) -> QWidget:
+        """The chosen member's text with its redactions highlighted."""
         right = QWidget(splitter)
         text_column = QVBoxLayout(right)
         text_column.setContentsMargins(0, 0, 0, 0)
@@ -190,27 +220,7 @@ class BundleDialog(QDialog):
         text_column.addLayout(top)
         self.text = RedactionView(right)
         text_column.addWidget(self.text, 1)
-        splitter.addWidget(left)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 5)
-        layout.addWidget(splitter, 1)
-        self.note = QLabel(self)
-        self.note.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.note, 1)
-        self.save = QPushButton(self)
-        self.save.setDefault(True)
-        self.save.clicked.connect(self._on_save)
-        self.cancel = QPushButton(self)
-        self.cancel.clicked.connect(self.reject)
-        buttons.addWidget(self.save)
-        buttons.addWidget(self.cancel)
-        layout.addLayout(buttons)
-        for label in self.findChildren(QLabel):  # names and notes come from the document: never markup
-            label.setTextFormat(Qt.TextFormat.PlainText)
-        self.retranslate()
-        self.refresh()
+        return right
 
     # -- words ----------------------------------------------------------------------------------
 

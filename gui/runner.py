@@ -27,7 +27,7 @@ STEP_NAMES = {"cpu": "cpu_baseline", "gpu": "gpu_retry"}
 
 
 class StepRunner(QWizard):
-    """The wizard's base: running, stopping and following the steps (its pages and words are DoctorWizard's)."""
+    """The wizard's base: running, stopping and following the steps (pages and words: DoctorWizard)."""
 
     document: dict[str, Any] | None
     target: dict[str, Any]

@@ -10,7 +10,6 @@ also checks every document a test holds when it is read back from a bundle or pr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ CHECKED: list[int] = []
 
 
 @pytest.fixture(autouse=True)
-def _documents_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _documents_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """Count every document core checks in this process (the check itself raises on a bad one)."""
     from fallback_doctor.core import schema
 
@@ -34,7 +33,6 @@ def _documents_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[No
         real(document)
 
     monkeypatch.setattr(schema, "check_document", counting)
-    yield
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -12,7 +12,8 @@ import io
 import math
 from typing import Any
 
-from fallback_doctor.core.pages import gpu_summary, ms_text, verdict_words
+from fallback_doctor.core.measures import gpu_summary, ms_text
+from fallback_doctor.core.pages import verdict_words
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import label
 

@@ -289,7 +289,7 @@ def parse_json_member(members: dict[str, bytes], name: str) -> Any:
 
 
 def validate_report(document: Any) -> dict[str, Any]:
-    """The report document, checked against the published schema; BundleRefusedError (naming the field) otherwise.
+    """The report document, checked against the published schema; else BundleRefusedError naming the field.
 
     Every renderer (bundle show, report.html, the wizard) can then show it without guessing.
     """

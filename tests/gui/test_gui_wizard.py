@@ -8,11 +8,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from fallback_doctor.core import facade
 from fallback_doctor.core.sampling.recordings import load_recording
 from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.core import facade
-from fallback_doctor.gui.app import build_parser, target_from_args
 from fallback_doctor.core.texts import load_labels
+from fallback_doctor.gui.app import build_parser, target_from_args
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings

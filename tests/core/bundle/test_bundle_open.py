@@ -361,7 +361,7 @@ def _with_report(good_bundle: Path, target: Path, mutate: Callable[[dict[str, An
     """The bundle with report.json changed and the manifest's size and sha256 made to match it."""
     import hashlib
 
-    members = dict((info.filename, data) for info, data in _members(good_bundle))
+    members = {info.filename: data for info, data in _members(good_bundle)}
     report = json.loads(members["report.json"])
     mutate(report)
     new_report = json.dumps(report, ensure_ascii=False).encode()
