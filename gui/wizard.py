@@ -102,7 +102,7 @@ class DoctorWizard(StepRunner):
         self.start_page.load({**remembered, **{k: v for k, v in (target or {}).items() if v}})
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
         self._find_installations()
-        QTimer.singleShot(300, self._preload)
+        QTimer.singleShot(300, self, self._preload)
 
     @Slot(int)
     def _order_tabs(self, _page_id: int = -1) -> None:
@@ -146,7 +146,7 @@ class DoctorWizard(StepRunner):
 
     @Slot(object)
     def _on_preloaded(self, _value: object) -> None:
-        QTimer.singleShot(0, self.gpu_page.plot.build)
+        QTimer.singleShot(0, self.gpu_page.plot, self.gpu_page.plot.build)  # not after the window is gone
 
     # -- pages and words ------------------------------------------------------------------------
 

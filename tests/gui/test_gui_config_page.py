@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
 from fallback_doctor.core.bundle.safe_open import open_bundle
 from fallback_doctor.core.step_child import run_inspection
@@ -115,3 +116,21 @@ def test_a_python_target_has_no_configuration_file(config_page) -> None:  # type
     assert t("config.none") in page.view.toHtml().replace("&quot;", '"') or "no configuration file" in (
         page.view.toPlainText()
     )
+
+
+def test_configuration_issues_are_worded_in_the_window_s_language(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 9 item 7: the reader's English message is not what the Korean window shows."""
+    text = json.dumps(SAMPLE_CONFIG, indent=2).replace('"libDevel": false,', '"libDevel": false')
+    root = make_install(tmp_path, config_text=text, log=None)
+    document = run_inspection({"kind": "bareun", "bareun_root": str(root)})
+    issue = next(i for i in document["environment"]["target"]["config_issues"] if i["code"] == "malformed")
+    english = config_page(document).view.toPlainText()
+    set_language("ko")
+    try:
+        korean = config_page(document).view.toPlainText()
+    finally:
+        set_language("en")
+    words = facade.issue_words(issue, "ko")
+    assert words != issue["message"] and any("\uac00" <= ch <= "\ud7a3" for ch in words)
+    assert words in korean and issue["message"] not in korean
+    assert facade.issue_words(issue, "en") in english
