@@ -352,12 +352,14 @@ def log_view(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def issue_words(issue: Mapping[str, Any], lang: str) -> str:
-    """A configuration issue's sentence in ``lang``: the catalog's text for "config.<code>" with its
-    parameters, else the English message the reader wrote."""
-    code = f"config.{issue.get('code')}"
-    if issue.get("code") and code in load_texts():
+    """A configuration issue's sentence in ``lang``: the catalog's text of the issue's declared finding
+    (core/findings/config.py) with the issue's parameters, else the English message the reader wrote."""
+    from fallback_doctor.core.findings.config import config_issue_finding
+
+    finding_id = config_issue_finding(str(issue.get("code") or ""))
+    if finding_id and finding_id in load_texts():
         params = {str(k): v for k, v in _dict(issue.get("params")).items()}
-        words = render_text(code, lang, params)
+        words = render_text(finding_id, lang, params)
         return words.get("detail") or words.get("title") or str(issue.get("message") or "")
     return str(issue.get("message") or "")
 

@@ -6,45 +6,27 @@ wizard and a bundle opened on another machine all show the same thing.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import textwrap
 from collections.abc import Iterable, Mapping
-from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from fallback_doctor import __version__
+from fallback_doctor.core.document import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    TOOL_VERSION,
+    VALIDATE_ENV,
+    checked,
+    to_jsonable,
+)
 from fallback_doctor.core.texts import has_label, label
 
 if TYPE_CHECKING:
     from fallback_doctor.core.model import Finding
     from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
-SCHEMA = "gpu-fallback-doctor/report"
-TOOL_VERSION = __version__
-SCHEMA_VERSION = 2
-"""2: the test inference, its samples and the probe outputs in one place, ``inference`` (1 kept the
-CLI's under ``environment.inference`` and the wizard's elsewhere); ``steps`` lists the steps done."""
-
-VALIDATE_ENV = "FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"
-"""When set (tests/conftest.py sets it), every document built here is checked against the schema."""
-
 
 def _verdict_words(verdict: str, lang: str) -> str:
     return label(f"verdict.{verdict}", lang) if has_label(f"verdict.{verdict}") else verdict
-
-
-def to_jsonable(value: Any) -> Any:
-    """Dataclasses, enums, tuples and mappings as plain JSON values (recursively)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(key): to_jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(item) for item in value]
-    return value
 
 
 def static_document(
@@ -80,15 +62,6 @@ def static_document(
         "timings_ms": dict(timings_ms),
     }
     return judge(document, list(findings))
-
-
-def checked(document: dict[str, Any]) -> dict[str, Any]:
-    """The document, validated against the schema when FALLBACK_DOCTOR_VALIDATE_DOCUMENTS is set."""
-    if os.environ.get(VALIDATE_ENV):
-        from fallback_doctor.core.schema import check_document
-
-        check_document(document)
-    return document
 
 
 def diagnosis_document(diagnosis: Any) -> dict[str, Any]:
@@ -181,3 +154,18 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
             )
         )
     return [*lines, ""]
+
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "TOOL_VERSION",
+    "VALIDATE_ENV",
+    "checked",
+    "diagnosis_document",
+    "finding_text",
+    "inference_lines",
+    "render_text",
+    "static_document",
+    "to_jsonable",
+]

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fallback_doctor.core.document import checked, to_jsonable
 from fallback_doctor.core.judge import SettleContext, Verdict, decide_verdict, settle_findings
 from fallback_doctor.core.model import Finding, finding_from_dict
 from fallback_doctor.core.texts import LANGUAGES, label
@@ -60,8 +61,6 @@ class StepOutcome:
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as a JSON-ready dict (findings in the document's shape)."""
-        from fallback_doctor.core.report import to_jsonable
-
         data: dict[str, Any] = to_jsonable(self)
         return data
 
@@ -109,8 +108,6 @@ def settle_context(document: Mapping[str, Any]) -> SettleContext:
 
 def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, Any]:
     """The document with ``findings`` settled and ranked, and the verdict decided again (in place)."""
-    from fallback_doctor.core.report import checked, to_jsonable
-
     ranked = settle_findings(findings, settle_context(document))
     gpu_ran = bool((document.get("inference") or {}).get("gpu_verified"))
     verdict = decide_verdict(ranked, gpu_ran=gpu_ran)

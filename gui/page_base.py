@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from fallback_doctor.gui.i18n import has, t
 from PySide6.QtCore import Qt, Slot
@@ -25,8 +25,22 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
+
+class DoctorWizard(Protocol):
+    """What a page uses of the window (gui/wizard.py DoctorWizard), so pages need not import it."""
+
+    document: dict[str, Any] | None
+    running: str | None
+    failures: dict[str, str]
+    bundle_mode: bool
+    searching: bool
+
+    def bundle_banner(self) -> str: ...
+    def ensure(self, step: str | None) -> None: ...
+    def run_step(self, step: str) -> None: ...
+    def set_target(self, target: dict[str, Any]) -> None: ...
+    def bundle_export_available(self) -> bool: ...
+    def open_export_dialog(self) -> Any: ...
 
 
 class Page(IntEnum):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
     STATUS_COLOURS,
     STATUS_SIGNS,
+    DoctorWizard,
     Page,
     StepPage,
     browser,
@@ -28,9 +29,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class ConfigPage(StepPage):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
+    DoctorWizard,
     Page,
     StepPage,
 )
@@ -16,9 +15,6 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class CpuPage(StepPage):

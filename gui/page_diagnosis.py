@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
     STATUS_SIGNS,
+    DoctorWizard,
     Page,
     StepPage,
     browser,
@@ -29,9 +30,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class DiagnosisPage(StepPage):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
     STATUS_COLOURS,
+    DoctorWizard,
     Page,
     StepPage,
     esc,
@@ -21,9 +22,6 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class GpuPage(StepPage):

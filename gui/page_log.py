@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
     ROLE_COLOURS,
+    DoctorWizard,
     Page,
     StepPage,
     browser,
@@ -20,9 +19,6 @@ from fallback_doctor.gui.page_html import (
     findings_html,
     verdict_line,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class LogPage(StepPage):

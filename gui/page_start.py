@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fallback_doctor.gui.i18n import t
 from fallback_doctor.gui.page_base import (
     STATUS_COLOURS,
+    DoctorWizard,
     Page,
     StepPage,
     plain_label,
@@ -23,9 +24,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
 )
-
-if TYPE_CHECKING:
-    from fallback_doctor.gui.wizard import DoctorWizard
 
 
 class StartPage(StepPage):
