@@ -26,6 +26,8 @@ OPTIONAL_COMMANDS: dict[str, str] = {
     "explain-log": "fallback_doctor.cli.explain_log",
     "test-inference": "fallback_doctor.cli.test_inference",
     "bundle": "fallback_doctor.cli.bundle",
+    "check": "fallback_doctor.cli.check",
+    "fleet-summary": "fallback_doctor.cli.fleet",
 }
 """Subcommands living in modules of their own, imported only when asked for (start-up time)."""
 

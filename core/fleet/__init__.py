@@ -1,0 +1,1 @@
+"""The fleet: many hosts diagnosed through Ansible, and the summary of their bundles."""

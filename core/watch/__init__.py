@@ -1,0 +1,1 @@
+"""Watching a running server for the silent CPU fallback: the Nagios check and the textfile."""
