@@ -1,0 +1,114 @@
+"""The check's result as a node_exporter textfile (Prometheus text exposition format 0.0.4).
+
+Written by hand (the format is a few lines; prometheus_client would be a dependency of every
+install for that): ``# HELP`` and ``# TYPE`` per metric, label values escaped (backslash, double
+quote, newline), and the file replaced atomically (a temporary file in the same folder, then a
+rename), as node_exporter's textfile collector asks, so it never reads half a file.
+
+Format: prometheus.io/docs/instrumenting/exposition_formats/ ; collector:
+github.com/prometheus/node_exporter#textfile-collector.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from fallback_doctor.core.watch.check import WatchResult
+
+PREFIX = "fallback_doctor"
+
+_HELP = {
+    "check_status": "Nagios state of the check: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+    "process_running": "1 when the server process was found and read.",
+    "onnxruntime_loaded": "1 when the process has an ONNX Runtime library mapped.",
+    "cuda_provider_loaded": "1 when the process has libonnxruntime_providers_cuda mapped.",
+    "gpu_memory_used_bytes": "GPU memory the process holds according to NVML (absent when unknown).",
+    "configured_provider_info": "The execution provider the configuration asks for (unknown when it does not say).",
+    "first_cause_info": "The ranked first cause code (none when there is nothing to fix).",
+    "mapped_library_info": "A CUDA runtime, cuBLAS or cuDNN library the process has mapped.",
+    "check_duration_seconds": "How long the check took.",
+    "check_timestamp_seconds": "When the check ran (Unix time).",
+}
+
+
+def escape_label(value: str) -> str:
+    """A label value as the text format wants it: ``\\`` ``\"`` and newline escaped."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _labels(pairs: dict[str, str]) -> str:
+    return "{" + ",".join(f'{key}="{escape_label(value)}"' for key, value in pairs.items()) + "}"
+
+
+def _number(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+
+
+def render_textfile(result: WatchResult, target: str | None = None) -> str:
+    """The metrics of one check; ``target`` labels them (default: the server's name)."""
+    name = target or result.app
+    base = {"target": name}
+    process = result.process
+    samples: dict[str, list[tuple[dict[str, str], float]]] = {key: [] for key in _HELP}
+    samples["check_status"].append((base, float(result.state.value)))
+    running = process is not None and process.error is None
+    samples["process_running"].append((base, float(running)))
+    if process is not None and running and process.maps_read:
+        per_process = {**base, "pid": str(process.pid)}
+        samples["onnxruntime_loaded"].append((per_process, float(process.onnxruntime_mapped)))
+        samples["cuda_provider_loaded"].append((per_process, float(process.cuda_provider_mapped)))
+        memory = result.gpu_memory_mib
+        if memory is not None:
+            used = process.gpu_memory.used_mib if process.gpu_memory.used_mib is not None else memory
+            samples["gpu_memory_used_bytes"].append((per_process, float(used * 1024 * 1024)))
+        for lib in process.mapped_libraries:
+            if lib.family.lower() in ("cudart", "cublas", "cublaslt", "cudnn"):
+                labels = {**per_process, "family": lib.family, "library": lib.name}
+                samples["mapped_library_info"].append((labels, 1.0))
+    provider = result.configured_provider or "unknown"
+    samples["configured_provider_info"].append(({**base, "provider": provider}, 1.0))
+    cause = result.first_cause
+    cause_labels = {
+        **base,
+        "cause": cause.cause if cause else ("none" if result.state.value == 0 else result.code),
+        "finding": cause.id if cause else result.code,
+    }
+    samples["first_cause_info"].append((cause_labels, 1.0))
+    samples["check_duration_seconds"].append((base, round(result.duration_s, 6)))
+    samples["check_timestamp_seconds"].append((base, round(result.checked_at, 3)))
+    lines: list[str] = []
+    for key, help_text in _HELP.items():
+        if not samples[key]:
+            continue
+        metric = f"{PREFIX}_{key}"
+        lines.append(f"# HELP {metric} {help_text}")
+        lines.append(f"# TYPE {metric} gauge")
+        seen: set[str] = set()
+        for labels, value in samples[key]:
+            rendered = _labels(labels)
+            if rendered in seen:
+                continue
+            seen.add(rendered)
+            lines.append(f"{metric}{rendered} {_number(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_textfile(path: str | Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (temporary file beside it, fsync, rename; mode 0644)."""
+    destination = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, destination)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
