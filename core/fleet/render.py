@@ -25,6 +25,11 @@ def _category(key: str, lang: str) -> str:
         return key
 
 
+def count(number: int, lang: str) -> str:
+    """``1 host``, ``14 hosts`` (``호스트 14대``)."""
+    return label("fleet.count.one" if number == 1 else "fleet.count.many", lang, count=number)
+
+
 def _hosts(hosts: list[str], limit: int = 12) -> str:
     shown = ", ".join(hosts[:limit])
     return shown + (f", … (+{len(hosts) - limit})" if len(hosts) > limit else "")
@@ -67,7 +72,9 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
         lines.append("  " + label("fleet.heading.none", lang))
     for group in document["by_first_cause"]:
         lines.append(
-            "  " + label("fleet.heading.causes", lang, "detail", count=group["count"], title=group["title"])
+            "  " + label(
+                "fleet.heading.causes", lang, "detail", hosts=count(group["count"], lang), title=group["title"]
+            )
         )
         lines.append(f"      {group['cause']} / {group['finding']}: {_hosts(group['hosts'])}")
         if group["fix"]:
@@ -78,7 +85,12 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
         lines.append(
             "  "
             + label(
-                "fleet.heading.combos", lang, "detail", count=combo["count"], label=combo["label"], status=status
+                "fleet.heading.combos",
+                lang,
+                "detail",
+                hosts=count(combo["count"], lang),
+                label=combo["label"],
+                status=status,
             )
         )
         lines.append(f"      {_hosts(combo['hosts'])}")
