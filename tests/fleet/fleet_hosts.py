@@ -57,14 +57,14 @@ def tool_archive(folder: Path) -> Path:
     frozen = os.environ.get("GFD_FROZEN_ARCHIVE")
     if frozen:
         return Path(frozen)
-    tree = folder / "fallback-doctor"
+    tree = folder / "fallback-doctor-0.1.0"
     tree.mkdir(parents=True)
     launcher = tree / "fallback-doctor"
     launcher.write_text(f'#!/bin/sh\nexec {" ".join(TOOL)} "$@"\n', encoding="utf-8")
     launcher.chmod(0o755)
     archive = folder / "fallback-doctor.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
-        tar.add(tree, arcname="fallback-doctor")
+        tar.add(tree, arcname=tree.name)
     return archive
 
 
