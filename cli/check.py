@@ -41,7 +41,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
     parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
     parser.add_argument(
-        "--log", metavar="FILE", action="append", default=[], help="a log file of the application (repeatable)"
+        "--log",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="a log file of the application (repeatable)",
     )
     parser.add_argument("--pid", metavar="PID", type=_pid, help="the server's process id (default: found)")
     parser.add_argument("--name", metavar="NAME", help="what the status line calls the server")
@@ -63,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
             target_spec(args), dict(os.environ), name=args.name, lang=args.lang, read_log=not args.no_log
         )
     except Exception as error:  # noqa: BLE001 - a plugin that crashes must still say UNKNOWN
-        result = WatchResult(State.UNKNOWN, "crashed", f"the check failed: {type(error).__name__}: {error}", "?")
+        result = WatchResult(
+            State.UNKNOWN, "crashed", f"the check failed: {type(error).__name__}: {error}", "?"
+        )
     print(status_line(result))
     if args.prometheus:
         from fallback_doctor.core.watch.textfile import render_textfile, write_textfile

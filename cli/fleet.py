@@ -82,7 +82,9 @@ def run(args: argparse.Namespace) -> int:
     if args.save:
         for name, content in zip(SAVED_NAMES, (text, as_json, render_html(document, lang)), strict=True):
             write_atomically(folder / name, content)
-        print(f"fallback-doctor: summary written to {folder / SAVED_NAMES[0]} (.json, .html)", file=sys.stderr)
+        print(
+            f"fallback-doctor: summary written to {folder / SAVED_NAMES[0]} (.json, .html)", file=sys.stderr
+        )
     if not rows:
         print(f"fallback-doctor: no bundle or host status in {folder}", file=sys.stderr)
     return exit_code(rows)

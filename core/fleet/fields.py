@@ -40,7 +40,7 @@ class StackCombo:
     driver: str | None
 
     def label(self) -> str:
-        """One line: ``onnxruntime-gpu 1.23.2 (CUDA 12.2 build) · CUDA 12.9 · cuDNN 9.13.0 · driver 580.95``."""
+        """One line: ``onnxruntime-gpu 1.23.2 (CUDA 12.2 build) · CUDA 12.9 · cuDNN 9.13.0 · driver 580``."""
         return " · ".join(
             (
                 self.onnxruntime or "ONNX Runtime: not found",

@@ -86,7 +86,9 @@ def row_from_bundle(host: str, path: Path, status: dict[str, Any] | None = None)
         return HostRow(host, "refused", bundle=None, message=f"{path.name}: {error}", rc=rc)
     if opened.integrity_problems:
         problems = "; ".join(opened.integrity_problems[:3])
-        return HostRow(host, "refused", message=f"{path.name}: does not match its manifest: {problems}", rc=rc)
+        return HostRow(
+            host, "refused", message=f"{path.name}: does not match its manifest: {problems}", rc=rc
+        )
     document = opened.document
     return HostRow(
         host=host,

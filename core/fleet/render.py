@@ -72,8 +72,13 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
         lines.append("  " + label("fleet.heading.none", lang))
     for group in document["by_first_cause"]:
         lines.append(
-            "  " + label(
-                "fleet.heading.causes", lang, "detail", hosts=count(group["count"], lang), title=group["title"]
+            "  "
+            + label(
+                "fleet.heading.causes",
+                lang,
+                "detail",
+                hosts=count(group["count"], lang),
+                title=group["title"],
             )
         )
         lines.append(f"      {group['cause']} / {group['finding']}: {_hosts(group['hosts'])}")
@@ -138,10 +143,10 @@ def render_html(document: dict[str, Any], lang: str = "en") -> str:
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'\">",
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{_e(title)}</h1><p class=\"meta\">{_e(detail)} · {_e(document['created'])}</p>",
+        f'<h1>{_e(title)}</h1><p class="meta">{_e(detail)} · {_e(document["created"])}</p>',
         f"<h2>{_e(label('fleet.heading.verdicts', lang))}</h2>",
     ]
     verdicts = document["by_verdict"]
@@ -216,4 +221,4 @@ def _hosts_html(document: dict[str, Any], lang: str) -> str:
     table = _table(
         [heading, "", "", "", "wizard"], rows, [f"c-{host['category']}" for host in document["hosts"]]
     )
-    return f"<h2>{_e(heading)}</h2><p class=\"meta\">{_e(hint)}</p>{table}"
+    return f'<h2>{_e(heading)}</h2><p class="meta">{_e(hint)}</p>{table}'

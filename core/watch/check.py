@@ -135,7 +135,12 @@ def _judge(
     pid = process.pid
     if target.wants_cpu:
         provider = target.requested_provider or "cpu"
-        return State.OK, "cpu_configured", _text("watch.cpu_configured", lang, app=app, provider=provider), None
+        return (
+            State.OK,
+            "cpu_configured",
+            _text("watch.cpu_configured", lang, app=app, provider=provider),
+            None,
+        )
     if not process.onnxruntime_mapped:
         return State.WARNING, "no_onnxruntime", _text("watch.no_onnxruntime", lang, app=app, pid=pid), None
     error = _first(findings, Severity.ERROR)
@@ -184,7 +189,9 @@ def run_check(
     try:
         target = resolve_target(spec, shell, load_library=False)
     except (TargetNotFound, OSError, ValueError) as error:
-        return done(State.UNKNOWN, "target_error", _text("watch.target_error", lang, error=error), app=name or "?")
+        return done(
+            State.UNKNOWN, "target_error", _text("watch.target_error", lang, error=error), app=name or "?"
+        )
     provider = target.requested_provider
     pid = find_server_process(target, spec.pid)
     if pid is None:
@@ -199,7 +206,9 @@ def run_check(
     if not process.maps_read:
         why = next((limit.error for limit in process.read_limits if limit.what == "maps"), "not readable")
         message = _text("watch.unreadable", lang, app=app, pid=pid, why=why)
-        return done(State.UNKNOWN, "unreadable", message, app=app, configured_provider=provider, process=process)
+        return done(
+            State.UNKNOWN, "unreadable", message, app=app, configured_provider=provider, process=process
+        )
     log = collect_log(target, spec) if read_log else None
     snapshot = EnvironmentSnapshot(target=target, process=process, log=log)
     findings = _findings(snapshot)
@@ -215,11 +224,12 @@ def _perf_value(value: int | float | None) -> str:
 def status_line(result: WatchResult) -> str:
     """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``."""
     process = result.process
+    read = process is not None and process.maps_read
     perf = {
-        "cuda_provider_loaded": None if process is None or not process.maps_read else int(result.cuda_provider_loaded),
-        "onnxruntime_loaded": None if process is None or not process.maps_read else int(process.onnxruntime_mapped),
+        "cuda_provider_loaded": int(result.cuda_provider_loaded) if read else None,
+        "onnxruntime_loaded": int(process.onnxruntime_mapped) if process is not None and read else None,
         "gpu_memory_mib": result.gpu_memory_mib,
-    }  # fmt: skip
+    }
     data = " ".join(f"{key}={_perf_value(value)}" for key, value in perf.items())
     data += f" time={result.duration_s:.3f}s"
     message = " ".join(result.message.split()).replace("|", "/")

@@ -26,7 +26,7 @@ _HELP = {
     "onnxruntime_loaded": "1 when the process has an ONNX Runtime library mapped.",
     "cuda_provider_loaded": "1 when the process has libonnxruntime_providers_cuda mapped.",
     "gpu_memory_used_bytes": "GPU memory the process holds according to NVML (absent when unknown).",
-    "configured_provider_info": "The execution provider the configuration asks for (unknown when it does not say).",
+    "configured_provider_info": "The execution provider the configuration asks for (or unknown).",
     "first_cause_info": "The ranked first cause code (none when there is nothing to fix).",
     "mapped_library_info": "A CUDA runtime, cuBLAS or cuDNN library the process has mapped.",
     "check_duration_seconds": "How long the check took.",
@@ -101,7 +101,9 @@ def render_textfile(result: WatchResult, target: str | None = None) -> str:
 def write_textfile(path: str | Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically (temporary file beside it, fsync, rename; mode 0644)."""
     destination = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{destination.name}.", suffix=".tmp", dir=destination.parent
+    )
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)

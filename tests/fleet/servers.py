@@ -54,7 +54,9 @@ def ort_server(scenario_id: str, folder: Path) -> contextlib.AbstractContextMana
 
 
 @contextlib.contextmanager
-def loader(libraries: Sequence[str | Path], folder: Path, env: Mapping[str, str] | None = None) -> Iterator[Server]:
+def loader(
+    libraries: Sequence[str | Path], folder: Path, env: Mapping[str, str] | None = None
+) -> Iterator[Server]:
     """A process that has mapped ``libraries`` with ctypes and then waits."""
     folder.mkdir(parents=True, exist_ok=True)
     ready = folder / "ready"
@@ -64,7 +66,9 @@ def loader(libraries: Sequence[str | Path], folder: Path, env: Mapping[str, str]
 
 
 @contextlib.contextmanager
-def _running_cmd(command: Sequence[str], env: Mapping[str, str], folder: Path, ready: Path) -> Iterator[Server]:
+def _running_cmd(
+    command: Sequence[str], env: Mapping[str, str], folder: Path, ready: Path
+) -> Iterator[Server]:
     log = folder / "server.log"
     ready.unlink(missing_ok=True)
     with open(log, "w") as out:
@@ -76,7 +80,9 @@ def _running_cmd(command: Sequence[str], env: Mapping[str, str], folder: Path, r
         deadline = time.monotonic() + 120
         while not (ready.exists() and ready.read_text()):
             if child.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the server did not start (rc={child.poll()}): {log.read_text()[-3000:]}")
+                raise AssertionError(
+                    f"the server did not start (rc={child.poll()}): {log.read_text()[-3000:]}"
+                )
             time.sleep(0.1)
         yield Server(child.pid, log, ready.read_text())
     finally:

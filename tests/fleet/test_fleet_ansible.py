@@ -121,7 +121,10 @@ def test_every_host_has_a_status_and_the_diagnosed_ones_a_verified_bundle(fleet:
 def test_the_bundles_are_of_the_hosts_own_stacks(fleet: dict[str, Any]) -> None:
     folder: Path = fleet["dir"]
     cuda12 = open_bundle(folder / "cuda12-full.zip").document
-    assert cuda12["environment"]["python"]["executable"] == fleet["hosts"]["cuda12-full"]["fallback_doctor_python"]
+    assert (
+        cuda12["environment"]["python"]["executable"]
+        == fleet["hosts"]["cuda12-full"]["fallback_doctor_python"]
+    )
     assert cuda12["environment"]["environment"]["LD_LIBRARY_PATH"].endswith("nvidia/cudnn/lib")
     bareun = open_bundle(folder / "bareun-cpu-config.zip").document
     assert bareun["verdict"] == "cpu_by_configuration"

@@ -78,7 +78,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory, document: dict[str, Any]) -
     return base
 
 
-def test_rows_verify_every_bundle_and_keep_the_hosts_without_one(folder: Path, document: dict[str, Any]) -> None:
+def test_rows_verify_every_bundle_and_keep_the_hosts_without_one(
+    folder: Path, document: dict[str, Any]
+) -> None:
     rows = {row.host: row for row in read_fleet(folder)}
     assert set(rows) == {"web-1", "web-2", "web-3", "db-1", "junk", "gone", "odd"}
     assert rows["web-1"].state == rows["web-2"].state == "diagnosed"
@@ -97,7 +99,7 @@ def test_hosts_with_the_same_first_cause_are_one_group(folder: Path) -> None:
     assert first["hosts"] == ["web-1", "web-2"] and first["count"] == 2
     assert summary["by_verdict"]["refused"] == ["junk", "web-3"]
     assert summary["by_verdict"]["unreachable"] == ["gone"]
-    assert list(summary["by_verdict"])[0] == "gpu_unusable"  # the worst first
+    assert next(iter(summary["by_verdict"])) == "gpu_unusable"  # the worst first
     assert summary["hosts_total"] == 7
     text = render_text(summary)
     assert "2 hosts: " + HOSTILE in text
@@ -107,12 +109,14 @@ def test_the_page_escapes_what_the_bundles_say_and_loads_nothing(folder: Path) -
     page = render_html(summary_document(read_fleet(folder), "now", str(folder)), "ko")
     assert "<script>" not in page and "<img" not in page
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
-    assert "default-src 'none'" in page and "src=\"http" not in page and "href=" not in page
+    assert "default-src 'none'" in page and 'src="http' not in page and "href=" not in page
     assert f"fallback-doctor gui --bundle {folder.resolve() / 'web-1.zip'}" in page
     assert "첫 번째 원인이 같은 호스트" in page
 
 
-def test_the_command_line_saves_the_three_forms_and_exits_1_for_a_sick_fleet(folder: Path, tmp_path: Path) -> None:
+def test_the_command_line_saves_the_three_forms_and_exits_1_for_a_sick_fleet(
+    folder: Path, tmp_path: Path
+) -> None:
     copy_of = tmp_path / "fleet"
     shutil.copytree(folder, copy_of)
     command = [sys.executable, "-m", "fallback_doctor", "fleet-summary", str(copy_of), "--save", "--json"]
@@ -121,13 +125,17 @@ def test_the_command_line_saves_the_three_forms_and_exits_1_for_a_sick_fleet(fol
     assert json.loads(proc.stdout)["schema"] == "gpu-fallback-doctor/fleet-summary"
     for name in ("fleet-summary.txt", "fleet-summary.json", "fleet-summary.html"):
         assert (copy_of / name).stat().st_size > 0
-    missing = subprocess.run([*command[:4], str(tmp_path / "nothing")], capture_output=True, text=True, check=False)
+    missing = subprocess.run(
+        [*command[:4], str(tmp_path / "nothing")], capture_output=True, text=True, check=False
+    )
     assert missing.returncode == 2 and "not a folder" in missing.stderr
 
 
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=5)
+    ),
     max_leaves=30,
 )
 _KEYS = st.sampled_from(["verdict", "findings", "environment", "target", "quick", "created"])
@@ -136,7 +144,9 @@ _KEYS = st.sampled_from(["verdict", "findings", "environment", "target", "quick"
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(_KEYS, _JSON, max_size=6), st.dictionaries(st.sampled_from(
     ["native", "driver", "onnxruntime", "target"]), _JSON, max_size=4))  # fmt: skip
-def test_the_accessors_never_raise_on_a_document_of_any_shape(top: dict[str, Any], environment: dict[str, Any]) -> None:
+def test_the_accessors_never_raise_on_a_document_of_any_shape(
+    top: dict[str, Any], environment: dict[str, Any]
+) -> None:
     document = {**top, "environment": environment}
     fields.first_cause(document)
     assert isinstance(fields.stack_combo(document).label(), str)

@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import scenario_stacks as stacks
 from fleet_hosts import bareun_host
 from servers import loader, ort_server
-
-import scenario_stacks as stacks
 
 pytestmark = [pytest.mark.scenario, pytest.mark.timeout(300)]
 
@@ -107,7 +106,9 @@ def test_a_bareun_server_configured_for_the_cpu_is_ok(tmp_path: Path) -> None:
     import bareun_layout
 
     config = {**bareun_layout.SAMPLE_CONFIG, "executionProvider": {"provider": "cpu"}}
-    root = Path(bareun_host(tmp_path / "install", lib="gpu", config=config, log=None)["fallback_doctor_bareun_root"])
+    root = Path(
+        bareun_host(tmp_path / "install", lib="gpu", config=config, log=None)["fallback_doctor_bareun_root"]
+    )
     with loader([root / "lib" / "libonnxruntime.so.1"], tmp_path / "server"):
         code, line = check("--bareun-root", str(root))
     assert code == 0 and line.startswith("OK - bareun runs on the CPU, as configured"), line

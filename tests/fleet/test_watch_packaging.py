@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import scenario_stacks as stacks
 from fleet_hosts import ROOT, bareun_host
 from servers import loader
-
-import scenario_stacks as stacks
 
 SYSTEMD = ROOT / "packaging" / "systemd"
 ALERTS = ROOT / "packaging" / "prometheus" / "alerts.yml"
@@ -40,13 +39,17 @@ def _exec_start(tool: str, args: str, textfile: Path) -> list[str]:
 
 
 @pytest.mark.scenario
-def test_the_service_command_checks_a_real_server_and_writes_a_textfile_the_alerts_can_read(tmp_path: Path) -> None:
+def test_the_service_command_checks_a_real_server_and_writes_a_textfile_the_alerts_can_read(
+    tmp_path: Path,
+) -> None:
     root = Path(bareun_host(tmp_path / "install", lib="cpu")["fallback_doctor_bareun_root"])
     textfile = tmp_path / "node-exporter" / "fallback_doctor.prom"
     textfile.parent.mkdir()
     argv = _exec_start(TOOL, f"--bareun-root {root}", textfile)
     with loader([root / "lib" / "libonnxruntime.so.1"], tmp_path / "server"):
-        proc = subprocess.run(argv, capture_output=True, text=True, env=stacks.clean_env(), timeout=120, check=False)
+        proc = subprocess.run(
+            argv, capture_output=True, text=True, env=stacks.clean_env(), timeout=120, check=False
+        )
     assert proc.returncode == 2, proc.stdout + proc.stderr  # CRITICAL: SuccessExitStatus lists it
     assert "SuccessExitStatus=1 2 3" in (SYSTEMD / "fallback-doctor-check.service").read_text()
     exposed = {family.name for family in parser.text_string_to_metric_families(textfile.read_text())}
@@ -63,7 +66,9 @@ def test_systemd_accepts_the_units(tmp_path: Path) -> None:
     if analyze is None:
         pytest.skip("systemd-analyze is not installed")
     tool = Path(sys.executable).with_name("fallback-doctor")
-    unit = (SYSTEMD / "fallback-doctor-check.service").read_text().replace("/usr/bin/fallback-doctor", str(tool))
+    unit = (
+        (SYSTEMD / "fallback-doctor-check.service").read_text().replace("/usr/bin/fallback-doctor", str(tool))
+    )
     (tmp_path / "fallback-doctor-check.service").write_text(unit)
     shutil.copy(SYSTEMD / "fallback-doctor-check.timer", tmp_path)
     proc = subprocess.run(

@@ -15,7 +15,9 @@ parser = pytest.importorskip("prometheus_client.parser", reason="prometheus_clie
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=40), st.text(max_size=20), st.sampled_from(list(State)))
-def test_any_target_name_and_provider_round_trip_through_the_parser(name: str, provider: str, state: State) -> None:
+def test_any_target_name_and_provider_round_trip_through_the_parser(
+    name: str, provider: str, state: State
+) -> None:
     result = WatchResult(state, "not_running", "message | with a bar\nand a newline", name, provider or None)
     families = {f.name: f for f in parser.text_string_to_metric_families(render_textfile(result, name))}
     [status] = families["fallback_doctor_check_status"].samples
