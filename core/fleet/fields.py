@@ -190,6 +190,14 @@ def gpu_names(document: dict[str, Any]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def sees_a_gpu(document: dict[str, Any]) -> bool | None:
+    """Whether the tool saw an NVIDIA GPU on the host (NVML listed one); None when not recorded."""
+    driver = _environment(document).get("driver")
+    if not isinstance(driver, dict):
+        return None
+    return bool(gpu_names(document)) or bool(_list(driver.get("gpus")))
+
+
 def stack_combo(document: dict[str, Any]) -> StackCombo:
     """The host's ONNX Runtime / CUDA runtime / cuDNN / driver combination."""
     cudart = _loaded_version(document, "cudart")

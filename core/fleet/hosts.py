@@ -46,6 +46,8 @@ class HostRow:
     target: str | None = None
     quick: bool = False
     gpus: tuple[str, ...] = ()
+    sees_gpu: bool | None = None
+    """Whether the tool saw an NVIDIA GPU there (None: not diagnosed, or not recorded)."""
     created: str | None = None
 
     @property
@@ -101,6 +103,7 @@ def row_from_bundle(host: str, path: Path, status: dict[str, Any] | None = None)
         target=fields.target_kind(document),
         quick=fields.quick(document),
         gpus=fields.gpu_names(document),
+        sees_gpu=fields.sees_a_gpu(document),
         created=fields.created(document),
     )
 

@@ -67,6 +67,9 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
     ]
     for key, hosts in document["by_verdict"].items():
         lines.append(f"  {len(hosts):3}  {_category(key, lang)}: {_hosts(hosts)}")
+    without = document.get("hosts_without_gpu") or []
+    if without:
+        lines.append(f"  {len(without):3}  {label('fleet.heading.no_gpu', lang)}: {_hosts(without)}")
     lines += ["", label("fleet.heading.causes", lang) + ":"]
     if not document["by_first_cause"]:
         lines.append("  " + label("fleet.heading.none", lang))
@@ -157,6 +160,11 @@ def render_html(document: dict[str, Any], lang: str = "en") -> str:
             [f"c-{key}" for key in verdicts],
         )
     )
+    without = document.get("hosts_without_gpu") or []
+    if without:
+        parts.append(
+            f"<p>{len(without)} {_e(label('fleet.heading.no_gpu', lang))}: {_e(', '.join(without))}</p>"
+        )
     parts.append(f"<h2>{_e(label('fleet.heading.causes', lang))}</h2>")
     groups = document["by_first_cause"]
     if not groups:
@@ -177,26 +185,7 @@ def render_html(document: dict[str, Any], lang: str = "en") -> str:
                 ],
             )
         )
-    parts.append(f"<h2>{_e(label('fleet.heading.combos', lang))}</h2>")
-    combos = document["stack_combinations"]
-    parts.append(
-        _table(
-            ["#", "ONNX Runtime", "CUDA", "cuDNN", "driver", "", label("fleet.heading.hosts", lang)],
-            [
-                [
-                    str(c["count"]),
-                    _e(c["onnxruntime"] or "—"),
-                    _e(c["cuda"] or "—"),
-                    _e(c["cudnn"] or "—"),
-                    _e(c["driver"] or "—"),
-                    _e(label(f"fleet.combo.{c['status']}", lang)),
-                    _e(", ".join(c["hosts"])),
-                ]
-                for c in combos
-            ],
-            [f"s-{c['status']}" for c in combos],
-        )
-    )
+    parts.append(_combos_html(document, lang))
     parts.append(_hosts_html(document, lang))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -222,3 +211,24 @@ def _hosts_html(document: dict[str, Any], lang: str) -> str:
         [heading, "", "", "", "wizard"], rows, [f"c-{host['category']}" for host in document["hosts"]]
     )
     return f'<h2>{_e(heading)}</h2><p class="meta">{_e(hint)}</p>{table}'
+
+
+def _combos_html(document: dict[str, Any], lang: str) -> str:
+    combos = document["stack_combinations"]
+    table = _table(
+        ["#", "ONNX Runtime", "CUDA", "cuDNN", "driver", "", label("fleet.heading.hosts", lang)],
+        [
+            [
+                str(c["count"]),
+                _e(c["onnxruntime"] or "—"),
+                _e(c["cuda"] or "—"),
+                _e(c["cudnn"] or "—"),
+                _e(c["driver"] or "—"),
+                _e(label(f"fleet.combo.{c['status']}", lang)),
+                _e(", ".join(c["hosts"])),
+            ]
+            for c in combos
+        ],
+        [f"s-{c['status']}" for c in combos],
+    )
+    return f"<h2>{_e(label('fleet.heading.combos', lang))}</h2>{table}"

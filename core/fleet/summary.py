@@ -165,6 +165,7 @@ def _row_json(row: HostRow) -> dict[str, Any]:
         "target": row.target,
         "quick": row.quick,
         "gpus": list(row.gpus),
+        "sees_gpu": row.sees_gpu,
         "created": row.created,
         "rc": row.rc,
         "message": row.message,
@@ -184,6 +185,7 @@ def summary_document(rows: Sequence[HostRow], created: str, folder: str) -> dict
         "folder": folder,
         "hosts_total": len(rows),
         "hosts_healthy": sum(1 for row in rows if row.category in HEALTHY),
+        "hosts_without_gpu": [row.host for row in rows if row.state == "diagnosed" and row.sees_gpu is False],
         "by_verdict": {key: list(hosts) for key, hosts in categories.items()},
         "by_first_cause": [
             {**group.__dict__, "hosts": list(group.hosts), "count": len(group.hosts)}

@@ -134,6 +134,7 @@ def test_the_bundles_are_of_the_hosts_own_stacks(fleet: dict[str, Any]) -> None:
 def test_the_summary_groups_hosts_by_first_cause_and_reports_the_others(fleet: dict[str, Any]) -> None:
     summary = _summary(fleet)
     assert summary["hosts_total"] == 6
+    assert len(summary["hosts_without_gpu"]) == 4  # no NVIDIA GPU on this machine: rows, not failures
     by_verdict = summary["by_verdict"]
     assert by_verdict["unreachable"] == ["unreachable"]
     assert by_verdict["tool_failed"] == ["broken-target"]
