@@ -94,6 +94,13 @@ def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str
     return "server"
 
 
+def _libraries(process: ProcessFacts) -> str:
+    """The CUDA runtime and cuDNN the process mapped: ``libcudart.so.12, libcudnn.so.9``."""
+    names = [lib.name for family in ("cudart", "cudnn") for lib in process.mapped_libraries
+             if lib.family.lower() == family]  # fmt: skip
+    return ", ".join(dict.fromkeys(names)) or "no libcudart or libcudnn mapped"
+
+
 def _memory_phrase(process: ProcessFacts, lang: str) -> str:
     memory = process.gpu_memory
     if memory.status == "holds":
@@ -156,12 +163,14 @@ def _judge(
         return State.WARNING, "no_gpu_memory", _text("watch.no_gpu_memory", lang, app=app), error
     memory = _memory_phrase(process, lang)
     if process.gpu_memory.status != "holds":
-        message = _text("watch.gpu_unconfirmed", lang, app=app, memory=memory)
+        libraries = _libraries(process)
+        message = _text("watch.gpu_unconfirmed", lang, app=app, memory=memory, libraries=libraries)
         return State.WARNING, "gpu_unconfirmed", message, error
     if error is not None:
         cause = _cause_phrase(error, snapshot.log, lang)
         return State.WARNING, "log_problem", _text("watch.log_problem", lang, app=app, cause=cause), error
-    return State.OK, "on_gpu", _text("watch.ok_gpu", lang, app=app, memory=memory), None
+    message = _text("watch.ok_gpu", lang, app=app, memory=memory, libraries=_libraries(process))
+    return State.OK, "on_gpu", message, None
 
 
 def run_check(

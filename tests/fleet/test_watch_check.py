@@ -83,6 +83,7 @@ def test_a_mapped_provider_is_no_proof_when_the_log_says_it_fell_back(tmp_path: 
     code, line = without_log
     assert code == 1 and line.startswith("WARNING - encoder "), line  # GPU use not confirmed
     assert "cuda_provider_loaded=1" in line
+    assert "(libcudart.so.12, libcudnn.so.9)" in line  # which CUDA runtime and cuDNN it mapped
 
 
 def test_a_bareun_server_is_found_by_its_library_and_its_cpu_only_libpath_is_critical(tmp_path: Path) -> None:
