@@ -153,3 +153,12 @@ def test_the_accessors_never_raise_on_a_document_of_any_shape(
     fields.gpu_names(document)
     fields.target_kind(document)
     assert isinstance(fields.verdict(document), str)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=300) | _JSON.map(lambda value: json.dumps(value).encode()))
+def test_a_status_file_of_any_content_is_a_row_never_an_error(tmp_path_factory: Any, content: bytes) -> None:
+    folder = tmp_path_factory.mktemp("status")
+    (folder / "h.status.json").write_bytes(content)
+    [row] = read_fleet(folder)
+    assert row.state in ("unreachable", "tool_failed") and row.host
