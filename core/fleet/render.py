@@ -2,7 +2,7 @@
 
 Both render ``summary_document`` (core/fleet/summary.py) only. The page has no script and loads
 nothing (a Content-Security-Policy forbids it); every value from a bundle or a status file is
-escaped. Words come from resources/texts/fleet.json (English and Korean).
+escaped. Words come from resources/texts/labels/fleet.json (English and Korean).
 """
 
 from __future__ import annotations
@@ -10,12 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from fallback_doctor.core.texts import render_text as finding_texts
-
-
-def label(key: str, lang: str, part: str = "title", **params: Any) -> str:
-    """One text of resources/texts/fleet.json in ``lang``."""
-    return finding_texts(key, lang, params)[part]
+from fallback_doctor.core.fleet.words import label
 
 
 def _category(key: str, lang: str) -> str:
@@ -55,9 +50,8 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
     lines = [
         label("fleet.heading.summary", lang),
         label(
-            "fleet.heading.summary",
+            "fleet.heading.summary.line",
             lang,
-            "detail",
             total=document["hosts_total"],
             healthy=document["hosts_healthy"],
             folder=document["folder"],
@@ -77,9 +71,8 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
         lines.append(
             "  "
             + label(
-                "fleet.heading.causes",
+                "fleet.heading.causes.line",
                 lang,
-                "detail",
                 hosts=count(group["count"], lang),
                 title=group["title"],
             )
@@ -93,9 +86,8 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
         lines.append(
             "  "
             + label(
-                "fleet.heading.combos",
+                "fleet.heading.combos.line",
                 lang,
-                "detail",
                 hosts=count(combo["count"], lang),
                 label=combo["label"],
                 status=status,
@@ -136,9 +128,8 @@ def render_html(document: dict[str, Any], lang: str = "en") -> str:
     """The summary as one page that opens offline; each host row names the wizard command."""
     title = label("fleet.heading.summary", lang)
     detail = label(
-        "fleet.heading.summary",
+        "fleet.heading.summary.line",
         lang,
-        "detail",
         total=document["hosts_total"],
         healthy=document["hosts_healthy"],
         folder=document["folder"],
@@ -206,7 +197,7 @@ def _hosts_html(document: dict[str, Any], lang: str) -> str:
             ]
         )
     heading = label("fleet.heading.hosts", lang)
-    hint = label("fleet.heading.hosts", lang, "detail", command="fallback-doctor gui --bundle FILE.zip")
+    hint = label("fleet.heading.hosts.line", lang, command="fallback-doctor gui --bundle FILE.zip")
     table = _table(
         [heading, "", "", "", "wizard"], rows, [f"c-{host['category']}" for host in document["hosts"]]
     )

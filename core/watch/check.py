@@ -22,10 +22,10 @@ from enum import IntEnum
 from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.fleet.words import label
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import render_text
 
 
 class State(IntEnum):
@@ -78,7 +78,7 @@ class WatchResult:
 
 
 def _text(key: str, lang: str, **params: object) -> str:
-    return render_text(key, lang, dict(params))["title"]
+    return label(key, lang, **params)
 
 
 def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str | None) -> str:
