@@ -45,6 +45,7 @@ def _hostile(document: dict[str, Any]) -> dict[str, Any]:
         "title": HOSTILE,
         "detail": HOSTILE,
         "evidence": [],
+        "remediation": None,
         "texts": {},
     }
     changed["findings"] = [finding, *changed["findings"]]
