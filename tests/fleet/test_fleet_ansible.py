@@ -10,6 +10,7 @@ above it (the lowest broken layer comes first). The CPU-by-configuration host is
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ from fleet_hosts import TOOL, bareun_host, python_host, run_playbook, tool_archi
 pytestmark = [pytest.mark.scenario, pytest.mark.slow, pytest.mark.timeout(900)]
 
 pytest.importorskip("ansible", reason="ansible-core is in the test extras")
+
+INSTALLED = str(Path(sys.executable).with_name("fallback-doctor"))
+"""The console script of this install: a string is a path to an installed fallback-doctor."""
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +38,8 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "cuda13-not-on-path": python_host("s4_wheels_not_on_path"),
         # the whole CUDA 12 stack on the application's library path (only the driver is missing)
         "cuda12-full": {**python_host("s9_cuda12_full_stack"), "fallback_doctor_command": TOOL},
-        # a Bareun server whose libPath holds the CPU-only ONNX Runtime
-        "bareun-cpu-lib": {**bareun_host(work / "b1", lib="cpu"), "fallback_doctor_command": TOOL},
+        # a Bareun server whose libPath holds the CPU-only ONNX Runtime; the installed tool by its path
+        "bareun-cpu-lib": {**bareun_host(work / "b1", lib="cpu"), "fallback_doctor_command": INSTALLED},
         # a Bareun server configured for the CPU
         "bareun-cpu-config": {**bareun_host(work / "b2", lib="gpu", config=cpu_config, log=None)},
         # the tool fails: the Bareun root given for this host does not exist
@@ -48,8 +52,6 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "ansible_user": "nobody",
         },
     }
-    import sys
-
     inventory = {
         "all": {
             "hosts": hosts,
@@ -112,6 +114,16 @@ def test_every_host_has_a_status_and_the_diagnosed_ones_a_verified_bundle(fleet:
             opened = open_bundle(bundle)
             assert not opened.integrity_problems
             assert zipfile.ZipFile(bundle).testzip() is None
+    commands = {
+        name: json.loads((folder / f"{name}.status.json").read_text()).get("command", "") for name in states
+    }
+    assert commands["bareun-cpu-lib"].startswith(INSTALLED + " diagnose --json --bundle ")
+    assert commands["cuda12-full"].startswith(" ".join(TOOL) + " diagnose ")
+    copied = str(fleet["host_tmp"] / "fallback-doctor-")  # the archive, unpacked in the private folder
+    assert (
+        commands["cuda13-not-on-path"].startswith(copied)
+        and "--library" not in commands["cuda13-not-on-path"]
+    )
     failed = json.loads((folder / "broken-target.status.json").read_text())
     assert failed["rc"] == 2 and "no-such-bareun" in failed["message"]
     # installs nothing, leaves nothing: every host's temporary folder is gone
