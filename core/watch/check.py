@@ -49,6 +49,9 @@ class WatchResult:
     app: str
     configured_provider: str | None = None
     process: ProcessFacts | None = None
+    """The process the state was decided by (the worst of the workers, where there are several)."""
+    processes: tuple[ProcessFacts, ...] = ()
+    """Every process looked at: the server, or its workers that have ONNX Runtime mapped."""
     first_cause: Finding | None = None
     findings: tuple[Finding, ...] = ()
     duration_s: float = 0.0
@@ -219,11 +222,26 @@ def run_check(
             State.UNKNOWN, "unreadable", message, app=app, configured_provider=provider, process=process
         )
     log = collect_log(target, spec) if read_log else None
-    snapshot = EnvironmentSnapshot(target=target, process=process, log=log)
-    findings = _findings(snapshot)
-    state, code, message, cause = _judge(snapshot, findings, app, lang)
-    return done(state, code, message, app=app, configured_provider=provider, process=process,
-                first_cause=cause, findings=findings)  # fmt: skip
+    processes = [process]
+    if not process.onnxruntime_mapped:
+        from fallback_doctor.core.watch.workers import onnxruntime_workers
+
+        workers = [collect_process(child, shell_env=shell) for child in onnxruntime_workers(pid)]
+        processes = [worker for worker in workers if worker.maps_read] or processes
+    judged = []
+    for examined in processes:
+        snapshot = EnvironmentSnapshot(target=target, process=examined, log=log)
+        findings = _findings(snapshot)
+        judged.append((_judge(snapshot, findings, app, lang), examined, findings))
+    (state, code, message, cause), worst, findings = max(judged, key=lambda item: _WORSE[item[0][0]])
+    if worst is not process:
+        message += " " + _text("watch.workers", lang, count=len(processes), parent=pid, pid=worst.pid)
+    return done(state, code, message, app=app, configured_provider=provider, process=worst,
+                processes=tuple(processes), first_cause=cause, findings=findings)  # fmt: skip
+
+
+_WORSE = {State.OK: 0, State.UNKNOWN: 1, State.WARNING: 2, State.CRITICAL: 3}
+"""Which of several workers' states the check reports: the worst."""
 
 
 def _perf_value(value: int | float | None) -> str:

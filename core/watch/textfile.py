@@ -58,15 +58,18 @@ def render_textfile(result: WatchResult, target: str | None = None) -> str:
     samples["check_status"].append((base, float(result.state.value)))
     running = process is not None and process.error is None
     samples["process_running"].append((base, float(running)))
-    if process is not None and running and process.maps_read:
-        per_process = {**base, "pid": str(process.pid)}
-        samples["onnxruntime_loaded"].append((per_process, float(process.onnxruntime_mapped)))
-        samples["cuda_provider_loaded"].append((per_process, float(process.cuda_provider_mapped)))
-        memory = result.gpu_memory_mib
-        if memory is not None:
-            used = process.gpu_memory.used_mib if process.gpu_memory.used_mib is not None else memory
+    examined = result.processes or ((process,) if process is not None else ())
+    for each in examined if running else ():
+        if not each.maps_read:
+            continue
+        per_process = {**base, "pid": str(each.pid)}
+        samples["onnxruntime_loaded"].append((per_process, float(each.onnxruntime_mapped)))
+        samples["cuda_provider_loaded"].append((per_process, float(each.cuda_provider_mapped)))
+        memory = each.gpu_memory
+        if memory.status in ("holds", "none"):
+            used = (memory.used_mib or 0) if memory.status == "holds" else 0
             samples["gpu_memory_used_bytes"].append((per_process, float(used * 1024 * 1024)))
-        for lib in process.mapped_libraries:
+        for lib in each.mapped_libraries:
             if lib.family.lower() in ("cudart", "cublas", "cublaslt", "cudnn"):
                 labels = {**per_process, "family": lib.family, "library": lib.name}
                 samples["mapped_library_info"].append((labels, 1.0))

@@ -9,6 +9,7 @@ such as Bareun loads its libPath's library the same way). Each is killed with it
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -33,6 +34,17 @@ sys.stdin.read()
 """
 
 
+PARENT = """
+import json, os, subprocess, sys, time
+commands = json.loads(sys.argv[2])
+children = [subprocess.Popen(command, stdin=subprocess.PIPE) for command, _ in commands]
+while not all(os.path.exists(ready) and open(ready).read() for _, ready in commands):
+    time.sleep(0.1)
+open(sys.argv[1], "w").write(" ".join(str(child.pid) for child in children))
+sys.stdin.read()
+"""
+
+
 @dataclass(frozen=True)
 class Server:
     """A running server: its pid, its log file, what it said when ready."""
@@ -50,6 +62,25 @@ def ort_server(scenario_id: str, folder: Path) -> contextlib.AbstractContextMana
     stacks.build(stack)
     ready = folder / "ready"
     command = [str(stack.python_exe), str(HERE / "ort_server.py"), str(runs.MODEL), str(ready)]
+    return _running_cmd(command, scenario.env(), folder, ready)
+
+
+def workers_parent(
+    scenario_id: str, libraries: Sequence[str | Path], folder: Path
+) -> contextlib.AbstractContextManager[Server]:
+    """A parent that maps no ONNX Runtime, with two workers: ort_server.py in the scenario and a
+    process that has mapped ``libraries``. ``ready`` holds the workers' pids."""
+    folder.mkdir(parents=True, exist_ok=True)
+    scenario = runs.SCENARIOS[scenario_id]
+    stack = stacks.STACKS[scenario.stack]
+    stacks.build(stack)
+    first, second = folder / "ready-1", folder / "ready-2"
+    commands = [
+        ([str(stack.python_exe), str(HERE / "ort_server.py"), str(runs.MODEL), str(first)], str(first)),
+        ([sys.executable, "-c", LOADER, str(second), *map(str, libraries)], str(second)),
+    ]
+    ready = folder / "ready"
+    command = [sys.executable, "-c", PARENT, str(ready), json.dumps(commands)]
     return _running_cmd(command, scenario.env(), folder, ready)
 
 

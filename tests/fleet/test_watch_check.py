@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import scenario_stacks as stacks
 from fleet_hosts import bareun_host
-from servers import loader, ort_server
+from servers import loader, ort_server, workers_parent
 
 pytestmark = [pytest.mark.scenario, pytest.mark.timeout(300)]
 
@@ -133,3 +133,19 @@ def test_no_process_and_bad_targets_are_unknown(tmp_path: Path) -> None:
     code, _ = check("--bareun-root", str(tmp_path / "nothing"), "--prometheus", str(prom))
     assert metrics(prom)["fallback_doctor_check_status"][0].value == 3
     assert json.dumps(sorted(metrics(prom)))  # parses
+
+
+def test_a_parent_without_onnxruntime_is_judged_by_its_worst_worker(tmp_path: Path) -> None:
+    root = Path(bareun_host(tmp_path / "install", lib="cpu")["fallback_doctor_bareun_root"])
+    prom = tmp_path / "workers.prom"
+    with workers_parent(
+        "s9_cuda12_full_stack", [root / "lib" / "libonnxruntime.so.1"], tmp_path / "w"
+    ) as parent:
+        gpu_worker, cpu_worker = parent.ready.split()
+        code, line = check("--pid", str(parent.pid), "--no-log", "--prometheus", str(prom))
+    assert code == 2, line  # one worker runs a CPU-only ONNX Runtime
+    assert line.startswith("CRITICAL - ") and f"(pid {cpu_worker}, the worst of 2 worker processes" in line
+    loaded = {
+        sample.labels["pid"]: sample.value for sample in metrics(prom)["fallback_doctor_cuda_provider_loaded"]
+    }
+    assert loaded == {gpu_worker: 1, cpu_worker: 0}  # the provider loaded, per process
