@@ -17,13 +17,30 @@ import os
 import sys
 from typing import Any
 
-from fallback_doctor.core.targets.spec import TargetKind
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+
+
+def _pid(text: str) -> int:
+    """A positive process id (argparse type)."""
+    if not text.isdigit() or int(text) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a process id")
+    return int(text)
+
+
+def target_spec(args: argparse.Namespace) -> TargetSpec:
+    """The target of ``check``'s options (those of ``diagnose``)."""
+    return TargetSpec(
+        kind=TargetKind(args.target),
+        python=args.python,
+        bareun_root=args.bareun_root,
+        config=args.config,
+        logs=tuple(args.log or ()),
+        pid=args.pid,
+    )
 
 
 def add_parser(subparsers: Any) -> None:
     """Register ``check`` on an argparse sub-parser collection."""
-    from fallback_doctor.cli.main import _pid
-
     parser = subparsers.add_parser(
         "check",
         help="is the running server on the GPU? (Nagios plugin: exit 0/1/2/3, one status line)",
@@ -55,11 +72,21 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--lang", choices=("en", "ko"), default="en", help="language of the status line")
     parser.set_defaults(handler=run)
+    # The Nagios convention: a bad command line is UNKNOWN (3), not argparse's 2 (CRITICAL there).
+    parser.error = _usage_unknown(parser)
+
+
+def _usage_unknown(parser: argparse.ArgumentParser) -> Any:
+    def error(message: str) -> None:
+        parser.print_usage(sys.stderr)
+        print(f"UNKNOWN - fallback-doctor check: {message}")
+        sys.exit(3)
+
+    return error
 
 
 def run(args: argparse.Namespace) -> int:
     """One check: print the status line, write the textfile if asked, return the Nagios state."""
-    from fallback_doctor.cli.main import target_spec
     from fallback_doctor.core.watch.check import State, WatchResult, run_check, status_line
 
     try:

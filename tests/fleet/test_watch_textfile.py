@@ -37,3 +37,17 @@ def test_the_file_is_replaced_whole(tmp_path: Path) -> None:
     assert "fallback_doctor_check_status" in target.read_text()
     assert [path.name for path in tmp_path.iterdir()] == ["fallback_doctor.prom"]
     assert target.stat().st_mode & 0o777 == 0o644
+
+
+def test_a_bad_value_on_the_command_line_is_unknown_for_nagios() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "fallback_doctor", "check", "--pid", "abc"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 3 and proc.stdout.startswith("UNKNOWN - "), (proc.stdout, proc.stderr)
