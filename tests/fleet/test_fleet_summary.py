@@ -163,3 +163,24 @@ def test_a_status_file_of_any_content_is_a_row_never_an_error(tmp_path_factory: 
     (folder / "h.status.json").write_bytes(content)
     [row] = read_fleet(folder)
     assert row.state in ("unreachable", "tool_failed") and row.host
+
+
+def test_a_combination_works_only_when_every_host_with_it_ran_on_the_gpu() -> None:
+    from fallback_doctor.core.fleet.fields import StackCombo
+    from fallback_doctor.core.fleet.hosts import HostRow
+    from fallback_doctor.core.fleet.summary import combo_groups
+
+    good = StackCombo("onnxruntime-gpu 1.23.2 (CUDA 12.2 build)", "12.9", "9.13.0", "580.95.05")
+    old = StackCombo("onnxruntime-gpu 1.31.1 (CUDA 13.0 build)", "13.0", "9.13.0", "550.54.15")
+    rows = [
+        HostRow("a", "diagnosed", "gpu_verified", stack=good),
+        HostRow("b", "diagnosed", "gpu_verified", stack=good),
+        HostRow("c", "diagnosed", "gpu_unusable", stack=old),
+        HostRow("d", "diagnosed", "gpu_verified", stack=old),
+        HostRow("e", "unreachable"),
+    ]
+    groups = {group.driver: group for group in combo_groups(rows)}
+    assert groups["580.95.05"].status == "works" and groups["580.95.05"].hosts == ("a", "b")
+    assert groups["550.54.15"].status == "mixed"
+    assert groups["550.54.15"].verdicts == {"gpu_unusable": 1, "gpu_verified": 1}
+    assert "driver 580.95.05" in groups["580.95.05"].label
