@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from fallback_doctor.core.fleet.words import label
+from fallback_doctor.core.texts import label
 
 
 def _category(key: str, lang: str) -> str:

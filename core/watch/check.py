@@ -22,10 +22,10 @@ from enum import IntEnum
 from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.fleet.words import label
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetSpec
+from fallback_doctor.core.texts import label
 
 
 class State(IntEnum):
@@ -114,10 +114,13 @@ def _memory_phrase(process: ProcessFacts, lang: str) -> str:
 def _findings(snapshot: EnvironmentSnapshot) -> tuple[Finding, ...]:
     """The configuration, process and log checks over the partial snapshot, ranked like diagnose."""
     from fallback_doctor.core.checks import config, log, process
-    from fallback_doctor.core.diagnosis import run_checks, settle_findings
+    from fallback_doctor.core.diagnosis import run_checks
+    from fallback_doctor.core.judge import SettleContext, settle_findings
 
     checks = (*config.CHECKS, *process.CHECKS, *log.CHECKS)
-    return tuple(settle_findings(snapshot, run_checks(snapshot, checks)))
+    target = snapshot.target
+    context = SettleContext(config_path=target.config_path if target else None)
+    return tuple(settle_findings(run_checks(snapshot, checks), context))
 
 
 def _first(findings: tuple[Finding, ...], *severities: Severity) -> Finding | None:
