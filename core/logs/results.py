@@ -1,0 +1,167 @@
+"""What a log diagnosis returns: quoted lines, candidate causes, hidden signals, the log's facts.
+
+Kept apart from the rules so that the collectors and the CLI can name the types without
+loading the signature base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fallback_doctor.core.logs.reader import LogLine
+from fallback_doctor.core.model import LAYER_ORDER, Evidence, Layer
+
+MAX_EVIDENCE = 6
+"""Quoted lines kept per candidate (the first ones seen)."""
+
+# ---------------------------------------------------------------------------------------------
+# Result types
+
+
+@dataclass(frozen=True)
+class QuotedLine:
+    """A log line quoted as evidence, with where it is and what role it plays."""
+
+    source: str
+    line: int | None
+    text: str
+    role: str = "cause"
+    """cause, fallback, context, hidden or startup."""
+    offset: int | None = None
+    from_end: int | None = None
+
+    @classmethod
+    def of(cls, line: LogLine, role: str = "cause") -> QuotedLine:
+        """Quote one log line."""
+        return cls(line.source, line.line, line.text, role, line.offset, line.from_end)
+
+    def where(self) -> str:
+        """``file:line``, or the position from the end when the line number is not known."""
+        return LogLine(self.source, self.text, self.line, self.offset, self.from_end).where()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: file, line, text, role (and the position from the end when needed)."""
+        result: dict[str, Any] = {"file": self.source, "line": self.line, "text": self.text}
+        result["role"] = self.role
+        if self.line is None:
+            result["lines_before_end"] = self.from_end
+            result["offset"] = self.offset
+        return result
+
+    def to_evidence(self) -> Evidence:
+        """The result model's Evidence for this quoted line."""
+        return Evidence(label=f"log line ({self.role})", value=self.text, source=self.source, line=self.line)
+
+
+@dataclass(frozen=True)
+class CandidateCause:
+    """One candidate cause: code, layer, confidence (0..1) and the lines that support it."""
+
+    cause: str
+    layer: str
+    confidence: float
+    evidence: tuple[QuotedLine, ...]
+    signatures: tuple[str, ...] = ()
+    fields: dict[str, str] = field(default_factory=dict)
+    """What the lines captured: library, family, needed_major, errno, ..."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: {cause, layer, confidence, evidence, fields}."""
+        return {
+            "cause": self.cause,
+            "layer": self.layer,
+            "confidence": round(self.confidence, 3),
+            "evidence": [quote.to_dict() for quote in self.evidence],
+            "fields": dict(self.fields),
+        }
+
+
+@dataclass(frozen=True)
+class HiddenSignal:
+    """A reason the failure's own message is probably not in the log."""
+
+    reason: str
+    """log_severity, python_warnings, stderr_discarded or cause_not_logged."""
+    says: dict[str, str]
+    evidence: tuple[QuotedLine, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "reason": self.reason,
+            "says": dict(self.says),
+            "evidence": [quote.to_dict() for quote in self.evidence],
+        }
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    """What the text says about the machine and the build, beside the causes."""
+
+    required_cuda_major: int | None = None
+    required_cudnn_major: int | None = None
+    cuda_majors_seen: frozenset[int] = frozenset()
+    container: bool = False
+    wsl: bool = False
+    ort_packages: tuple[str, ...] = ()
+    providers: tuple[str, ...] | None = None
+    fallback: tuple[QuotedLine, ...] = ()
+    missing_libraries: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {
+            "required_cuda_major": self.required_cuda_major,
+            "required_cudnn_major": self.required_cudnn_major,
+            "cuda_majors_seen": sorted(self.cuda_majors_seen),
+            "container": self.container,
+            "wsl": self.wsl,
+            "ort_packages": list(self.ort_packages),
+            "providers": None if self.providers is None else list(self.providers),
+            "fallback_seen": bool(self.fallback),
+            "missing_libraries": list(self.missing_libraries),
+        }
+
+
+@dataclass(frozen=True)
+class LogDiagnosis:
+    """The ranked candidate causes of one log, the facts, and whether the signal was hidden."""
+
+    causes: tuple[CandidateCause, ...]
+    facts: LogFacts
+    hidden: tuple[HiddenSignal, ...]
+    scope: str
+    """``latest start-up`` or ``whole text``."""
+    startup: QuotedLine | None
+    lines_examined: int
+
+    @property
+    def top(self) -> CandidateCause:
+        """The most likely cause (``unknown`` when nothing could be established)."""
+        return self.causes[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: causes (most likely first), hidden signals, facts, scope."""
+        return {
+            "causes": [cause.to_dict() for cause in self.causes],
+            "hidden_signal": [signal.to_dict() for signal in self.hidden],
+            "facts": self.facts.to_dict(),
+            "scope": self.scope,
+            "startup": None if self.startup is None else self.startup.to_dict(),
+            "lines_examined": self.lines_examined,
+        }
+
+
+def sort_candidates(candidates: Iterable[CandidateCause]) -> list[CandidateCause]:
+    """Most confident first; equal confidence: the lowest layer first."""
+
+    def key(candidate: CandidateCause) -> tuple[float, int]:
+        try:
+            layer_index = LAYER_ORDER.index(Layer(candidate.layer))
+        except ValueError:
+            layer_index = len(LAYER_ORDER)
+        return (-round(candidate.confidence, 3), layer_index)
+
+    return sorted(candidates, key=key)
