@@ -35,7 +35,7 @@ from dataclasses import replace
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.facts import gather_facts
 from fallback_doctor.core.logs.mechanisms import contributions, family_candidates, loader_candidates
-from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_machine
+from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_machine, tally_lines
 from fallback_doctor.core.logs.reader import (
     DEFAULT_BUDGET,
     LogLine,
@@ -88,24 +88,7 @@ def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_sta
     hidden = detect_hidden_signal(lines, matched=matched)
 
     def tally_from(first: int) -> tuple[dict[str, Tally], dict[str, Tally], list[str]]:
-        specific: dict[str, Tally] = {}
-        generic: dict[str, Tally] = {}
-        missing: list[str] = []
-        for index in range(first, len(matched)):
-            line, matches = matched[index]
-            for match in matches:
-                weights, fields = contributions(match, facts, base)
-                if "library" in fields and match.signature.kind == "missing_library":
-                    missing.append(fields["library"])
-                target = generic if match.signature.generic else specific
-                # The same message repeated is one piece of evidence, not many: key by the
-                # signature and what it captured, not by the line.
-                key = (match.signature.id, repr(sorted(match.fields.items())), 0)
-                for item in weights:
-                    target.setdefault(item.cause, Tally()).add(
-                        key, item.weight, line, match.signature.id, fields
-                    )
-        return specific, generic, missing
+        return tally_lines(matched[first:], facts, base)
 
     scope = "whole text"
     startup_quote: QuotedLine | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from fallback_doctor.core.logs.reader import LogLine
 from fallback_doctor.core.logs.results import LogFacts, QuotedLine
@@ -25,49 +26,99 @@ def as_int(value: str | None) -> int | None:
         return None
 
 
+def cudnn_major_of(text: str) -> int | None:
+    """cuDNN's major from how logs print it: ``8.9.7``, ``8907`` (8.x: M*1000+m*100+p) or ``90100``
+    (9.x: M*10000+m*100+p, as ``torch.backends.cudnn.version()`` prints them)."""
+    if "." in text:
+        return as_int(text.split(".")[0])
+    number = as_int(text)
+    if number is None:
+        return None
+    return number // 10000 if number >= 10000 else number // 1000
+
+
+def _ort_version(text: str) -> str | None:
+    parts = text.split(".")
+    return text if len(parts) >= 2 and all(part.isdigit() for part in parts) else None
+
+
+@dataclass
+class _Gathered:
+    required_cuda: int | None = None
+    required_cudnn: int | None = None
+    majors: set[int] = field(default_factory=set)
+    cudnn_majors: set[int] = field(default_factory=set)
+    container: bool = False
+    wsl: bool = False
+    gpu_active: bool = False
+    packages: dict[str, None] = field(default_factory=dict)
+    provider_lists: list[tuple[str, ...]] = field(default_factory=list)
+    ort_versions: dict[str, None] = field(default_factory=dict)
+    drivers: dict[str, None] = field(default_factory=dict)
+    gpus: dict[str, None] = field(default_factory=dict)
+    fallback: list[QuotedLine] = field(default_factory=list)
+
+    def context(self, fact: str, fields: dict[str, str], text: str) -> None:
+        if fact == "container":
+            self.container = True
+        elif fact == "wsl":
+            self.wsl = True
+        elif fact == "gpu_active":
+            self.gpu_active = True
+        elif fact == "cuda_major":
+            major = as_int(fields.get("cuda_major"))
+            if major is not None:
+                self.majors.add(major)
+        elif fact == "ort_packages":
+            for name in _ORT_PACKAGE.findall(text):
+                self.packages[name.lower().replace("_", "-")] = None
+        elif fact == "providers":
+            names = tuple(_PROVIDER.findall(text))
+            if names:
+                self.provider_lists.append(names)
+        elif fact == "ort_version" and (version := _ort_version(fields.get("version", ""))):
+            self.ort_versions[version] = None
+        elif fact == "cudnn_version" and (cudnn := cudnn_major_of(fields.get("cudnn", ""))):
+            self.cudnn_majors.add(cudnn)
+        elif fact == "driver_version" and (driver := fields.get("driver") or fields.get("driver2")):
+            self.drivers[driver] = None
+        elif fact == "gpu_name" and fields.get("gpu"):
+            self.gpus[fields["gpu"].strip()] = None
+
+
 def gather_facts(
     matched: Sequence[tuple[LogLine, list[Match]]],
 ) -> tuple[LogFacts, dict[str, list[LogLine]]]:
-    required_cuda: int | None = None
-    required_cudnn: int | None = None
-    majors: set[int] = set()
-    container = wsl = False
-    packages: dict[str, None] = {}
-    providers: tuple[str, ...] | None = None
-    fallback: list[QuotedLine] = []
+    """The facts of the whole window, and the lines that state each kind of fact."""
+    found = _Gathered()
     context_lines: dict[str, list[LogLine]] = {}
     for line, matches in matched:
         for match in matches:
             sig = match.signature
             if sig.kind == "requirement":
                 context_lines.setdefault("requirement", []).append(line)
-                required_cuda = as_int(match.fields.get("cuda_major")) or required_cuda
-                required_cudnn = as_int(match.fields.get("cudnn_major")) or required_cudnn
+                found.required_cuda = as_int(match.fields.get("cuda_major")) or found.required_cuda
+                found.required_cudnn = as_int(match.fields.get("cudnn_major")) or found.required_cudnn
             elif sig.kind == "fallback":
-                fallback.append(QuotedLine.of(line, "fallback"))
+                found.fallback.append(QuotedLine.of(line, "fallback"))
             elif sig.kind == "context" and sig.fact:
                 context_lines.setdefault(sig.fact, []).append(line)
-                if sig.fact == "container":
-                    container = True
-                elif sig.fact == "wsl":
-                    wsl = True
-                elif sig.fact == "cuda_major":
-                    major = as_int(match.fields.get("cuda_major"))
-                    if major is not None:
-                        majors.add(major)
-                elif sig.fact == "ort_packages":
-                    for name in _ORT_PACKAGE.findall(line.text):
-                        packages[name.lower().replace("_", "-")] = None
-                elif sig.fact == "providers":
-                    providers = tuple(_PROVIDER.findall(line.text))
+                found.context(sig.fact, match.fields, line.text)
+    lists = found.provider_lists
     facts = LogFacts(
-        required_cuda_major=required_cuda,
-        required_cudnn_major=required_cudnn,
-        cuda_majors_seen=frozenset(majors),
-        container=container,
-        wsl=wsl,
-        ort_packages=tuple(packages),
-        providers=providers,
-        fallback=tuple(fallback),
+        required_cuda_major=found.required_cuda,
+        required_cudnn_major=found.required_cudnn,
+        cuda_majors_seen=frozenset(found.majors),
+        container=found.container,
+        wsl=found.wsl,
+        ort_packages=tuple(found.packages),
+        providers=lists[-1] if lists else None,
+        fallback=tuple(found.fallback),
+        gpu_provider_listed=any(set(names) & GPU_PROVIDERS for names in lists),
+        gpu_active=found.gpu_active,
+        ort_versions=tuple(found.ort_versions),
+        cudnn_majors_seen=frozenset(found.cudnn_majors),
+        driver_versions=tuple(found.drivers),
+        gpu_names=tuple(found.gpus),
     )
     return facts, context_lines

@@ -9,6 +9,7 @@ library is most likely just absent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from fallback_doctor.core.logs.results import LogFacts
@@ -89,13 +90,7 @@ def loader_candidates(
         if info is None or family == "ort_provider":
             if target and "tensorrt" in target.lower():
                 return [Weighted("tensorrt_missing", 0.6), Weighted("cuda_runtime_missing", 0.3)]
-            cuda = family_candidates(_synthetic("cuda", facts.required_cuda_major), facts, base)
-            cudnn = family_candidates(_synthetic("cudnn", facts.required_cudnn_major), facts, base)
-            return [
-                *_scaled(cuda, 0.75),
-                *_scaled(cudnn, 0.5),
-                Weighted("windows_dll_load_error", 0.25),
-            ]
+            return provider_dependency_candidates(facts, base)
         if family == "ort_core":
             return [Weighted("windows_dll_load_error", 0.6), Weighted("package_conflict", 0.2)]
         if family is not None:
@@ -106,6 +101,66 @@ def loader_candidates(
             return family_candidates(info, facts, base, errno="127")
         return [Weighted("windows_dll_load_error", 0.6)]
     return [Weighted("windows_dll_load_error", 0.4)]
+
+
+def provider_dependency_candidates(facts: LogFacts, base: SignatureBase) -> list[Weighted]:
+    """ONNX Runtime's CUDA provider library did not load and no dependency is named.
+
+    Any of its dependencies: cuDNN and the CUDA libraries, scaled by how often each is the
+    missing one (the ``provider_dll_not_loaded`` table of windows.json, with its reasons).
+    """
+    table = base.tables.get("provider_dll_not_loaded", {})
+    cuda = family_candidates(_synthetic("cuda", facts.required_cuda_major), facts, base)
+    cudnn = family_candidates(_synthetic("cudnn", facts.required_cudnn_major), facts, base)
+    return [
+        *_scaled(cudnn, float(table.get("cudnn", 0.5))),
+        *_scaled(cuda, float(table.get("cuda", 0.75))),
+        Weighted("windows_dll_load_error", float(table.get("windows_dll_load_error", 0.25))),
+    ]
+
+
+_PROVIDER_LIBRARY = re.compile(r"onnxruntime_providers_(?P<provider>[a-z_]{2,30}?)(?:64)?[._]", re.IGNORECASE)
+_NOT_FOUND_WORDS = ("cannot open shared object", "no such file", "not found", "is missing", "126")
+
+
+def _unknown_dependency(text: str, facts: LogFacts, base: SignatureBase) -> list[Weighted]:
+    """A library of no known family failed while a provider library was being loaded.
+
+    The provider named on the line gives the stack: the TensorRT provider's dependencies are
+    TensorRT's, the CUDA provider's are CUDA's or cuDNN's.
+    """
+    found = _PROVIDER_LIBRARY.search(text)
+    provider = found.group("provider").lower() if found else ""
+    if provider == "tensorrt":
+        return [Weighted("tensorrt_missing", 0.6), Weighted("cuda_runtime_missing", 0.2)]
+    if provider == "cuda":
+        return provider_dependency_candidates(facts, base)
+    return []
+
+
+def _sub_library_dependency(info: LibraryInfo, text: str, facts: LogFacts) -> list[Weighted]:
+    """A cuDNN sub-library that "could not load" without saying it is absent.
+
+    cuDNN loads its sub-libraries (cudnn_cnn_infer, cudnn_ops, ...) itself; when one is
+    present but fails, its own dependency is missing: libcuda.so.1 (under WSL it lives in
+    /usr/lib/wsl/lib, off the default path) or a CUDA library such as libnvrtc or libcublasLt.
+    """
+    if info.family != "cudnn" or "_" not in info.name.lower().split("cudnn", 1)[-1][:2]:
+        return []
+    lowered = text.lower()
+    if any(word in lowered for word in _NOT_FOUND_WORDS):
+        return []
+    return [
+        Weighted("driver_missing", 0.7 if facts.wsl else 0.35),
+        Weighted("cuda_runtime_missing", 0.25),
+    ]
+
+
+def _impossible_size(fields: dict[str, str], base: SignatureBase) -> bool:
+    """A requested allocation larger than any GPU holds: a corrupted size, not memory running out."""
+    size = fields.get("size")
+    limit = base.tables.get("allocation_limits", {}).get("bytes")
+    return size is not None and size.isdigit() and isinstance(limit, int) and int(size) > limit
 
 
 def _errno_from_message(message: str, base: SignatureBase) -> str | None:
@@ -136,7 +191,7 @@ def _lookup(match: Match, base: SignatureBase) -> list[Weighted]:
 
 
 def contributions(
-    match: Match, facts: LogFacts, base: SignatureBase
+    match: Match, facts: LogFacts, base: SignatureBase, text: str = ""
 ) -> tuple[list[Weighted], dict[str, str]]:
     """The weights one matched signature gives to causes, and the fields worth keeping."""
     sig = match.signature
@@ -144,6 +199,9 @@ def contributions(
     if sig.kind == "direct":
         if sig.id == "ort.provider_not_available" and fields.get("provider", "").startswith("Tensorrt"):
             return [Weighted("ep_not_in_build", 0.6), Weighted("tensorrt_missing", 0.3)], fields
+        if _impossible_size(fields, base):
+            fields["impossible_size"] = fields["size"]
+            return [], fields
         return list(sig.candidates), fields
     if sig.kind == "lookup":
         return _lookup(match, base), fields
@@ -157,7 +215,10 @@ def contributions(
             if family is not None and family.name in ("cuda", "cudnn"):
                 return [Weighted(family.mismatch, 0.7)], fields
             return [Weighted("windows_dll_load_error", 0.4)], fields
-        return family_candidates(info, facts, base, errno=fields.get("errno")), fields
+        if info.family is None:
+            return _unknown_dependency(text, facts, base), fields
+        candidates = family_candidates(info, facts, base, errno=fields.get("errno"))
+        return candidates + _sub_library_dependency(info, text, facts), fields
     if sig.kind == "win_loader":
         errno = fields.get("errno") or _errno_from_message(fields.get("message", ""), base)
         target = fields.get("target", "").strip('"') or None

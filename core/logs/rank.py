@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.causes import layer_of
-from fallback_doctor.core.logs.facts import GPU_PROVIDERS, as_int
+from fallback_doctor.core.logs.facts import as_int
+from fallback_doctor.core.logs.mechanisms import contributions
 from fallback_doctor.core.logs.reader import LogLine
 from fallback_doctor.core.logs.results import (
     MAX_EVIDENCE,
@@ -16,6 +17,8 @@ from fallback_doctor.core.logs.results import (
     QuotedLine,
     sort_candidates,
 )
+from fallback_doctor.core.logs.signatures import Match, SignatureBase
+from fallback_doctor.core.logs.versions import version_rules
 from fallback_doctor.core.model import Layer
 
 # ---------------------------------------------------------------------------------------------
@@ -28,6 +31,7 @@ class Tally:
     evidence: list[QuotedLine] = field(default_factory=list)
     signatures: list[str] = field(default_factory=list)
     fields: dict[str, str] = field(default_factory=dict)
+    scale: float = 1.0
 
     def add(
         self, key: tuple[str, Any, int], weight: float, line: LogLine, sig_id: str, fields: dict[str, str]
@@ -42,10 +46,11 @@ class Tally:
             self.signatures.append(sig_id)
 
     def confidence(self) -> float:
+        """Independent lines add up: ``1 - prod(1 - w)``, capped, times ``scale``."""
         remaining = 1.0
         for weight in self.per_line.values():
             remaining *= 1.0 - min(weight, 0.99)
-        return min(0.99, 1.0 - remaining)
+        return min(0.99, 1.0 - remaining) * self.scale
 
 
 def rank(tallies: dict[str, Tally]) -> list[CandidateCause]:
@@ -63,32 +68,74 @@ def rank(tallies: dict[str, Tally]) -> list[CandidateCause]:
     return sort_candidates(candidates)
 
 
+def tally_lines(
+    matched: Sequence[tuple[LogLine, list[Match]]], facts: LogFacts, base: SignatureBase
+) -> tuple[dict[str, Tally], dict[str, Tally], list[str]]:
+    """Specific and generic tallies of the matched lines, and the libraries named as missing.
+
+    One line is one piece of evidence per cause: when several signatures match it, the
+    strongest counts. The same message repeated is one piece too: a line is keyed by its
+    signature and what it captured, not by its position.
+    """
+    specific: dict[str, Tally] = {}
+    generic: dict[str, Tally] = {}
+    missing: list[str] = []
+    for line, matches in matched:
+        best: dict[tuple[str, bool], tuple[float, tuple[str, Any, int], str, dict[str, str]]] = {}
+        for match in matches:
+            weights, fields = contributions(match, facts, base, line.text)
+            if "library" in fields and match.signature.kind == "missing_library":
+                missing.append(fields["library"])
+            key = (match.signature.id, repr(sorted(match.fields.items())), 0)
+            for item in weights:
+                slot = (item.cause, match.signature.generic)
+                if slot not in best or item.weight > best[slot][0]:
+                    best[slot] = (item.weight, key, match.signature.id, fields)
+        for (cause, is_generic), (weight, key, sig_id, fields) in best.items():
+            target = generic if is_generic else specific
+            target.setdefault(cause, Tally()).add(key, weight, line, sig_id, fields)
+    return specific, generic, missing
+
+
+_STACK_LAYERS = frozenset({"driver", "device", "cuda", "cudnn", "tensorrt", "loader", "resources"})
+
+
 def post_rules(
     tallies: dict[str, Tally],
     facts: LogFacts,
     context_lines: dict[str, list[LogLine]],
 ) -> None:
-    """Rules over several lines: installed packages, provider lists, WSL and containers."""
+    """Rules over several lines: installed packages, provider lists, WSL, containers, versions."""
 
     def add(cause: str, weight: float, lines: Sequence[LogLine], rule: str) -> None:
         tally = tallies.setdefault(cause, Tally())
-        for line in lines[:MAX_EVIDENCE]:
+        for line in lines[:MAX_EVIDENCE] or [LogLine("<facts>", rule)]:
             tally.add((rule, line.text, 1), weight, line, rule, {})
 
-    distributions = set(facts.ort_packages)
-    if len(distributions) >= 2:
+    if len(set(facts.ort_packages)) >= 2:
         add("package_conflict", 0.85, context_lines.get("ort_packages", []), "rule.several_ort_packages")
-    if facts.providers is not None and not (set(facts.providers) & GPU_PROVIDERS):
+    stack_failure = any(str(layer_of(cause)) in _STACK_LAYERS for cause in tallies)
+    if facts.providers is not None and not facts.gpu_provider_listed and not stack_failure:
+        # A CPU-only build never tries to load a GPU provider's libraries: a list without a
+        # GPU provider after such a failure is the session's result, not the build's.
         lines = context_lines.get("providers", [])
-        add("ep_not_in_build", 0.55, lines, "rule.providers_without_gpu")
-        add("package_conflict", 0.3, lines, "rule.providers_without_gpu")
-    device_causes = {"no_gpu_visible", "container_no_device", "driver_missing"}
-    if facts.wsl and device_causes & set(tallies):
+        add("ep_not_in_build", 0.7, lines, "rule.providers_without_gpu")
+        add("package_conflict", 0.35, lines, "rule.providers_without_gpu")
+    if facts.wsl and ({"no_gpu_visible", "driver_missing", "container_no_device"}) & set(tallies):
         # Under WSL the GPU is only reachable through /usr/lib/wsl/lib/libcuda.so: "no device"
         # there means the driver library is wrong or shadowed.
         add("driver_missing", 0.6, context_lines.get("wsl", []), "rule.wsl_no_device")
-    if facts.container and device_causes & set(tallies):
+    driver_missing = tallies.get("driver_missing")
+    if facts.container and (
+        "no_gpu_visible" in tallies or (driver_missing is not None and driver_missing.confidence() >= 0.5)
+    ):
         add("container_no_device", 0.5, context_lines.get("container", []), "rule.container_no_device")
+    version_rules(tallies, facts, context_lines, add)
+    if facts.gpu_active and not facts.fallback:
+        # ONNX Runtime is placing nodes on the GPU provider: what else the log says did not
+        # stop it (crying wolf is worse than saying little).
+        for tally in tallies.values():
+            tally.scale = 0.5
 
 
 def settle_with_machine(

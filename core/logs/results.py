@@ -109,6 +109,14 @@ class LogFacts:
     providers: tuple[str, ...] | None = None
     fallback: tuple[QuotedLine, ...] = ()
     missing_libraries: tuple[str, ...] = ()
+    gpu_provider_listed: bool = False
+    """Some provider list in the log names a GPU provider (the build has one)."""
+    gpu_active: bool = False
+    """ONNX Runtime placed nodes on a GPU provider (the provider loaded and runs)."""
+    ort_versions: tuple[str, ...] = ()
+    cudnn_majors_seen: frozenset[int] = frozenset()
+    driver_versions: tuple[str, ...] = ()
+    gpu_names: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -122,6 +130,12 @@ class LogFacts:
             "providers": None if self.providers is None else list(self.providers),
             "fallback_seen": bool(self.fallback),
             "missing_libraries": list(self.missing_libraries),
+            "gpu_provider_listed": self.gpu_provider_listed,
+            "gpu_active": self.gpu_active,
+            "ort_versions": list(self.ort_versions),
+            "cudnn_majors_seen": sorted(self.cudnn_majors_seen),
+            "driver_versions": list(self.driver_versions),
+            "gpu_names": list(self.gpu_names),
         }
 
 

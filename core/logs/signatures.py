@@ -291,6 +291,9 @@ def match_text(text: str, base: SignatureBase | None = None) -> list[Match]:
 # ---------------------------------------------------------------------------------------------
 # Libraries
 
+LOST_PREFIXES = ("c", "cu", "lib", "libc", "libcu", "n", "nv")
+"""Prefixes tried on a library name that matches no family (its first letters lost)."""
+
 _SONAME = re.compile(r"\.so\.(\d{1,4})(?:\.(\d{1,4}))?")
 _DLL_DIGITS = re.compile(
     r"(?:64|nvinfer|parser|plugin|lean|dispatch)_(\d{1,4})(?:_\d{1,3})?\.dll$", re.IGNORECASE
@@ -350,4 +353,11 @@ def classify_library(name: str, base: SignatureBase | None = None) -> LibraryInf
                 # is fixed for the whole major; before it, it pinned the minor release.
                 minor_in_name = major is not None and major < 11
             return LibraryInfo(clean, rule.family, rule.component, major, minor_in_name, stack_major)
+    if major is not None and clean[:1].isalpha():
+        # A console code page can eat the first letters of a message, and with them the
+        # library name's (``ublasLt64_12.dll``): try the few prefixes the families start with.
+        for prefix in LOST_PREFIXES:
+            for rule in base.libraries:
+                if rule.family in ("cuda", "cudnn", "tensorrt") and rule.pattern.search(prefix + clean):
+                    return classify_library(prefix + clean, base)
     return LibraryInfo(clean, None, None, major, minor_in_name, None)

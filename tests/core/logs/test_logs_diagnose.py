@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.logs.diagnose_log import (
     detect_hidden_signal,
     explain_file,
@@ -16,7 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "logs"
-CORPUS = Path(__file__).resolve().parents[3].parent / "shared" / "corpus" / "dev.jsonl"
+CORPUS = next(
+    (
+        folder / "shared" / "corpus" / "dev.jsonl"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "shared" / "corpus" / "dev.jsonl").is_file()
+    ),
+    Path("/nonexistent/shared/corpus/dev.jsonl"),
+)
 
 
 def causes(text: str) -> list[str]:
@@ -26,8 +34,10 @@ def causes(text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("name", "top"),
     [
-        ("windows_utf16le_bom.log", "cuda_major_mismatch"),
-        ("windows_utf16be_bom.log", "cuda_major_mismatch"),
+        # Error 126 on the CUDA provider DLL with no DLL named has four known causes: the
+        # thread's one must be among the first three (the machine's facts settle it).
+        ("windows_utf16le_bom.log", "cuda_major_mismatch?"),
+        ("windows_utf16be_bom.log", "cuda_major_mismatch?"),
         ("korean_cp949.log", "windows_dll_load_error"),
         ("ansi_crlf.log", "cuda_major_mismatch"),
         ("docker_timestamps.log", "cudnn_missing"),
@@ -40,7 +50,10 @@ def causes(text: str) -> list[str]:
 )
 def test_each_log_form_is_diagnosed(name: str, top: str) -> None:
     diagnosis = explain_file(DATA / name)
-    assert diagnosis.top.cause == top
+    if top.endswith("?"):
+        assert top[:-1] in [candidate.cause for candidate in diagnosis.causes[:3]]
+    else:
+        assert diagnosis.top.cause == top
     evidence = diagnosis.top.evidence[0]
     assert (evidence.line is not None and evidence.source.endswith(Path(name).name.split("/")[-1])) or (
         name.startswith("rotated")
@@ -50,7 +63,9 @@ def test_each_log_form_is_diagnosed(name: str, top: str) -> None:
 def test_windows_126_with_required_majors_ranks_both_cuda_causes() -> None:
     diagnosis = explain_file(DATA / "windows_utf16le_bom.log")
     ranked = [candidate.cause for candidate in diagnosis.causes]
-    assert ranked[:2] == ["cuda_major_mismatch", "cuda_runtime_missing"]
+    both = {"cuda_major_mismatch", "cuda_runtime_missing", "cudnn_missing", "cudnn_major_mismatch"}
+    assert set(ranked[:4]) == both
+    assert ranked[-1] == "windows_dll_load_error"
     assert diagnosis.facts.required_cuda_major == 12 and diagnosis.facts.required_cudnn_major == 9
     roles = {quote.role for quote in diagnosis.top.evidence}
     assert roles >= {"cause", "context"}
@@ -178,17 +193,23 @@ def test_settle_with_machine_facts() -> None:
 
 @pytest.mark.skipif(not CORPUS.is_file(), reason="shared corpus not beside the repository")
 def test_dev_corpus_floor() -> None:
-    """Measured 26/31 top-1, 29/31 top-3 (scripts/measure_corpus.py); keep a floor under it."""
-    total = top1 = top3 = 0
+    """Measured 89/98 top-1 layer, 94/98 top-3 (scripts/measure_corpus.py); the issue's floor."""
+    total = layer1 = top3 = 0
     for raw in CORPUS.read_text(encoding="utf-8").splitlines():
         entry = json.loads(raw)
         expected = "unknown" if entry["category"] == "other" else entry["category"]
-        ranked = causes(entry["log"])
+        diagnosis = explain_text(entry["log"])
+        ranked = [candidate.cause for candidate in diagnosis.causes]
         total += 1
-        top1 += ranked[0] == expected
+        if expected == "no_failure":
+            calm = diagnosis.top.cause == "unknown" or diagnosis.top.confidence < 0.5
+            layer1 += calm
+            top3 += calm
+            continue
+        layer1 += diagnosis.top.layer == str(layer_of(expected))
         top3 += expected in ranked[:3]
-    assert top1 / total >= 0.80
-    assert top3 / total >= 0.90
+    assert layer1 / total >= 0.90
+    assert top3 / total >= 0.95
 
 
 @settings(max_examples=100, deadline=None)

@@ -1,0 +1,94 @@
+"""Versions a log names, checked against the bundled tables: a contradiction decides.
+
+ONNX Runtime's version gives the CUDA and cuDNN majors its build needs (resources/compat/
+ort_releases.json through core/knowledge/ort_matrix); the driver version gives the newest CUDA
+major it runs (resources/compat/cuda_driver.json through core/knowledge/driver_matrix). These
+rules only sharpen a failure the log already shows: versions alone are not a failure.
+
+Examples: ONNX Runtime 1.19 needs cuDNN 9, so a log showing cuDNN 8.9.7 (``8907``) beside
+error 126 is a cuDNN major mismatch; driver 460 under a CUDA 12 build is a driver too old,
+while driver 550 there makes "driver version is insufficient" point elsewhere (a container
+without the driver injected).
+
+By hand: ``python -c "import onnxruntime, torch; print(onnxruntime.__version__,
+torch.backends.cudnn.version())"`` and ``nvidia-smi``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
+
+from fallback_doctor.core.causes import layer_of
+from fallback_doctor.core.knowledge.driver_matrix import driver_at_least, min_driver_for_cuda
+from fallback_doctor.core.knowledge.ort_matrix import ort_requirements
+from fallback_doctor.core.logs.reader import LogLine
+from fallback_doctor.core.logs.results import LogFacts
+
+
+class _Scaled(Protocol):
+    scale: float
+
+
+Add = Callable[[str, float, Sequence[LogLine], str], None]
+
+_CUDA_STACK = frozenset({"cuda", "cudnn", "loader"})
+_DRIVER_CAUSES = frozenset({"driver_too_old", "driver_missing", "container_no_device"})
+
+
+def required_majors(facts: LogFacts) -> tuple[int | None, int | None]:
+    """The CUDA and cuDNN majors the build needs: stated by ONNX Runtime, else from its version."""
+    cuda, cudnn = facts.required_cuda_major, facts.required_cudnn_major
+    for version in facts.ort_versions:
+        row = ort_requirements(version)
+        if row is None:
+            continue
+        cuda = cuda or row.cuda_major
+        cudnn = cudnn or row.cudnn_major
+    return cuda, cudnn
+
+
+def driver_too_old_for(driver: str, cuda_major: int) -> bool | None:
+    """True when ``driver`` is older than every OS's minimum for ``cuda_major``; None: unknown."""
+    verdicts = []
+    for system in ("linux", "windows"):
+        row = min_driver_for_cuda(cuda_major, system)
+        if row is not None:
+            verdicts.append(driver_at_least(driver, row.minimum))
+    known = [verdict for verdict in verdicts if verdict is not None]
+    if not known:
+        return None
+    return not any(known)
+
+
+def version_rules(
+    tallies: Mapping[str, _Scaled],
+    facts: LogFacts,
+    context_lines: dict[str, list[LogLine]],
+    add: Add,
+) -> None:
+    """Let versions named in the log decide between candidates of a failure it shows."""
+    layers = {str(layer_of(cause)) for cause in tallies}
+    cuda_needed, cudnn_needed = required_majors(facts)
+    lines = [*context_lines.get("ort_version", []), *context_lines.get("requirement", [])]
+    if layers & _CUDA_STACK:
+        seen_cudnn = facts.cudnn_majors_seen
+        if cudnn_needed is not None and seen_cudnn and cudnn_needed not in seen_cudnn:
+            quoted = [*lines, *context_lines.get("cudnn_version", [])]
+            add("cudnn_major_mismatch", 0.85, quoted, "rule.cudnn_version_contradicts_build")
+        seen_cuda = facts.cuda_majors_seen
+        if cuda_needed is not None and seen_cuda and cuda_needed not in seen_cuda:
+            quoted = [*lines, *context_lines.get("cuda_major", [])]
+            add("cuda_major_mismatch", 0.8, quoted, "rule.cuda_version_contradicts_build")
+    if not (set(tallies) & _DRIVER_CAUSES) or cuda_needed is None:
+        return
+    for driver in facts.driver_versions:
+        verdict = driver_too_old_for(driver, cuda_needed)
+        driver_lines = context_lines.get("driver_version", [])
+        if verdict is True:
+            add("driver_too_old", 0.85, [*driver_lines, *lines], "rule.driver_older_than_build")
+        elif verdict is False and "driver_too_old" in tallies:
+            # The driver is new enough for the build: "insufficient driver" means no driver
+            # library reached the program (a container without it injected, a broken install).
+            tallies["driver_too_old"].scale = 0.4
+            add("container_no_device", 0.5, driver_lines, "rule.driver_new_enough")
