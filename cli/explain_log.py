@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
 from fallback_doctor.core.logs.excerpt import has_startup
-from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText, read_log
+from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
+from fallback_doctor.core.logs.rotation import read_log
 from fallback_doctor.core.logs.signatures import load_signatures
 
 _LABELS = {

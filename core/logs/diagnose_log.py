@@ -34,17 +34,10 @@ from dataclasses import replace
 
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.facts import gather_facts
+from fallback_doctor.core.logs.lines import LogLine, LogText, lines_from_strings, lines_from_text
 from fallback_doctor.core.logs.mechanisms import contributions, family_candidates, loader_candidates
 from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_machine, tally_lines
-from fallback_doctor.core.logs.reader import (
-    DEFAULT_BUDGET,
-    LogLine,
-    LogText,
-    chronological,
-    lines_from_strings,
-    lines_from_text,
-    read_log,
-)
+from fallback_doctor.core.logs.reader import DEFAULT_BUDGET
 from fallback_doctor.core.logs.results import (
     MAX_EVIDENCE,
     CandidateCause,
@@ -54,6 +47,7 @@ from fallback_doctor.core.logs.results import (
     QuotedLine,
     sort_candidates,
 )
+from fallback_doctor.core.logs.rotation import chronological, read_log
 from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_text
 from fallback_doctor.core.model import Layer
 

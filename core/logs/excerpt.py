@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fallback_doctor.core.logs.reader import LogLine, LogText
+from fallback_doctor.core.logs.lines import LogLine, LogText
 from fallback_doctor.core.logs.signatures import SignatureBase, load_signatures, matchable
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fallback_doctor.core.logs.reader import LogLine
+from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.results import LogFacts, QuotedLine
 from fallback_doctor.core.logs.signatures import Match
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.logs.facts import as_int
+from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.mechanisms import contributions
-from fallback_doctor.core.logs.reader import LogLine
 from fallback_doctor.core.logs.results import (
     MAX_EVIDENCE,
     CandidateCause,

@@ -3,7 +3,14 @@
 The cost of reading is bounded by a byte budget (default: the last 8 MiB), not by the size of
 the file: a seekable file is read from ``size - budget`` to its end, so a 20 GB log costs what
 an 8 MiB one does. A stream (standard input, a ``.gz`` rotation) has to be read through, but
-only the last ``budget`` bytes are kept in memory.
+only the last ``budget`` bytes are kept in memory, and a ``.gz`` stops at ``INFLATED_CAP``
+inflated bytes (a gzip bomb costs what that many bytes of log do). A window keeps at most
+``MAX_LINES`` lines (its last ones), so memory is bounded whatever the line lengths.
+(core/logs/scan.py scans a whole file for its most recent start-up.)
+
+Only regular files are opened, without blocking (``O_NONBLOCK``, then ``fstat`` on what was
+opened): a FIFO, a socket, a device or a directory is refused with the file's name and why,
+never read (a FIFO would block for ever). An empty file or binary data is not a log and says so.
 
 Line numbers. Every line keeps its file and its 1-based line number when that is cheap to know
 exactly: always for files read whole and for streams (their skipped part is read anyway, and
@@ -13,13 +20,10 @@ default). Past that, counting would cost the I/O that tail reading saves, so the
 ``None`` and the line says instead how many lines before the end it is and at which byte offset
 it starts (``LogLine.where()`` words it).
 
-Forms handled: plain files; CRLF; ANSI colour codes (ONNX Runtime colours its lines); UTF-8 (BOM
-or not), UTF-16 LE/BE with BOM (Windows), UTF-16 without BOM when the NUL bytes show it; the
-Korean Windows code page CP949 / EUC-KR, decided line by line (UTF-8 strictly first, then CP949,
-then UTF-8 with replacement characters, so a mixed file still reads); ``docker logs`` output
-(timestamps kept as text, raw 8-byte stream headers removed, the json-file driver's
-``{"log": ...}`` lines unwrapped); ``journalctl`` text and ``journalctl -o json`` (``MESSAGE``);
-``.gz`` rotations; standard input.
+Forms handled (decoding in core/logs/lines.py): plain files; CRLF; ANSI colour codes; UTF-8,
+UTF-16, CP949 / EUC-KR; ``docker logs`` output (raw 8-byte stream headers removed, the json-file
+driver's ``{"log": ...}`` lines unwrapped); ``journalctl`` text and ``-o json``; ``.gz``
+rotations; standard input.
 
 By hand: ``tail -c 8388608 app.log | iconv -f cp949 -t utf-8``.
 """
@@ -28,15 +32,40 @@ from __future__ import annotations
 
 import codecs
 import gzip
-import json
 import os
 import re
+import stat
 import sys
+import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO, Protocol
+
+from fallback_doctor.core.logs.lines import (
+    LogLine,
+    LogReadError,
+    LogText,
+    bom_of,
+    clean_text,
+    decode_line,
+    lines_from_strings,
+    lines_from_text,
+    sniff_utf16,
+    unwrap,
+)
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "LogLine",
+    "LogReadError",
+    "LogText",
+    "clean_text",
+    "decode_line",
+    "lines_from_strings",
+    "lines_from_text",
+    "open_regular",
+    "read_stream",
+    "read_tail",
+]
 
 DEFAULT_BUDGET = 8 * 1024 * 1024
 """Bytes read from the end of each log (and in total over its rotations)."""
@@ -44,162 +73,25 @@ DEFAULT_BUDGET = 8 * 1024 * 1024
 EXACT_LINE_LIMIT = 64 * 1024 * 1024
 """Up to this many skipped bytes, newlines are counted so line numbers are exact."""
 
-MAX_LINE_CHARS = 65536
-"""A longer line is cut (its head and tail kept): binary junk must not cost memory per line."""
+INFLATED_CAP = 1024 * 1024 * 1024
+"""A ``.gz`` is read to at most this many inflated bytes (inflated bytes are read bytes)."""
+
+MAX_LINES = 200_000
+"""Lines kept per window (the last ones): short lines must not cost memory per line."""
 
 _CHUNK = 1024 * 1024
 
 STDIN_NAME = "<stdin>"
-
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)"  # OSC: titles, hyperlinks
-    r"|\x1b[@-Z\\-_]"  # two-byte escapes
-    r"|\[(?:0|1|[01];3[0-9]|3[0-9]|9[0-7]|[01];9[0-7])m"  # the same colour codes with ESC lost
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _DOCKER_HEADER = re.compile(rb"[\x00-\x02]\x00\x00\x00[\x00-\xff]{4}")
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe): reading it would wait for a writer"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
 
 
-@dataclass(frozen=True)
-class LogLine:
-    """One line of a log, cleaned for reading, with where it came from."""
-
-    source: str
-    text: str
-    line: int | None = None
-    """1-based line number in its file, when known exactly."""
-    offset: int | None = None
-    """Byte offset of the line's start in its (decompressed) file, when known."""
-    from_end: int | None = None
-    """How many lines come after this one in its file (0: the last line)."""
-
-    def where(self) -> str:
-        """File and line, e.g. ``app.log:120`` or ``app.log: 57 lines before the end (byte 9,1…)``."""
-        if self.line is not None:
-            return f"{self.source}:{self.line}"
-        parts = []
-        if self.from_end is not None:
-            parts.append(f"{self.from_end} lines before the end")
-        if self.offset is not None:
-            parts.append(f"byte {self.offset:,}")
-        return f"{self.source}: " + ", ".join(parts) if parts else self.source
-
-
-@dataclass(frozen=True)
-class LogText:
-    """What was read of one file: its last lines (oldest first) and how they were read."""
-
-    source: str
-    lines: tuple[LogLine, ...]
-    encoding: str
-    size: int
-    """Bytes in the file (decompressed, for a .gz or a stream)."""
-    skipped: int
-    """Bytes before the part read (0: the file was read whole)."""
-    form: str
-    """plain, docker-raw, docker-json, journal-json, or mixed."""
-
-    @property
-    def complete(self) -> bool:
-        """True when the whole file was read."""
-        return self.skipped == 0
-
-
-class LogReadError(OSError):
-    """A log could not be read; the message says which file and why."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Decoding
-
-
-def _bom(head: bytes) -> str | None:
-    if head.startswith(codecs.BOM_UTF8):
-        return "utf-8-sig"
-    if head.startswith(codecs.BOM_UTF16_LE):
-        return "utf-16-le"
-    if head.startswith(codecs.BOM_UTF16_BE):
-        return "utf-16-be"
-    return None
-
-
-def _sniff_utf16(sample: bytes) -> str | None:
-    """UTF-16 without a BOM: mostly ASCII text puts a NUL in every other byte."""
-    if len(sample) < 16:
-        return None
-    even = sample[0::2]
-    odd = sample[1::2]
-    even_nul = even.count(0) / len(even)
-    odd_nul = odd.count(0) / len(odd)
-    if odd_nul > 0.4 and even_nul < 0.05:
-        return "utf-16-le"
-    if even_nul > 0.4 and odd_nul < 0.05:
-        return "utf-16-be"
-    return None
-
-
-def decode_line(raw: bytes) -> tuple[str, str]:
-    """Decode one line's bytes: UTF-8 strictly, then CP949, then UTF-8 with replacement.
-
-    Returns the text and the encoding used (``utf-8``, ``cp949`` or ``utf-8/replace``).
-    """
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return raw.decode("cp949"), "cp949"
-    except UnicodeDecodeError:
-        return raw.decode("utf-8", errors="replace"), "utf-8/replace"
-
-
-def clean_text(text: str) -> str:
-    """Strip ANSI colour codes, a trailing CR and other control characters from one line."""
-    if len(text) > MAX_LINE_CHARS:
-        half = MAX_LINE_CHARS // 2
-        text = text[:half] + " … " + text[-half:]
-    text = text.rstrip("\r")
-    if "\x1b" in text or "[" in text:
-        text = _ANSI.sub("", text)
-    if "\r" in text:
-        # A carriage return inside a line (progress bars): keep what was last written.
-        pieces = [piece for piece in text.split("\r") if piece.strip()]
-        text = pieces[-1] if pieces else ""
-    return _CONTROL.sub("", text)
-
-
-def _unwrap(text: str) -> tuple[str, str]:
-    """Unwrap a JSON-lines record (journalctl -o json, docker json-file); plain text otherwise."""
-    stripped = text.strip()
-    if not (stripped.startswith("{") and stripped.endswith("}")):
-        return text, "plain"
-    if '"MESSAGE"' not in stripped and '"log"' not in stripped:
-        return text, "plain"
-    try:
-        record = json.loads(stripped)
-    except ValueError:
-        return text, "plain"
-    if not isinstance(record, dict):
-        return text, "plain"
-    if "MESSAGE" in record:
-        message = record.get("MESSAGE")
-        if isinstance(message, list):  # journald stores non-UTF-8 messages as byte arrays
-            message = bytes(b & 0xFF for b in message if isinstance(b, int)).decode("utf-8", errors="replace")
-        body = "" if message is None else str(message)
-        ident = record.get("SYSLOG_IDENTIFIER") or record.get("_COMM")
-        pid = record.get("_PID") or record.get("SYSLOG_PID")
-        if ident:
-            prefix = f"{ident}[{pid}]: " if pid else f"{ident}: "
-            body = prefix + body
-        return body, "journal-json"
-    log = record.get("log")
-    if isinstance(log, str):
-        return log.rstrip("\n"), "docker-json"
-    return text, "plain"
-
-
-# ---------------------------------------------------------------------------------------------
 # Reading bytes
 
 
@@ -273,6 +165,7 @@ def _split_window(
             pieces = pieces[1:]
         if pieces and pieces[-1] == "":
             pieces.pop()
+        pieces = pieces[-MAX_LINES:]
         return [(piece, None) for piece in pieces], utf16
     position = 0
     if strip_bom and data.startswith(codecs.BOM_UTF8):
@@ -280,6 +173,7 @@ def _split_window(
     if skipped:
         first = data.find(b"\n")
         position = len(data) if first < 0 else first + 1
+    position = max(position, _start_of_last_lines(data, MAX_LINES))
     result: list[tuple[bytes | str, int | None]] = []
     length = len(data)
     while position < length:
@@ -289,6 +183,16 @@ def _split_window(
         result.append((data[position:end], skipped + position))
         position = end + 1
     return result, "utf-8"
+
+
+def _start_of_last_lines(data: bytes, count: int) -> int:
+    """Where the last ``count`` lines of ``data`` start (0 when it has no more than that)."""
+    if data.count(b"\n") <= count:
+        return 0
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    for _ in range(count):
+        end = data.rfind(b"\n", 0, end)
+    return end + 1
 
 
 def _build(
@@ -318,7 +222,7 @@ def _build(
                 encodings.add(encoding)
         else:
             text = raw
-        text, form = _unwrap(clean_text(text))
+        text, form = unwrap(clean_text(text))
         if form != "plain":
             text = clean_text(text)
         forms.add(form)
@@ -368,12 +272,12 @@ def _is_docker_raw(head: bytes) -> bool:
 
 def _encoding_of(head: bytes) -> tuple[str | None, bool]:
     """(utf-16 codec or None, whether a BOM is there to strip)."""
-    bom = _bom(head)
+    bom = bom_of(head)
     if bom in ("utf-16-le", "utf-16-be"):
         return bom, True
     if bom == "utf-8-sig":
         return None, True
-    return _sniff_utf16(head), False
+    return sniff_utf16(head), False
 
 
 def read_stream(stream: BinaryIO, source: str = STDIN_NAME, budget: int = DEFAULT_BUDGET) -> LogText:
@@ -405,155 +309,133 @@ class _Prefixed:
         return self._stream.read(size)
 
 
+def open_regular(path: str | os.PathLike[str], name: str | None = None) -> BinaryIO:
+    """Open a regular file for reading without blocking; refuse anything else, saying why.
+
+    ``O_NONBLOCK`` keeps a FIFO from blocking the open; ``fstat`` on the descriptor (not on
+    the name, which could change in between) decides. By hand: ``stat -c %F FILE``.
+    """
+    name = name or str(path)
+    flags = (
+        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    )
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise LogReadError(f"{name}: cannot be read: {_reason(error)}") from error
+    try:
+        mode = os.fstat(descriptor).st_mode
+        for test, words in _KINDS:
+            if test(mode):
+                raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
+        if not stat.S_ISREG(mode):
+            raise LogReadError(f"{name}: refused: not a regular file; only regular files are read as logs")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.errno is not None and getattr(error, "strerror", None):
+        words = str(error.strerror)
+        if error.errno == getattr(__import__("errno"), "ELOOP", -1):
+            words = "a symbolic link loop"
+        return words.lower() if words[:1].isupper() and words[1:2].islower() else words
+    return str(error) or type(error).__name__
+
+
+def not_a_log(head: bytes, size: int) -> str | None:
+    """Why these first bytes are not a log (empty, an executable, binary data), or None."""
+    if size == 0:
+        return "an empty file: there is nothing to read"
+    if head.startswith(b"\x7fELF"):
+        return "an ELF executable or library, not a log"
+    if head.startswith(b"MZ") and b"This program cannot be run in DOS mode" in head[:512]:
+        return "a Windows executable or DLL, not a log"
+    if bom_of(head) or sniff_utf16(head) or _is_docker_raw(head):
+        return None
+    sample = head[:4096]
+    controls = sum(1 for byte in sample if byte < 9 or (13 < byte < 32 and byte != 27))
+    if sample and controls / len(sample) > 0.1:
+        return "binary data, not a log (more than a tenth of its first bytes are control bytes)"
+    return None
+
+
+class CappedStream:
+    """A decompressing stream that stops at ``cap`` bytes and says so (``capped``)."""
+
+    def __init__(self, stream: BinaryIO, name: str, cap: int = INFLATED_CAP) -> None:
+        self._stream = stream
+        self._name = name
+        self._left = cap
+        self.capped = False
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._left <= 0:
+            self.capped = True
+            return b""
+        want = self._left if size < 0 else min(size, self._left)
+        try:
+            data = self._stream.read(want)
+        except (OSError, EOFError, zlib.error) as error:
+            raise LogReadError(f"{self._name}: corrupt compressed data: {error}") from error
+        self._left -= len(data)
+        return data
+
+
 def read_tail(
     path: str | os.PathLike[str],
     budget: int = DEFAULT_BUDGET,
     *,
     exact_line_limit: int = EXACT_LINE_LIMIT,
     display_name: str | None = None,
+    inflated_cap: int = INFLATED_CAP,
 ) -> LogText:
     """Read the last ``budget`` bytes of a log file (``.gz`` decompressed), or ``-`` for stdin.
 
-    Raises ``LogReadError`` naming the file and the reason when it cannot be read.
+    Raises ``LogReadError`` naming the file and the reason when it cannot be read, is not a
+    regular file, or is not a log.
     """
     name = display_name or str(path)
     if str(path) == "-":
         return read_stream(sys.stdin.buffer, STDIN_NAME, budget)
-    file_path = Path(path)
-    try:
-        if file_path.is_dir():
-            raise LogReadError(f"{name}: is a directory (give a log file, or use read_log)")
-        if file_path.suffix == ".gz":
-            with gzip.open(file_path, "rb") as compressed:
-                return read_stream(compressed, name, budget)  # type: ignore[arg-type]
-        with file_path.open("rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(0)
-            head = handle.read(4096)
-            utf16, has_bom = _encoding_of(head)
-            start = max(0, size - budget)
-            if utf16 and start % 2:
-                start += 1
-            handle.seek(start)
-            data = handle.read(size - start)
-            first_line: int | None = 1
-            if start:
-                first_line = _count_newlines(handle, start, utf16) + 1 if start <= exact_line_limit else None
-            return _build(name, data, start, size, first_line, utf16, has_bom and not start, head)
-    except LogReadError:
-        raise
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
-        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
-        raise LogReadError(f"{name}: cannot be read: {reason}") from error
-
-
-# ---------------------------------------------------------------------------------------------
-# Rotation
-
-_DATE_SUFFIX = re.compile(r"^-(\d{8,10})(\.gz)?$")
-_NUMBER_SUFFIX = re.compile(r"^\.(\d{1,4})(\.gz)?$")
-_ROTATED_NAME = re.compile(r"(?:\.gz|\.\d{1,4}|-\d{8,10})$")
-
-
-def rotated_siblings(path: str | os.PathLike[str]) -> list[Path]:
-    """The rotations of a log in its directory, newest first (``app.log.1``, ``app.log.2.gz``,
-    logrotate's ``app.log-20240131[.gz]``). By hand: ``ls -t app.log*``."""
-    file_path = Path(path)
-    directory = file_path.parent
-    numbered: list[tuple[int, Path]] = []
-    dated: list[tuple[str, Path]] = []
-    try:
-        entries = list(directory.iterdir())
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.name.startswith(file_path.name) or entry == file_path:
-            continue
-        suffix = entry.name[len(file_path.name) :]
-        number = _NUMBER_SUFFIX.match(suffix)
-        if number:
-            numbered.append((int(number.group(1)), entry))
-            continue
-        date = _DATE_SUFFIX.match(suffix)
-        if date:
-            dated.append((date.group(1), entry))
-    numbered.sort(key=lambda pair: pair[0])
-    dated.sort(key=lambda pair: pair[0], reverse=True)
-    return [entry for _, entry in numbered] + [entry for _, entry in dated]
-
-
-def newest_log_in(directory: str | os.PathLike[str]) -> Path | None:
-    """The most recently written log file in a directory (not a rotation), or None."""
-    candidates: list[tuple[float, Path]] = []
-    for entry in Path(directory).iterdir():
-        if not entry.is_file() or _ROTATED_NAME.search(entry.name):
-            continue
+    with open_regular(path, name) as handle:
         try:
-            candidates.append((entry.stat().st_mtime, entry))
-        except OSError:
-            continue
-    candidates.sort(key=lambda pair: pair[0], reverse=True)
-    return candidates[0][1] if candidates else None
-
-
-def read_log(
-    path: str | os.PathLike[str],
-    budget: int = DEFAULT_BUDGET,
-    *,
-    follow_rotation: bool = True,
-    stop_when: Callable[[LogText], bool] | None = None,
-) -> list[LogText]:
-    """Read a log and, while needed, its rotations: newest file first, within one byte budget.
-
-    A directory means its most recently written log. Older rotations are read only when the
-    newer file was read whole, budget is left, and ``stop_when`` (e.g. "a start-up was found")
-    is not yet true. The result is newest first; ``chronological`` reverses it.
-    """
-    file_path = Path(path)
-    if str(path) != "-" and file_path.is_dir():
-        newest = newest_log_in(file_path)
-        if newest is None:
-            raise LogReadError(f"{path}: no log file in this directory")
-        file_path = newest
-    first = read_tail(file_path if str(path) != "-" else "-", budget)
-    texts = [first]
-    if str(path) == "-" or not follow_rotation:
-        return texts
-    remaining = budget - (first.size - first.skipped)
-    if not first.complete or (stop_when is not None and stop_when(first)):
-        return texts
-    for sibling in rotated_siblings(file_path):
-        if remaining <= 0:
-            break
-        try:
-            text = read_tail(sibling, remaining)
+            if str(path).endswith(".gz"):
+                with gzip.GzipFile(fileobj=handle, mode="rb") as compressed:
+                    capped = CappedStream(compressed, name, inflated_cap)  # type: ignore[arg-type]
+                    text = read_stream(capped, name, budget)  # type: ignore[arg-type]
+                    if capped.capped:
+                        text = _with_note(text, f"stopped after {inflated_cap:,} inflated bytes")
+                    return text
+            return _read_seekable(handle, name, budget, exact_line_limit)
         except LogReadError:
-            continue
-        texts.append(text)
-        remaining -= text.size - text.skipped
-        if not text.complete or (stop_when is not None and stop_when(text)):
-            break
-    return texts
+            raise
+        except (OSError, EOFError, zlib.error) as error:
+            raise LogReadError(f"{name}: cannot be read: {_reason(error)}") from error
 
 
-def chronological(texts: list[LogText]) -> Iterator[LogLine]:
-    """All lines of ``read_log``'s result, oldest first."""
-    for text in reversed(texts):
-        yield from text.lines
+def _with_note(text: LogText, note: str) -> LogText:
+    return LogText(text.source, text.lines, text.encoding, text.size, text.skipped, text.form, note)
 
 
-def lines_from_text(text: str, source: str = "<text>") -> list[LogLine]:
-    """Split pasted text into numbered log lines (any of CRLF, LF)."""
-    return lines_from_strings(text.split("\n"), source)
-
-
-def lines_from_strings(strings: list[str] | tuple[str, ...], source: str = "<text>") -> list[LogLine]:
-    """Wrap already-decoded text lines (e.g. pasted into the wizard) as numbered log lines."""
-    result: list[LogLine] = []
-    count = len(strings)
-    for index, raw in enumerate(strings):
-        text, form = _unwrap(clean_text(raw))
-        if form != "plain":
-            text = clean_text(text)
-        result.append(LogLine(source, text, index + 1, None, count - 1 - index))
-    return result
+def _read_seekable(handle: BinaryIO, name: str, budget: int, exact_line_limit: int) -> LogText:
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(0)
+    head = handle.read(4096)
+    why = not_a_log(head, size)
+    if why:
+        raise LogReadError(f"{name}: {why}")
+    utf16, has_bom = _encoding_of(head)
+    start = max(0, size - budget)
+    if utf16 and start % 2:
+        start += 1
+    handle.seek(start)
+    data = handle.read(size - start)
+    first_line: int | None = 1
+    if start:
+        first_line = _count_newlines(handle, start, utf16) + 1 if start <= exact_line_limit else None
+    return _build(name, data, start, size, first_line, utf16, has_bom and not start, head)

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fallback_doctor.core.logs.reader import LogLine
+from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.model import LAYER_ORDER, Evidence, Layer
 
 MAX_EVIDENCE = 6

@@ -22,7 +22,7 @@ from typing import Protocol
 from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.knowledge.driver_matrix import driver_at_least, min_driver_for_cuda
 from fallback_doctor.core.knowledge.ort_matrix import ort_requirements
-from fallback_doctor.core.logs.reader import LogLine
+from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.results import LogFacts
 
 

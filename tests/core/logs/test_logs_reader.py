@@ -15,15 +15,13 @@ import pytest
 from fallback_doctor.core.logs.excerpt import has_startup, latest_run
 from fallback_doctor.core.logs.reader import (
     LogReadError,
-    chronological,
     clean_text,
     decode_line,
     lines_from_text,
-    read_log,
     read_stream,
     read_tail,
-    rotated_siblings,
 )
+from fallback_doctor.core.logs.rotation import chronological, read_log, rotated_siblings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
