@@ -48,7 +48,7 @@ from fallback_doctor.core.logs.results import (
     sort_candidates,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
-from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_text
+from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_lines
 from fallback_doctor.core.model import Layer
 
 __all__ = [
@@ -71,7 +71,7 @@ __all__ = [
 
 
 def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_start: bool) -> LogDiagnosis:
-    matched = [(line, match_text(line.text, base)) for line in lines]
+    matched = list(zip(lines, match_lines([line.text for line in lines], base), strict=True))
     facts, context_lines = gather_facts(matched)
     start: int | None = None
     if scope_to_latest_start:
@@ -188,7 +188,7 @@ def detect_hidden_signal(
     log_lines = _as_lines(lines, "<text>")
     if matched is None:
         base = load_signatures()
-        matched = [(line, match_text(line.text, base)) for line in log_lines]
+        matched = list(zip(log_lines, match_lines([line.text for line in log_lines], base), strict=True))
     found: dict[str, tuple[dict[str, str], list[QuotedLine]]] = {}
     fallback: list[QuotedLine] = []
     any_cause = False

@@ -11,6 +11,7 @@ By hand: ``grep -n -E '^-- Boot|systemd\\[1\\]: Start|Use config file' app.log |
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from fallback_doctor.core.logs.lines import LogLine, LogText
@@ -31,9 +32,27 @@ def is_startup(line: LogLine, base: SignatureBase | None = None) -> bool:
 
 
 def startup_index(lines: Sequence[LogLine], base: SignatureBase | None = None) -> int | None:
-    """Index of the last start-up line, or None when the lines show no start-up."""
+    """Index of the last start-up line, or None when the lines show no start-up.
+
+    The start-up keywords are looked for in all lines at once (joined, lower-cased); only
+    the lines that hold one are checked against the patterns, last first.
+    """
     base = base or load_signatures()
-    for index in range(len(lines) - 1, -1, -1):
+    if not lines:
+        return None
+    joined = "\x00".join(matchable(line.text) for line in lines).lower()
+    candidates: set[int] = set()
+    starts: list[int] = []
+    position = 0
+    for line in lines:
+        starts.append(position)
+        position += len(matchable(line.text)) + 1
+    for word in base.startup_words:
+        at = joined.find(word)
+        while at >= 0:
+            candidates.add(bisect.bisect_right(starts, at) - 1)
+            at = joined.find(word, at + 1)
+    for index in sorted(candidates, reverse=True):
         if is_startup(lines[index], base):
             return index
     return None

@@ -126,13 +126,13 @@ def clean_text(text: str) -> str:
         half = MAX_LINE_CHARS // 2
         text = text[:half] + " … " + text[-half:]
     text = text.rstrip("\r")
-    if "\x1b" in text or "[" in text:
+    if "\x1b" in text or ("[" in text and "m" in text):
         text = _ANSI.sub("", text)
     if "\r" in text:
         # A carriage return inside a line (progress bars): keep what was last written.
         pieces = [piece for piece in text.split("\r") if piece.strip()]
         text = pieces[-1] if pieces else ""
-    return _CONTROL.sub("", text)
+    return text if text.isprintable() else _CONTROL.sub("", text)
 
 
 def unwrap(text: str) -> tuple[str, str]:

@@ -58,10 +58,13 @@ __all__ = [
     "LogLine",
     "LogReadError",
     "LogText",
+    "build_lines",
     "clean_text",
     "decode_line",
+    "encoding_of",
     "lines_from_strings",
     "lines_from_text",
+    "not_a_log",
     "open_regular",
     "read_stream",
     "read_tail",
@@ -185,6 +188,41 @@ def _split_window(
     return result, "utf-8"
 
 
+def build_lines(
+    source: str, data: bytes, offset: int, first_line: int, most: int = MAX_LINES, *, first: bool = False
+) -> list[LogLine]:
+    """Decode whole lines of a byte encoding that start at ``offset`` (line ``first_line``).
+
+    Keeps the last ``most`` lines (the first ones with ``first``); ``from_end`` is left for
+    the caller to set.
+    """
+    start = 0
+    if first:
+        end = 0
+        for _ in range(most):
+            end = data.find(b"\n", end) + 1
+            if end == 0:
+                end = len(data)
+                break
+        data = data[:end]
+    else:
+        start = _start_of_last_lines(data, most)
+    if start:
+        first_line += data.count(b"\n", 0, start)
+    pieces = data[start:].split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    result: list[LogLine] = []
+    position = offset + start
+    for index, raw in enumerate(pieces):
+        text, form = unwrap(clean_text(decode_line(raw)[0]))
+        if form != "plain":
+            text = clean_text(text)
+        result.append(LogLine(source, text, first_line + index, position))
+        position += len(raw) + 1
+    return result
+
+
 def _start_of_last_lines(data: bytes, count: int) -> int:
     """Where the last ``count`` lines of ``data`` start (0 when it has no more than that)."""
     if data.count(b"\n") <= count:
@@ -270,7 +308,7 @@ def _is_docker_raw(head: bytes) -> bool:
     return 0 < size < 1 << 24 and head[8:9] != b"\x00"
 
 
-def _encoding_of(head: bytes) -> tuple[str | None, bool]:
+def encoding_of(head: bytes) -> tuple[str | None, bool]:
     """(utf-16 codec or None, whether a BOM is there to strip)."""
     bom = bom_of(head)
     if bom in ("utf-16-le", "utf-16-be"):
@@ -286,7 +324,7 @@ def read_stream(stream: BinaryIO, source: str = STDIN_NAME, budget: int = DEFAUL
     Line numbers are exact: the newlines of the skipped part are counted on the way.
     """
     head = stream.read(4096)
-    utf16, has_bom = _encoding_of(head)
+    utf16, has_bom = encoding_of(head)
     rest = _Prefixed(head, stream)
     data, skipped, total, newlines = _tail_of_stream(rest, budget, utf16)
     if utf16 and skipped and skipped % 2:
@@ -358,7 +396,8 @@ def not_a_log(head: bytes, size: int) -> str | None:
     if bom_of(head) or sniff_utf16(head) or _is_docker_raw(head):
         return None
     sample = head[:4096]
-    controls = sum(1 for byte in sample if byte < 9 or (13 < byte < 32 and byte != 27))
+    # NUL runs are left in real logs (copytruncate rotation, a sparse hole): not counted.
+    controls = sum(1 for byte in sample if 0 < byte < 9 or (13 < byte < 32 and byte != 27))
     if sample and controls / len(sample) > 0.1:
         return "binary data, not a log (more than a tenth of its first bytes are control bytes)"
     return None
@@ -429,7 +468,7 @@ def _read_seekable(handle: BinaryIO, name: str, budget: int, exact_line_limit: i
     why = not_a_log(head, size)
     if why:
         raise LogReadError(f"{name}: {why}")
-    utf16, has_bom = _encoding_of(head)
+    utf16, has_bom = encoding_of(head)
     start = max(0, size - budget)
     if utf16 and start % 2:
         start += 1

@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.lines import LogLine, LogReadError, LogText
-from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, read_tail
+from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, open_regular, read_tail
+from fallback_doctor.core.logs.scan import HEAD_BYTES, scan_file, scan_keywords
+
+MAX_ROTATIONS = 20
+"""Older rotations read at most, looking for a start-up."""
+
+MAX_FOLDER_FILES = 50
+"""Log files of a folder read at most."""
+
+ROTATION_KEEP = 512 * 1024
+"""Bytes kept at the start and the end of an older rotation (the start-up's file keeps more)."""
 
 _DATE_SUFFIX = re.compile(r"^-(\d{8,10})(\.gz)?$")
 _NUMBER_SUFFIX = re.compile(r"^\.(\d{1,4})(\.gz)?$")
@@ -42,18 +54,77 @@ def rotated_siblings(path: str | os.PathLike[str]) -> list[Path]:
     return [entry for _, entry in numbered] + [entry for _, entry in dated]
 
 
-def newest_log_in(directory: str | os.PathLike[str]) -> Path | None:
-    """The most recently written log file in a directory (not a rotation), or None."""
+def log_files_in(directory: str | os.PathLike[str], limit: int = MAX_FOLDER_FILES) -> list[Path]:
+    """The log files of a folder (not rotations), most recently written first, at most ``limit``.
+
+    Only regular files count (``lstat``: a link, a FIFO or a device in the folder is not a
+    log). By hand: ``ls -t DIR``.
+    """
     candidates: list[tuple[float, Path]] = []
-    for entry in Path(directory).iterdir():
-        if not entry.is_file() or _ROTATED_NAME.search(entry.name):
+    try:
+        entries = list(Path(directory).iterdir())
+    except OSError as error:
+        raise LogReadError(f"{directory}: cannot be read: {error.strerror or error}") from error
+    for entry in entries:
+        if _ROTATED_NAME.search(entry.name):
             continue
         try:
-            candidates.append((entry.stat().st_mtime, entry))
+            info = entry.lstat()
         except OSError:
             continue
+        if stat.S_ISREG(info.st_mode):
+            candidates.append((info.st_mtime, entry))
     candidates.sort(key=lambda pair: pair[0], reverse=True)
-    return candidates[0][1] if candidates else None
+    return [entry for _, entry in candidates[:limit]]
+
+
+def newest_log_in(directory: str | os.PathLike[str]) -> Path | None:
+    """The most recently written log file in a directory (not a rotation), or None."""
+    files = log_files_in(directory, 1)
+    return files[0] if files else None
+
+
+def _skipped(path: Path | str, why: str) -> LogText:
+    return LogText(str(path), (), "-", 0, 0, "skipped", why)
+
+
+def _read_one(path: Path | str, budget: int, scan: bool, keep: int) -> LogText:
+    """One file: its end, or (when its end shows no start-up) the whole file scanned."""
+    name = str(path)
+    if scan and name.endswith(".gz"):
+        try:
+            return scan_file(path, name, keep=keep)
+        except LogReadError as error:
+            if "not scannable" not in str(error):
+                raise
+    if scan and not _tail_may_hold_startup(path, budget):
+        try:
+            return scan_file(path, name, keep=keep)
+        except LogReadError as error:
+            if "not scannable" not in str(error):
+                raise
+    text = read_tail(path, budget)
+    if not scan or text.complete or has_startup(text):
+        return text
+    try:
+        return scan_file(path, name, keep=keep)
+    except LogReadError:
+        return text
+
+
+def _tail_may_hold_startup(path: Path | str, budget: int) -> bool:
+    """Whether the file is read whole by its end, or its end holds a start-up keyword (cheap)."""
+    try:
+        with open_regular(path) as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size <= budget:
+                return True
+            handle.seek(size - budget)
+            lowered = handle.read(budget).lower()
+    except LogReadError:
+        return True  # read_tail says why
+    startup, _ = scan_keywords()
+    return any(word in lowered for word in startup)
 
 
 def read_log(
@@ -61,42 +132,77 @@ def read_log(
     budget: int = DEFAULT_BUDGET,
     *,
     follow_rotation: bool = True,
-    stop_when: Callable[[LogText], bool] | None = None,
+    stop_when: Callable[[LogText], bool] | None = has_startup,
+    scan: bool = True,
 ) -> list[LogText]:
-    """Read a log and, while needed, its rotations: newest file first, within one byte budget.
+    """Read a log and, while no start-up is found, its rotations: newest file first.
 
-    A directory means its most recently written log. Older rotations are read only when the
-    newer file was read whole, budget is left, and ``stop_when`` (e.g. "a start-up was found")
-    is not yet true. The result is newest first; ``chronological`` reverses it.
+    Each file is read from its end; when that shows no start-up, the whole file is scanned
+    (core/logs/scan.py: bounded memory, whole-file time). Older rotations are read until one
+    shows a start-up (``stop_when``), at most ``MAX_ROTATIONS``; one that cannot be read is
+    listed as skipped with why, and the others are still read. A folder is read as its log
+    files (``read_folder``). The result is newest first; ``chronological`` reverses it.
+    With ``scan=False``: only the ends, within one byte budget (the old bounded reading).
     """
+    if str(path) == "-":
+        return [read_tail("-", budget)]
     file_path = Path(path)
-    if str(path) != "-" and file_path.is_dir():
-        newest = newest_log_in(file_path)
-        if newest is None:
-            raise LogReadError(f"{path}: no log file in this directory")
-        file_path = newest
-    first = read_tail(file_path if str(path) != "-" else "-", budget)
-    texts = [first]
-    if str(path) == "-" or not follow_rotation:
+    if file_path.is_dir():
+        return read_folder(file_path, budget, stop_when=stop_when, scan=scan)
+    texts = [_read_one(file_path, budget, scan, HEAD_BYTES)]
+    remaining = budget - (texts[0].size - texts[0].skipped)
+    done = stop_when is not None and stop_when(texts[0])
+    if not follow_rotation or done or (not scan and not texts[0].complete):
         return texts
-    remaining = budget - (first.size - first.skipped)
-    if not first.complete or (stop_when is not None and stop_when(first)):
-        return texts
-    for sibling in rotated_siblings(file_path):
-        if remaining <= 0:
+    for sibling in rotated_siblings(file_path)[:MAX_ROTATIONS]:
+        if not scan and remaining <= 0:
             break
         try:
-            text = read_tail(sibling, remaining)
-        except LogReadError:
+            text = _read_one(sibling, remaining if not scan else budget, scan, ROTATION_KEEP)
+        except LogReadError as error:
+            texts.append(_skipped(sibling, str(error)))
             continue
         texts.append(text)
         remaining -= text.size - text.skipped
-        if not text.complete or (stop_when is not None and stop_when(text)):
+        if (stop_when is not None and stop_when(text)) or (not scan and not text.complete):
             break
     return texts
 
 
+def read_folder(
+    directory: Path,
+    budget: int = DEFAULT_BUDGET,
+    *,
+    stop_when: Callable[[LogText], bool] | None = has_startup,
+    scan: bool = True,
+) -> list[LogText]:
+    """A folder as the log: its log files, newest first, until one shows a start-up.
+
+    An empty file, binary data or a file that cannot be read is listed as skipped with why
+    (an empty newest file must not hide the one with the failure). When no file shows a
+    start-up, the newest readable one (with its rotations) is the answer.
+    """
+    files = log_files_in(directory)
+    if not files:
+        raise LogReadError(f"{directory}: no log file in this directory")
+    skipped: list[LogText] = []
+    first: list[LogText] | None = None
+    for file in files:
+        try:
+            texts = read_log(file, budget, stop_when=stop_when, scan=scan)
+        except LogReadError as error:
+            skipped.append(_skipped(file, str(error)))
+            continue
+        if stop_when is None or any(stop_when(text) for text in texts):
+            return texts + skipped
+        if first is None:
+            first = texts
+    if first is None:
+        raise LogReadError(f"{directory}: no readable log file: " + "; ".join(t.note for t in skipped[:5]))
+    return first + skipped
+
+
 def chronological(texts: list[LogText]) -> Iterator[LogLine]:
-    """All lines of ``read_log``'s result, oldest first."""
+    """All lines of ``read_log``'s result, oldest first (skipped files have none)."""
     for text in reversed(texts):
         yield from text.lines

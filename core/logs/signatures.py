@@ -23,8 +23,10 @@ By hand: ``grep -nE 'Failed to load library|LoadLibrary failed|CUDA failure' app
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -265,15 +267,26 @@ def matchable(text: str) -> str:
     return text[:half] + "\n" + text[-half:]
 
 
-def match_text(text: str, base: SignatureBase | None = None) -> list[Match]:
-    """Every signature that matches one line of text (a benign line yields no failure kinds)."""
+def match_text(
+    text: str, base: SignatureBase | None = None, words: Iterable[str] | None = None
+) -> list[Match]:
+    """Every signature that matches one line of text (a benign line yields no failure kinds).
+
+    ``words``: the keywords known to occur in the line (``match_lines`` finds them for many
+    lines at once); otherwise each keyword is looked for here.
+    """
     base = base or load_signatures()
     window = matchable(text)
-    lowered = window.lower()
     positions: set[int] = set()
-    for word, owners in base.keyword_index:
-        if word in lowered:
-            positions.update(owners)
+    if words is None:
+        lowered = window.lower()
+        for word, owners in base.keyword_index:
+            if word in lowered:
+                positions.update(owners)
+    else:
+        owners_of = dict(base.keyword_index)
+        for word in words:
+            positions.update(owners_of.get(word, ()))
     found: list[Match] = []
     for position in sorted(positions):
         sig = base.signatures[position]
@@ -286,6 +299,47 @@ def match_text(text: str, base: SignatureBase | None = None) -> list[Match]:
         # A known harmless line: it may still describe the machine, but it is no failure.
         found = [match for match in found if match.signature.kind in _KEPT_BY_BENIGN]
     return found
+
+
+def match_lines(texts: Sequence[str], base: SignatureBase | None = None) -> list[list[Match]]:
+    """``match_text`` for many lines, with one keyword search over all of them.
+
+    The lines' lower-cased windows are joined and searched once (Aho-Corasick when
+    ``ahocorasick_rs`` is installed); only lines where a keyword occurs are matched further.
+    """
+    base = base or load_signatures()
+    automaton = _keyword_automaton(base)
+    if automaton is None or not texts:
+        return [match_text(text, base) for text in texts]
+    windows = [matchable(text).lower() for text in texts]
+    joined = "\x00".join(windows)
+    starts: list[int] = []
+    position = 0
+    for window in windows:
+        starts.append(position)
+        position += len(window) + 1
+    words_at: dict[int, set[str]] = {}
+    keywords = automaton[1]
+    for index, start, _ in automaton[0].find_matches_as_indexes(joined, overlapping=True):
+        line = bisect.bisect_right(starts, start) - 1
+        words_at.setdefault(line, set()).add(keywords[index])
+    return [match_text(text, base, words_at[i]) if i in words_at else [] for i, text in enumerate(texts)]
+
+
+_AUTOMATA: dict[int, tuple[SignatureBase, Any, tuple[str, ...]]] = {}
+
+
+def _keyword_automaton(base: SignatureBase) -> tuple[Any, tuple[str, ...]] | None:
+    try:
+        import ahocorasick_rs
+    except ImportError:  # pragma: no cover - declared dependency; match_text stays correct
+        return None
+    known = _AUTOMATA.get(id(base))
+    if known is None or known[0] is not base:
+        keywords = tuple(word for word, _ in base.keyword_index)
+        known = (base, ahocorasick_rs.AhoCorasick(list(keywords)), keywords)
+        _AUTOMATA[id(base)] = known
+    return known[1], known[2]
 
 
 # ---------------------------------------------------------------------------------------------

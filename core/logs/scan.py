@@ -1,0 +1,312 @@
+"""Scan a whole log for its most recent start-up, at the speed of ``grep``, in bounded memory.
+
+A server that has run for weeks has its start-up (and the provider failure right after it) at
+the head of a 1 GiB log; reading only the end would miss it. The scan reads the whole file (a
+``.gz`` inflated, up to its cap) in large blocks and looks for the signatures' literal keywords
+in each block at once (Aho-Corasick over the lower-cased block, with ``ahocorasick_rs`` when it
+is installed, else ``bytes.find`` per keyword). Only the lines where a keyword occurs are
+matched fully, later, by the diagnosis. What it keeps, whatever the file's size:
+
+- the most recent start-up line and up to ``HEAD_BYTES`` after it (the start-up's own report:
+  versions, provider lists, the first failure); when the file shows no start-up, its first
+  ``HEAD_BYTES`` (the run goes on from an older file);
+- the last ``KEEP_LINES`` keyword lines after that part;
+- the last ``TAIL_BYTES`` of the file.
+
+Line numbers are exact (newlines are counted on the way). UTF-16 files are not scanned (their
+bytes do not hold the keywords as they are); they are read from the end as before.
+
+By hand: ``grep -n -i -E 'use config file|systemd\\[1\\]: start|failed to load' app.log | tail``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, BinaryIO
+
+from fallback_doctor.core.logs.lines import LogLine, LogReadError, LogText
+from fallback_doctor.core.logs.reader import (
+    INFLATED_CAP,
+    MAX_LINES,
+    CappedStream,
+    build_lines,
+    encoding_of,
+    not_a_log,
+    open_regular,
+)
+from fallback_doctor.core.logs.signatures import SignatureBase, load_signatures
+
+BLOCK = 16 * 1024 * 1024
+"""Bytes read and searched at a time."""
+
+HEAD_BYTES = 2 * 1024 * 1024
+TAIL_BYTES = 2 * 1024 * 1024
+KEEP_LINES = 2000
+LINE_CAP = 4096
+"""A kept keyword line is cut to this many bytes (its head and tail)."""
+
+SCAN_KINDS = frozenset(
+    {
+        "direct",
+        "lookup",
+        "fallback",
+        "missing_library",
+        "library_version",
+        "requirement",
+        "startup",
+        "win_loader",
+    }
+)
+"""Signature kinds whose keywords the scan looks for (facts come from the head and the tail)."""
+
+
+@cache
+def scan_keywords(base: SignatureBase | None = None) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """(start-up keywords, other keywords), lower case, three bytes or longer."""
+    base = base or load_signatures()
+    startup = {w for s in base.signatures if s.kind == "startup" for w in s.keywords if len(w) >= 3}
+    others = {w for s in base.signatures if s.kind in SCAN_KINDS for w in s.keywords if len(w) >= 3}
+    return tuple(sorted(w.encode() for w in startup)), tuple(sorted(w.encode() for w in others - startup))
+
+
+class _Finder:
+    """Positions of any of several literals in a block (Aho-Corasick when available)."""
+
+    def __init__(self, words: Sequence[bytes]) -> None:
+        self.words = tuple(words)
+        self._automaton: Any = None
+        try:
+            import ahocorasick_rs
+
+            self._automaton = ahocorasick_rs.BytesAhoCorasick(
+                list(self.words), implementation=ahocorasick_rs.Implementation.DFA
+            )
+        except ImportError:  # pragma: no cover - the dependency is declared; fallback stays correct
+            self._automaton = None
+
+    def positions(self, lowered: bytes) -> list[int]:
+        if self._automaton is not None:
+            return [start for _, start, _ in self._automaton.find_matches_as_indexes(lowered)]
+        found: list[int] = []
+        for word in self.words:
+            at = lowered.find(word)
+            while at >= 0:
+                found.append(at)
+                at = lowered.find(word, at + 1)
+        return sorted(found)
+
+
+@cache
+def _finders() -> tuple[_Finder, _Finder]:
+    startup, others = scan_keywords()
+    return _Finder(startup), _Finder(others)
+
+
+@dataclass
+class ScanState:
+    """What the scan keeps while it reads (bounded whatever the file's size)."""
+
+    name: str
+    head_bytes: int = HEAD_BYTES
+    tail_bytes: int = TAIL_BYTES
+    lines_before: int = 0
+    offset: int = 0
+    startup: tuple[int, int] | None = None
+    """(line number, byte offset) of the most recent start-up."""
+    head: bytearray = field(default_factory=bytearray)
+    head_full: bool = False
+    head_start: tuple[int, int] = (1, 0)
+    kept: deque[tuple[int, int, bytes]] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
+    tail: deque[bytes] = field(default_factory=deque)
+    tail_size: int = 0
+    keyword_lines: int = 0
+
+
+def _cut(line: bytes) -> bytes:
+    if len(line) <= LINE_CAP:
+        return line
+    half = LINE_CAP // 2
+    return line[:half] + b" ... " + line[-half:]
+
+
+def _is_startup_line(raw: bytes) -> bool:
+    from fallback_doctor.core.logs.excerpt import is_startup
+    from fallback_doctor.core.logs.lines import clean_text, decode_line
+
+    text = clean_text(decode_line(_cut(raw))[0])
+    return is_startup(LogLine("", text))
+
+
+def _feed(state: ScanState, block: bytes) -> None:
+    """Scan one block of whole lines (ending in a newline, or the file's end)."""
+    startup_finder, other_finder = _finders()
+    lowered = block.lower()
+    marks = [(at, True) for at in startup_finder.positions(lowered)]
+    marks += [(at, False) for at in other_finder.positions(lowered)]
+    marks.sort()
+    counted_to = 0
+    newlines = 0
+    last_line_start = -1
+    for at, is_startup_word in marks:
+        start = block.rfind(b"\n", 0, at) + 1
+        if start == last_line_start:
+            continue
+        newlines += block.count(b"\n", counted_to, start)
+        counted_to = start
+        end = block.find(b"\n", at)
+        end = len(block) if end < 0 else end
+        raw = block[start:end]
+        line_no = state.lines_before + newlines + 1
+        if is_startup_word and _is_startup_line(raw):
+            last_line_start = start
+            state.startup = (line_no, state.offset + start)
+            state.head = bytearray()
+            state.head_full = False
+            state.head_start = state.startup
+            state.kept.clear()
+            _add_head(state, block[start:])
+            continue
+        if state.head_full and not is_startup_word:
+            last_line_start = start
+            state.kept.append((line_no, state.offset + start, _cut(raw)))
+            state.keyword_lines += 1
+    if not state.head_full and (state.startup is None or state.head_start[1] < state.offset):
+        _add_head(state, block)
+    _add_tail(state, block)
+    state.lines_before += block.count(b"\n")
+    state.offset += len(block)
+
+
+def _add_head(state: ScanState, data: bytes) -> None:
+    room = state.head_bytes - len(state.head)
+    if room <= 0:
+        state.head_full = True
+        return
+    state.head += data[:room]
+    state.head_full = len(state.head) >= state.head_bytes
+
+
+def _add_tail(state: ScanState, block: bytes) -> None:
+    state.tail.append(block)
+    state.tail_size += len(block)
+    while state.tail and state.tail_size - len(state.tail[0]) >= state.tail_bytes:
+        state.tail_size -= len(state.tail.popleft())
+
+
+def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES) -> ScanState:
+    """Scan a byte stream through (whole lines per block; a line longer than a block is cut).
+
+    ``keep``: bytes kept after the start-up and at the end (each).
+    """
+    state = ScanState(name, keep, keep)
+    carry = b""
+    while True:
+        chunk = stream.read(BLOCK)
+        if not chunk:
+            break
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            if len(data) > 2 * LINE_CAP:
+                # A line longer than a block (binary junk, a sparse hole): only its end is kept.
+                state.offset += len(data) - LINE_CAP
+                carry = data[-LINE_CAP:]
+            else:
+                carry = data
+            continue
+        carry = data[cut:]
+        _feed(state, data[:cut])
+    if carry:
+        _feed(state, carry)
+    return state
+
+
+def to_text(state: ScanState, size: int, note: str = "") -> LogText:
+    """The kept parts as one LogText: start-up and what follows, keyword lines, the end."""
+    head_line, head_offset = state.head_start
+    head = bytes(state.head)
+    tail = b"".join(state.tail)
+    if len(tail) > state.tail_bytes:
+        start = tail.find(b"\n", len(tail) - state.tail_bytes) + 1
+        tail = tail[start:] if start else tail[-state.tail_bytes :]
+    tail_offset = state.offset - len(tail)
+    name = state.name
+    half = MAX_LINES // 2
+    if tail_offset <= head_offset + len(head):
+        # The parts touch: one stretch of the file from the start-up (or its start) to the end.
+        joined = head + tail[head_offset + len(head) - tail_offset :]
+        lines = build_lines(name, joined, head_offset, head_line, MAX_LINES, first=True)
+    else:
+        cut = head.rfind(b"\n") + 1
+        lines = build_lines(name, head[:cut], head_offset, head_line, half, first=True)
+        head_end = head_offset + cut
+        lines += [
+            line
+            for line_no, offset, raw in state.kept
+            if head_end <= offset < tail_offset
+            for line in build_lines(name, raw, offset, line_no)
+        ]
+        tail_first = state.lines_before - tail.count(b"\n") + 1
+        lines += build_lines(name, tail, tail_offset, tail_first, half)
+    count = len(lines)
+    lines = [LogLine(x.source, x.text, x.line, x.offset, count - 1 - i) for i, x in enumerate(lines)]
+    read_note = f"whole file scanned ({state.offset:,} bytes; {state.keyword_lines:,} keyword lines seen)"
+    notes = "; ".join(part for part in (read_note, note) if part)
+    return LogText(name, tuple(lines), "utf-8", size, 0, "scanned", notes)
+
+
+def scan_file(
+    path: str | os.PathLike[str],
+    name: str | None = None,
+    inflated_cap: int = INFLATED_CAP,
+    keep: int = HEAD_BYTES,
+) -> LogText:
+    """Scan a whole log file (``.gz`` inflated up to ``inflated_cap``) and keep what matters.
+
+    Raises ``LogReadError`` for what cannot be read or is not a log; a UTF-16 file raises it
+    too (``not scannable``: read it from its end instead).
+    """
+    name = name or str(path)
+    with open_regular(path, name) as handle:
+        if str(path).endswith(".gz"):
+            return _scan_gzip(handle, name, inflated_cap, keep)
+        size = os.fstat(handle.fileno()).st_size
+        head = handle.read(4096)
+        _check_scannable(name, head, size)
+        handle.seek(0)
+        return to_text(scan_stream(handle, name, keep), size)
+
+
+def _check_scannable(name: str, head: bytes, size: int) -> None:
+    why = not_a_log(head, size)
+    if why:
+        raise LogReadError(f"{name}: {why}")
+    if encoding_of(head)[0]:
+        raise LogReadError(f"{name}: not scannable (UTF-16): read from its end")
+
+
+def _scan_gzip(handle: BinaryIO, name: str, inflated_cap: int, keep: int) -> LogText:
+    with gzip.GzipFile(fileobj=handle, mode="rb") as compressed:
+        capped = CappedStream(compressed, name, inflated_cap)  # type: ignore[arg-type]
+        head = capped.read(4096)
+        _check_scannable(name, head, len(head))
+        state = scan_stream(_Prefixed(head, capped), name, keep)
+        note = f"stopped after {inflated_cap:,} inflated bytes (the cap)" if capped.capped else ""
+        return to_text(state, state.offset, note)
+
+
+class _Prefixed:
+    def __init__(self, head: bytes, stream: CappedStream) -> None:
+        self._head = head
+        self._stream = stream
+
+    def read(self, size: int = -1, /) -> bytes:
+        if self._head:
+            head, self._head = self._head, b""
+            return head + self._stream.read(max(0, size - len(head)))
+        return self._stream.read(size)
