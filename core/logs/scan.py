@@ -21,6 +21,7 @@ By hand: ``grep -n -i -E 'use config file|systemd\\[1\\]: start|failed to load' 
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
 from collections import deque
@@ -198,14 +199,25 @@ def _add_tail(state: ScanState, block: bytes) -> None:
         state.tail_size -= len(state.tail.popleft())
 
 
-def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES) -> ScanState:
+def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int | None = None) -> ScanState:
     """Scan a byte stream through (whole lines per block; a line longer than a block is cut).
 
-    ``keep``: bytes kept after the start-up and at the end (each).
+    ``keep``: bytes kept after the start-up and at the end (each). ``descriptor``: the regular
+    file being read, whose holes (a sparse file's unwritten ranges, NUL bytes with no line in
+    them) are skipped without reading (``SEEK_DATA``).
     """
     state = ScanState(name, keep, keep)
     carry = b""
     while True:
+        if descriptor is not None:
+            position = state.offset + len(carry)
+            data_at = _next_data(descriptor, position)
+            if data_at > position:
+                if carry:
+                    _feed(state, carry)  # the part of the line before the hole
+                    carry = b""
+                state.offset = data_at
+                stream.seek(data_at)
         chunk = stream.read(BLOCK)
         if not chunk:
             break
@@ -213,7 +225,7 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES) -> ScanState:
         cut = data.rfind(b"\n") + 1
         if cut == 0:
             if len(data) > 2 * LINE_CAP:
-                # A line longer than a block (binary junk, a sparse hole): only its end is kept.
+                # A line longer than a block (binary junk): only its end is kept.
                 state.offset += len(data) - LINE_CAP
                 carry = data[-LINE_CAP:]
             else:
@@ -224,6 +236,19 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES) -> ScanState:
     if carry:
         _feed(state, carry)
     return state
+
+
+def _next_data(descriptor: int, position: int) -> int:
+    """The next offset at or after ``position`` that holds data (``position`` when unknown)."""
+    seek_data = getattr(os, "SEEK_DATA", None)
+    if seek_data is None:
+        return position
+    try:
+        return os.lseek(descriptor, position, seek_data)
+    except OSError as error:
+        if error.errno == errno.ENXIO:  # only a hole is left before the end
+            return max(position, os.fstat(descriptor).st_size)
+        return position  # the file system cannot say: read on
 
 
 def to_text(state: ScanState, size: int, note: str = "") -> LogText:
@@ -279,7 +304,7 @@ def scan_file(
         head = handle.read(4096)
         _check_scannable(name, head, size)
         handle.seek(0)
-        return to_text(scan_stream(handle, name, keep), size)
+        return to_text(scan_stream(handle, name, keep, handle.fileno()), size)
 
 
 def _check_scannable(name: str, head: bytes, size: int) -> None:
