@@ -71,6 +71,18 @@ def installed_majors(snapshot: EnvironmentSnapshot) -> tuple[frozenset[int] | No
     return frozenset(cuda), frozenset(cudnn)
 
 
+def _log_read_alone(snapshot: EnvironmentSnapshot) -> bool:
+    """``--target log``: the log is diagnosed from its text; this machine may not be its own."""
+    return snapshot.target is not None and snapshot.target.kind == "log"
+
+
+def separating_fact(cause: str, lang: str) -> str:
+    """The check that tells this cause from the others a message has (resources/signatures)."""
+    from fallback_doctor.core.logs.separators import separator
+
+    return separator(cause, lang)
+
+
 def machine_driver(snapshot: EnvironmentSnapshot) -> bool | None:
     """True: a driver answered; False: NVML found no driver library; None: not known."""
     if snapshot.driver is None and snapshot.native is None:
@@ -182,8 +194,18 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if not log.causes:
         return
     cuda, cudnn = installed_majors(snapshot)
-    ranked = settled_candidates(snapshot, log)
-    top = ranked[0]
+    if _log_read_alone(snapshot):
+        # A log handed over on its own may come from another machine: this machine's facts
+        # do not settle it (and are not claimed to).
+        cuda = cudnn = None
+        ranked = log.causes
+    else:
+        ranked = settled_candidates(snapshot, log)
+    # The finding is about what the log says: a candidate the machine's facts added without
+    # a quoted line (no driver here) is the static checks' finding, not the log's.
+    quoted = [candidate for candidate in ranked if candidate.evidence]
+    top = quoted[0] if quoted else ranked[0]
+    ranked = (top, *(candidate for candidate in ranked if candidate is not top))
     where = ", ".join(dict.fromkeys(f"{q.file}:{q.line}" if q.line else q.file for q in top.evidence[:3]))
     sources = ", ".join(log.sources) or "-"
     if top.cause == "unknown":
@@ -232,14 +254,16 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         per_lang[lang] = params
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
-    if machine:
+    if machine and machine != "machine_unknown":
         evidence.append(
             Evidence(
                 "machine", f"CUDA majors installed: {_join(cuda)}; cuDNN majors installed: {_join(cudnn)}"
             )
         )
     for other in ranked[1:4]:
-        evidence.append(Evidence("other candidate", f"{other.cause} ({other.confidence:.0%})"))
+        settle = separating_fact(other.cause, "en")
+        said = f"{other.cause} ({other.confidence:.0%})" + (f"; told apart by: {settle}" if settle else "")
+        evidence.append(Evidence("other candidate", said))
     yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
 
 

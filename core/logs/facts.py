@@ -93,8 +93,13 @@ def gather_facts(
     found = _Gathered()
     context_lines: dict[str, list[LogLine]] = {}
     for line, matches in matched:
+        # "Falling back to ['CPUExecutionProvider']" names what the session fell back to, not
+        # what the build holds: a fallback line is no provider list.
+        fell_back = any(match.signature.kind == "fallback" for match in matches)
         for match in matches:
             sig = match.signature
+            if fell_back and sig.fact == "providers":
+                continue
             if sig.kind == "requirement":
                 context_lines.setdefault("requirement", []).append(line)
                 found.required_cuda = as_int(match.fields.get("cuda_major")) or found.required_cuda

@@ -154,8 +154,10 @@ def _split_window(
     skipped: int,
     utf16: str | None,
     strip_bom: bool,
-) -> tuple[list[tuple[bytes | str, int | None]], str]:
+) -> tuple[list[tuple[bytes | str, int | None]], int]:
     """Split a window into raw lines with their byte offsets; drop a cut first line.
+
+    Returns the lines and how many lines before them were not kept (past ``MAX_LINES``).
 
     Byte encodings keep bytes per line (decoded line by line later); UTF-16 is decoded whole.
     """
@@ -168,15 +170,20 @@ def _split_window(
             pieces = pieces[1:]
         if pieces and pieces[-1] == "":
             pieces.pop()
-        pieces = pieces[-MAX_LINES:]
-        return [(piece, None) for piece in pieces], utf16
+        dropped = max(0, len(pieces) - MAX_LINES)
+        return [(piece, None) for piece in pieces[dropped:]], dropped
     position = 0
     if strip_bom and data.startswith(codecs.BOM_UTF8):
         position = len(codecs.BOM_UTF8)
     if skipped:
         first = data.find(b"\n")
         position = len(data) if first < 0 else first + 1
-    position = max(position, _start_of_last_lines(data, MAX_LINES))
+    kept_from = _start_of_last_lines(data, MAX_LINES)
+    if kept_from > position:
+        dropped = data.count(b"\n", position, kept_from)
+        position = kept_from
+    else:
+        dropped = 0
     result: list[tuple[bytes | str, int | None]] = []
     length = len(data)
     while position < length:
@@ -185,7 +192,7 @@ def _split_window(
             end = length
         result.append((data[position:end], skipped + position))
         position = end + 1
-    return result, "utf-8"
+    return result, dropped
 
 
 def build_lines(
@@ -246,13 +253,15 @@ def _build(
     raw_header = _is_docker_raw(head)
     if raw_header and not utf16:
         data = _DOCKER_HEADER.sub(b"", data)
-    pieces, _ = _split_window(data, skipped, utf16, strip_bom)
+    pieces, dropped = _split_window(data, skipped, utf16, strip_bom)
     encodings: set[str] = set()
     forms: set[str] = set()
     lines: list[LogLine] = []
     count = len(pieces)
     if first_line is not None and skipped:
         first_line += 1  # the cut first line belongs to the skipped part
+    if first_line is not None:
+        first_line += dropped
     for index, (raw, offset) in enumerate(pieces):
         if isinstance(raw, bytes):
             text, encoding = decode_line(raw)
@@ -360,20 +369,29 @@ def open_regular(path: str | os.PathLike[str], name: str | None = None) -> Binar
     try:
         descriptor = os.open(path, flags)
     except OSError as error:
+        try:  # a socket cannot be opened at all: say what it is
+            mode: int | None = os.stat(path).st_mode
+        except OSError:
+            mode = None
+        if mode is not None:
+            _refuse_special(name, mode)
         raise LogReadError(f"{name}: cannot be read: {_reason(error)}") from error
     try:
-        mode = os.fstat(descriptor).st_mode
-        for test, words in _KINDS:
-            if test(mode):
-                raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
-        if not stat.S_ISREG(mode):
-            raise LogReadError(f"{name}: refused: not a regular file; only regular files are read as logs")
+        _refuse_special(name, os.fstat(descriptor).st_mode)
         if hasattr(os, "set_blocking"):
             os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)
         raise
+
+
+def _refuse_special(name: str, mode: int) -> None:
+    for test, words in _KINDS:
+        if test(mode):
+            raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
+    if not stat.S_ISREG(mode):
+        raise LogReadError(f"{name}: refused: not a regular file; only regular files are read as logs")
 
 
 def _reason(error: BaseException) -> str:

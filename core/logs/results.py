@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.logs.lines import LogLine
+from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.model import LAYER_ORDER, Evidence, Layer
 
 MAX_EVIDENCE = 6
@@ -75,6 +76,7 @@ class CandidateCause:
             "confidence": round(self.confidence, 3),
             "evidence": [quote.to_dict() for quote in self.evidence],
             "fields": dict(self.fields),
+            "told_apart_by": {lang: separator(self.cause, lang) for lang in ("en", "ko")},
         }
 
 

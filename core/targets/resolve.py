@@ -71,7 +71,9 @@ def _check_named_files(spec: TargetSpec) -> None:
     if spec.config is not None and not os.path.isfile(spec.config):
         raise TargetNotFound(f"--config {spec.config}: no such file")
     for log in spec.logs:
-        if log != "-" and not os.path.isfile(log):
+        if log != "-" and not os.path.lexists(log):
+            # Only a missing path is "no such file": a FIFO, a device or a folder goes to the
+            # log reader, which reads a folder's logs and refuses the others saying why.
             raise TargetNotFound(f"--log {log}: no such file")
     if spec.python is not None and not os.path.exists(spec.python):
         raise TargetNotFound(f"--python {spec.python}: no such file")
