@@ -29,7 +29,7 @@ _ANSI = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LogLine:
     """One line of a log, cleaned for reading, with where it came from."""
 

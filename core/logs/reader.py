@@ -196,12 +196,12 @@ def _split_window(
 
 
 def build_lines(
-    source: str, data: bytes, offset: int, first_line: int, most: int = MAX_LINES, *, first: bool = False
-) -> list[LogLine]:
+    data: bytes, offset: int, first_line: int, most: int = MAX_LINES, *, first: bool = False
+) -> list[tuple[str, int, int]]:
     """Decode whole lines of a byte encoding that start at ``offset`` (line ``first_line``).
 
-    Keeps the last ``most`` lines (the first ones with ``first``); ``from_end`` is left for
-    the caller to set.
+    Returns (text, line number, byte offset) per line, the last ``most`` lines (the first ones
+    with ``first``); the caller makes the ``LogLine``s.
     """
     start = 0
     if first:
@@ -219,14 +219,15 @@ def build_lines(
     pieces = data[start:].split(b"\n")
     if pieces and pieces[-1] == b"":
         pieces.pop()
-    result: list[LogLine] = []
-    position = offset + start
-    for index, raw in enumerate(pieces):
-        text, form = unwrap(clean_text(decode_line(raw)[0]))
+    result: list[tuple[str, int, int]] = []
+    positions = [offset + start]
+    for raw in pieces[:-1]:
+        positions.append(positions[-1] + len(raw) + 1)
+    for index in _lines_worth_decoding([(raw, None) for raw in pieces]):
+        text, form = unwrap(clean_text(decode_line(pieces[index])[0]))
         if form != "plain":
             text = clean_text(text)
-        result.append(LogLine(source, text, first_line + index, position))
-        position += len(raw) + 1
+        result.append((text, first_line + index, positions[index]))
     return result
 
 
@@ -238,6 +239,29 @@ def _start_of_last_lines(data: bytes, count: int) -> int:
     for _ in range(count):
         end = data.rfind(b"\n", 0, end)
     return end + 1
+
+
+DENSE_LINES = 20_000
+"""A window with more lines keeps only those with a signature keyword, and its last lines."""
+
+LAST_LINES = 2_000
+
+
+def _lines_worth_decoding(pieces: list[tuple[bytes | str, int | None]]) -> list[int]:
+    """Every line of a small window; of a large one, the keyword lines and the last ones.
+
+    A line without any signature keyword matches no signature: decoding it would only cost
+    time and memory (8 MiB of ``x``s is four million lines).
+    """
+    count = len(pieces)
+    if count <= DENSE_LINES or not isinstance(pieces[0][0], bytes):
+        return list(range(count))
+    from fallback_doctor.core.logs.signatures import keyword_lines
+
+    found = keyword_lines([raw for raw, _ in pieces if isinstance(raw, bytes)])
+    if found is None:
+        return list(range(count))
+    return sorted(found | set(range(max(0, count - LAST_LINES), count)))
 
 
 def _build(
@@ -262,7 +286,8 @@ def _build(
         first_line += 1  # the cut first line belongs to the skipped part
     if first_line is not None:
         first_line += dropped
-    for index, (raw, offset) in enumerate(pieces):
+    for index in _lines_worth_decoding(pieces):
+        raw, offset = pieces[index]
         if isinstance(raw, bytes):
             text, encoding = decode_line(raw)
             if not raw.isascii():

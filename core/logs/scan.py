@@ -3,8 +3,8 @@
 A server that has run for weeks has its start-up (and the provider failure right after it) at
 the head of a 1 GiB log; reading only the end would miss it. The scan reads the whole file (a
 ``.gz`` inflated, up to its cap) in large blocks and looks for the signatures' literal keywords
-in each block at once (Aho-Corasick over the lower-cased block, with ``ahocorasick_rs`` when it
-is installed, else ``bytes.find`` per keyword). Only the lines where a keyword occurs are
+in each block at once (one case-insensitive alternation run by RE2's DFA, ``google-re2``, else
+``bytes.find`` per keyword over the lower-cased block). Only the lines where a keyword occurs are
 matched fully, later, by the diagnosis. What it keeps, whatever the file's size:
 
 - the most recent start-up line and up to ``HEAD_BYTES`` after it (the start-up's own report:
@@ -76,36 +76,39 @@ def scan_keywords(base: SignatureBase | None = None) -> tuple[tuple[bytes, ...],
 
 
 class _Finder:
-    """Positions of any of several literals in a block (Aho-Corasick when available)."""
+    """Where any of several literals occurs in a block, case-insensitively, and whether it is a
+    start-up word (RE2's DFA when ``google-re2`` is installed, else ``bytes.find`` per word)."""
 
-    def __init__(self, words: Sequence[bytes]) -> None:
+    def __init__(self, words: Sequence[bytes], startup: int) -> None:
         self.words = tuple(words)
-        self._automaton: Any = None
+        self.startup = frozenset(words[:startup])
+        self._regex: Any = None
         try:
-            import ahocorasick_rs
+            import re2  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-            self._automaton = ahocorasick_rs.BytesAhoCorasick(
-                list(self.words), implementation=ahocorasick_rs.Implementation.DFA
-            )
+            self._regex = re2.compile(b"(?i)" + b"|".join(re2.escape(word) for word in self.words))
         except ImportError:  # pragma: no cover - the dependency is declared; fallback stays correct
-            self._automaton = None
+            self._regex = None
 
-    def positions(self, lowered: bytes) -> list[int]:
-        if self._automaton is not None:
-            return [start for _, start, _ in self._automaton.find_matches_as_indexes(lowered)]
-        found: list[int] = []
+    def hits(self, block: bytes) -> list[tuple[int, bool]]:
+        """(position, is a start-up word) of each occurrence, in position order."""
+        if self._regex is not None:
+            return [(hit.start(), hit.group().lower() in self.startup) for hit in self._regex.finditer(block)]
+        lowered = block.lower()
+        found: list[tuple[int, bool]] = []
         for word in self.words:
             at = lowered.find(word)
             while at >= 0:
-                found.append(at)
+                found.append((at, word in self.startup))
                 at = lowered.find(word, at + 1)
         return sorted(found)
 
 
 @cache
-def _finders() -> tuple[_Finder, _Finder]:
+def _finder() -> _Finder:
+    """One search for all scan keywords (the start-up words first)."""
     startup, others = scan_keywords()
-    return _Finder(startup), _Finder(others)
+    return _Finder((*startup, *others), len(startup))
 
 
 @dataclass
@@ -145,11 +148,7 @@ def _is_startup_line(raw: bytes) -> bool:
 
 def _feed(state: ScanState, block: bytes) -> None:
     """Scan one block of whole lines (ending in a newline, or the file's end)."""
-    startup_finder, other_finder = _finders()
-    lowered = block.lower()
-    marks = [(at, True) for at in startup_finder.positions(lowered)]
-    marks += [(at, False) for at in other_finder.positions(lowered)]
-    marks.sort()
+    marks = _finder().hits(block)
     counted_to = 0
     newlines = 0
     last_line_start = -1
@@ -265,24 +264,24 @@ def to_text(state: ScanState, size: int, note: str = "") -> LogText:
     if tail_offset <= head_offset + len(head):
         # The parts touch: one stretch of the file from the start-up (or its start) to the end.
         joined = head + tail[head_offset + len(head) - tail_offset :]
-        lines = build_lines(name, joined, head_offset, head_line, MAX_LINES, first=True)
+        lines = build_lines(joined, head_offset, head_line, MAX_LINES, first=True)
     else:
         cut = head.rfind(b"\n") + 1
-        lines = build_lines(name, head[:cut], head_offset, head_line, half, first=True)
+        lines = build_lines(head[:cut], head_offset, head_line, half, first=True)
         head_end = head_offset + cut
         lines += [
             line
             for line_no, offset, raw in state.kept
             if head_end <= offset < tail_offset
-            for line in build_lines(name, raw, offset, line_no)
+            for line in build_lines(raw, offset, line_no)
         ]
         tail_first = state.lines_before - tail.count(b"\n") + 1
-        lines += build_lines(name, tail, tail_offset, tail_first, half)
-    count = len(lines)
-    lines = [LogLine(x.source, x.text, x.line, x.offset, count - 1 - i) for i, x in enumerate(lines)]
+        lines += build_lines(tail, tail_offset, tail_first, half)
+    last = len(lines) - 1
+    made = tuple(LogLine(name, text, line, offset, last - i) for i, (text, line, offset) in enumerate(lines))
     read_note = f"whole file scanned ({state.offset:,} bytes; {state.keyword_lines:,} keyword lines seen)"
     notes = "; ".join(part for part in (read_note, note) if part)
-    return LogText(name, tuple(lines), "utf-8", size, 0, "scanned", notes)
+    return LogText(name, made, "utf-8", size, 0, "scanned", notes)
 
 
 def scan_file(

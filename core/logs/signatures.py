@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -267,26 +267,15 @@ def matchable(text: str) -> str:
     return text[:half] + "\n" + text[-half:]
 
 
-def match_text(
-    text: str, base: SignatureBase | None = None, words: Iterable[str] | None = None
-) -> list[Match]:
-    """Every signature that matches one line of text (a benign line yields no failure kinds).
-
-    ``words``: the keywords known to occur in the line (``match_lines`` finds them for many
-    lines at once); otherwise each keyword is looked for here.
-    """
+def match_text(text: str, base: SignatureBase | None = None) -> list[Match]:
+    """Every signature that matches one line of text (a benign line yields no failure kinds)."""
     base = base or load_signatures()
     window = matchable(text)
+    lowered = window.lower()
     positions: set[int] = set()
-    if words is None:
-        lowered = window.lower()
-        for word, owners in base.keyword_index:
-            if word in lowered:
-                positions.update(owners)
-    else:
-        owners_of = dict(base.keyword_index)
-        for word in words:
-            positions.update(owners_of.get(word, ()))
+    for word, owners in base.keyword_index:
+        if word in lowered:
+            positions.update(owners)
     found: list[Match] = []
     for position in sorted(positions):
         sig = base.signatures[position]
@@ -304,42 +293,55 @@ def match_text(
 def match_lines(texts: Sequence[str], base: SignatureBase | None = None) -> list[list[Match]]:
     """``match_text`` for many lines, with one keyword search over all of them.
 
-    The lines' lower-cased windows are joined and searched once (Aho-Corasick when
-    ``ahocorasick_rs`` is installed); only lines where a keyword occurs are matched further.
+    The lines' windows are joined and searched once for any keyword (RE2 when ``google-re2``
+    is installed); only lines where a keyword occurs are matched further.
     """
     base = base or load_signatures()
-    automaton = _keyword_automaton(base)
-    if automaton is None or not texts:
+    regex = _keyword_regex(base)
+    if regex is None or not texts:
         return [match_text(text, base) for text in texts]
-    windows = [matchable(text).lower() for text in texts]
-    joined = "\x00".join(windows)
+    windows = [matchable(text) for text in texts]
     starts: list[int] = []
     position = 0
     for window in windows:
         starts.append(position)
         position += len(window) + 1
-    words_at: dict[int, set[str]] = {}
-    keywords = automaton[1]
-    for index, start, _ in automaton[0].find_matches_as_indexes(joined, overlapping=True):
-        line = bisect.bisect_right(starts, start) - 1
-        words_at.setdefault(line, set()).add(keywords[index])
-    return [match_text(text, base, words_at[i]) if i in words_at else [] for i, text in enumerate(texts)]
+    hit_lines = {bisect.bisect_right(starts, hit.start()) - 1 for hit in regex.finditer("\x00".join(windows))}
+    return [match_text(text, base) if i in hit_lines else [] for i, text in enumerate(texts)]
 
 
-_AUTOMATA: dict[int, tuple[SignatureBase, Any, tuple[str, ...]]] = {}
+def keyword_lines(lines: Sequence[bytes], base: SignatureBase | None = None) -> set[int] | None:
+    """Indexes of the byte lines where some signature keyword occurs (None: cannot tell fast).
+
+    One search over all lines at once; a line without any keyword matches no signature.
+    """
+    base = base or load_signatures()
+    regex = _keyword_regex(base, binary=True)
+    if regex is None:
+        return None
+    starts: list[int] = []
+    position = 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+    return {bisect.bisect_right(starts, hit.start()) - 1 for hit in regex.finditer(b"\x00".join(lines))}
 
 
-def _keyword_automaton(base: SignatureBase) -> tuple[Any, tuple[str, ...]] | None:
+_REGEXES: dict[tuple[int, bool], tuple[SignatureBase, Any]] = {}
+
+
+def _keyword_regex(base: SignatureBase, binary: bool = False) -> Any:
     try:
-        import ahocorasick_rs
+        import re2  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:  # pragma: no cover - declared dependency; match_text stays correct
         return None
-    known = _AUTOMATA.get(id(base))
+    known = _REGEXES.get((id(base), binary))
     if known is None or known[0] is not base:
-        keywords = tuple(word for word, _ in base.keyword_index)
-        known = (base, ahocorasick_rs.AhoCorasick(list(keywords)), keywords)
-        _AUTOMATA[id(base)] = known
-    return known[1], known[2]
+        words = sorted((word for word, _ in base.keyword_index), key=len, reverse=True)
+        pattern = "(?i)" + "|".join(re2.escape(word) for word in words)
+        known = (base, re2.compile(pattern.encode() if binary else pattern))
+        _REGEXES[(id(base), binary)] = known
+    return known[1]
 
 
 # ---------------------------------------------------------------------------------------------
