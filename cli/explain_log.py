@@ -17,6 +17,7 @@ from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
 from fallback_doctor.core.logs.rotation import read_log
+from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import load_signatures
 
 _LABELS = {
@@ -36,6 +37,9 @@ _LABELS = {
         "scope_latest": "from the most recent start-up",
         "scope_whole": "whole text read",
         "nothing": "No known failure line was found.",
+        "told_apart": "told apart by",
+        "skipped": "not read",
+        "scanned": "whole file scanned",
     },
     "ko": {
         "file": "로그",
@@ -53,6 +57,9 @@ _LABELS = {
         "scope_latest": "가장 최근 시작 이후",
         "scope_whole": "읽은 전체 텍스트",
         "nothing": "알려진 실패 줄을 찾지 못했습니다.",
+        "told_apart": "구별하는 방법",
+        "skipped": "읽지 않음",
+        "scanned": "파일 전체 검색",
     },
 }
 
@@ -108,6 +115,7 @@ def _json_record(name: str, texts: list[LogText], diagnosis: LogDiagnosis) -> di
             "size": text.size,
             "bytes_skipped": text.skipped,
             "lines": len(text.lines),
+            "note": text.note,
         }
         for text in texts
     ]
@@ -119,12 +127,7 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
     labels = _LABELS.get(lang, _LABELS["en"])
     causes_text = load_signatures().causes
     lines: list[str] = []
-    read = ", ".join(
-        f"{text.source} ({text.encoding}, {len(text.lines)} {labels['lines']}"
-        + ("" if text.complete else f", {text.size - text.skipped:,} {labels['of']} {text.size:,} B")
-        + ")"
-        for text in texts
-    )
+    read = ", ".join(_what_was_read(text, labels) for text in texts)
     scope = labels["scope_latest"] if diagnosis.scope == "latest start-up" else labels["scope_whole"]
     lines.append(f"{labels['file']}: {name} — {labels['read']}: {read}; {scope}")
     top = diagnosis.top
@@ -153,6 +156,9 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
             lines.append(
                 f"  - {title} [{candidate.cause}; {labels['confidence']} {candidate.confidence:.2f}]"
             )
+            settle = separator(candidate.cause, lang)
+            if settle:
+                lines.append(f"    {labels['told_apart']}: {settle}")
     for signal in diagnosis.hidden:
         lines.append("")
         lines.append(f"{labels['hidden']}: {signal.says.get(lang) or signal.says.get('en', '')}")
@@ -162,8 +168,26 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
     return "\n".join(lines) + "\n"
 
 
+def _what_was_read(text: LogText, labels: dict[str, str]) -> str:
+    if text.form == "skipped":
+        return f"{text.source} ({labels['skipped']}: {text.note})"
+    words = f"{text.source} ({text.encoding}, {len(text.lines)} {labels['lines']}"
+    if text.form == "scanned":
+        words += f", {labels['scanned']}: {text.size:,} B"
+    elif not text.complete:
+        words += f", {text.size - text.skipped:,} {labels['of']} {text.size:,} B"
+    if text.note and text.form != "scanned":
+        words += f"; {text.note}"
+    return words + ")"
+
+
 def _shorten(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """A long line's head and its end: the decisive words of a loader error are at the end
+    (``…with error: libcublasLt.so.12: cannot open shared object file``)."""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + " … " + text[-(limit - head - 3) :]
 
 
 def main(argv: list[str] | None = None) -> int:
