@@ -85,7 +85,9 @@ def newest_log_in(directory: str | os.PathLike[str]) -> Path | None:
 
 
 def _skipped(path: Path | str, why: str) -> LogText:
-    return LogText(str(path), (), "-", 0, 0, "skipped", why)
+    """A file listed but not read, with why (the reader's reason without the file's name)."""
+    prefix = f"{path}: "
+    return LogText(str(path), (), "-", 0, 0, "skipped", why[len(prefix) :] if why.startswith(prefix) else why)
 
 
 def _read_one(path: Path | str, budget: int, scan: bool, keep: int) -> LogText:
