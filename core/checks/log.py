@@ -174,6 +174,67 @@ def quote_evidence(quote: LogQuote, label: str | None = None) -> Evidence:
 # -- the checks ------------------------------------------------------------------------------------
 
 
+def _ranked_for_finding(
+    snapshot: EnvironmentSnapshot, log: LogFacts
+) -> tuple[tuple[LogCandidate, ...], frozenset[int] | None, frozenset[int] | None]:
+    """The log's candidates for its finding (the quoted one first) and the majors that settled them."""
+    cuda, cudnn = installed_majors(snapshot)
+    if _log_read_alone(snapshot):
+        # A log handed over on its own may come from another machine: this machine's facts
+        # do not settle it (and are not claimed to).
+        cuda = cudnn = None
+        ranked: tuple[LogCandidate, ...] = log.causes
+    else:
+        ranked = settled_candidates(snapshot, log)
+    # The finding is about what the log says: a candidate the machine's facts added without
+    # a quoted line (no driver here) is the static checks' finding, not the log's.
+    quoted = [candidate for candidate in ranked if candidate.evidence]
+    top = quoted[0] if quoted else ranked[0]
+    return (top, *(candidate for candidate in ranked if candidate is not top)), cuda, cudnn
+
+
+def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
+    """The log shows no cause: clean, or a fallback whose reason is not in it."""
+    if not log.fallback:
+        return _finding(
+            "log.clean",
+            Cause.UNKNOWN,
+            Layer.UNKNOWN,
+            Severity.INFO,
+            {lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope} for lang in LANGUAGES},
+            tuple(Evidence("log", source, source=source) for source in log.sources),
+        )
+    return _finding(
+        "log.fell_back",
+        Cause.UNKNOWN,
+        Layer.UNKNOWN,
+        Severity.WARNING,
+        {lang: {"files": sources, "where": where or sources} for lang in LANGUAGES},
+        tuple(quote_evidence(q) for q in log.fallback),
+    )
+
+
+def _cause_params(
+    top: LogCandidate, lang: str, where: str, sources: str, machine: str, majors: frozenset[int] | None
+) -> dict[str, Any]:
+    words = _cause_texts(top.cause, lang)
+    params: dict[str, Any] = {
+        "cause": top.cause,
+        "cause_title": words.get("title", top.cause),
+        "explanation": words.get("explanation", ""),
+        "cause_fix": words.get("fix", ""),
+        "confidence": f"{top.confidence:.0%}",
+        "where": where,
+        "files": sources,
+        "library": top.fields.get("library", "-"),
+        "needed": top.fields.get("needed_major", "?"),
+        "family_name": "cuDNN" if top.cause.startswith("cudnn") else "CUDA",
+        "installed": sorted(majors) if majors else "-",
+    }
+    params["machine"] = _phrase(machine, lang, params) if machine else ""
+    return params
+
+
 def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """The log's most likely cause, settled with the machine's facts, with the quoted lines.
 
@@ -193,65 +254,18 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         )
     if not log.causes:
         return
-    cuda, cudnn = installed_majors(snapshot)
-    if _log_read_alone(snapshot):
-        # A log handed over on its own may come from another machine: this machine's facts
-        # do not settle it (and are not claimed to).
-        cuda = cudnn = None
-        ranked = log.causes
-    else:
-        ranked = settled_candidates(snapshot, log)
-    # The finding is about what the log says: a candidate the machine's facts added without
-    # a quoted line (no driver here) is the static checks' finding, not the log's.
-    quoted = [candidate for candidate in ranked if candidate.evidence]
-    top = quoted[0] if quoted else ranked[0]
-    ranked = (top, *(candidate for candidate in ranked if candidate is not top))
+    ranked, cuda, cudnn = _ranked_for_finding(snapshot, log)
+    top = ranked[0]
     where = ", ".join(dict.fromkeys(f"{q.file}:{q.line}" if q.line else q.file for q in top.evidence[:3]))
     sources = ", ".join(log.sources) or "-"
     if top.cause == "unknown":
-        if not log.fallback:
-            yield _finding(
-                "log.clean",
-                Cause.UNKNOWN,
-                Layer.UNKNOWN,
-                Severity.INFO,
-                {
-                    lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope}
-                    for lang in LANGUAGES
-                },
-                tuple(Evidence("log", source, source=source) for source in log.sources),
-            )
-            return
-        yield _finding(
-            "log.fell_back",
-            Cause.UNKNOWN,
-            Layer.UNKNOWN,
-            Severity.WARNING,
-            {lang: {"files": sources, "where": where or sources} for lang in LANGUAGES},
-            tuple(quote_evidence(q) for q in log.fallback),
-        )
+        yield _nothing_established(log, where, sources)
         return
     machine = _machine_key(top, cuda, cudnn)
-    per_lang: dict[str, dict[str, Any]] = {}
-    for lang in LANGUAGES:
-        words = _cause_texts(top.cause, lang)
-        params: dict[str, Any] = {
-            "cause": top.cause,
-            "cause_title": words.get("title", top.cause),
-            "explanation": words.get("explanation", ""),
-            "cause_fix": words.get("fix", ""),
-            "confidence": f"{top.confidence:.0%}",
-            "where": where or sources,
-            "files": sources,
-            "library": top.fields.get("library", "-"),
-            "needed": top.fields.get("needed_major", "?"),
-        }
-        family = "cudnn" if top.cause.startswith("cudnn") else "cuda"
-        majors = cudnn if family == "cudnn" else cuda
-        params["family_name"] = "cuDNN" if family == "cudnn" else "CUDA"
-        params["installed"] = sorted(majors) if majors else "-"
-        params["machine"] = _phrase(machine, lang, params) if machine else ""
-        per_lang[lang] = params
+    majors = cudnn if top.cause.startswith("cudnn") else cuda
+    per_lang = {
+        lang: _cause_params(top, lang, where or sources, sources, machine, majors) for lang in LANGUAGES
+    }
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
     if machine and machine != "machine_unknown":

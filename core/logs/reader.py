@@ -34,7 +34,6 @@ import codecs
 import gzip
 import os
 import re
-import stat
 import sys
 import zlib
 from collections import deque
@@ -52,9 +51,19 @@ from fallback_doctor.core.logs.lines import (
     sniff_utf16,
     unwrap,
 )
+from fallback_doctor.core.logs.opening import (
+    INFLATED_CAP,
+    CappedStream,
+    is_docker_raw,
+    not_a_log,
+    open_regular,
+    reason,
+)
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "INFLATED_CAP",
+    "CappedStream",
     "LogLine",
     "LogReadError",
     "LogText",
@@ -76,9 +85,6 @@ DEFAULT_BUDGET = 8 * 1024 * 1024
 EXACT_LINE_LIMIT = 64 * 1024 * 1024
 """Up to this many skipped bytes, newlines are counted so line numbers are exact."""
 
-INFLATED_CAP = 1024 * 1024 * 1024
-"""A ``.gz`` is read to at most this many inflated bytes (inflated bytes are read bytes)."""
-
 MAX_LINES = 200_000
 """Lines kept per window (the last ones): short lines must not cost memory per line."""
 
@@ -86,16 +92,6 @@ _CHUNK = 1024 * 1024
 
 STDIN_NAME = "<stdin>"
 _DOCKER_HEADER = re.compile(rb"[\x00-\x02]\x00\x00\x00[\x00-\xff]{4}")
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO (named pipe): reading it would wait for a writer"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISDIR, "a directory"),
-)
-
-
-# Reading bytes
 
 
 class _Readable(Protocol):
@@ -274,7 +270,7 @@ def _build(
     strip_bom: bool,
     head: bytes,
 ) -> LogText:
-    raw_header = _is_docker_raw(head)
+    raw_header = is_docker_raw(head)
     if raw_header and not utf16:
         data = _DOCKER_HEADER.sub(b"", data)
     pieces, dropped = _split_window(data, skipped, utf16, strip_bom)
@@ -334,14 +330,6 @@ def _build(
     )
 
 
-def _is_docker_raw(head: bytes) -> bool:
-    """``docker logs`` captured raw: 8-byte frame headers (stream 0-2, three zeros, size)."""
-    if len(head) < 9 or head[:1] not in (b"\x00", b"\x01", b"\x02") or head[1:4] != b"\x00\x00\x00":
-        return False
-    size = int.from_bytes(head[4:8], "big")
-    return 0 < size < 1 << 24 and head[8:9] != b"\x00"
-
-
 def encoding_of(head: bytes) -> tuple[str | None, bool]:
     """(utf-16 codec or None, whether a BOM is there to strip)."""
     bom = bom_of(head)
@@ -381,93 +369,6 @@ class _Prefixed:
         return self._stream.read(size)
 
 
-def open_regular(path: str | os.PathLike[str], name: str | None = None) -> BinaryIO:
-    """Open a regular file for reading without blocking; refuse anything else, saying why.
-
-    ``O_NONBLOCK`` keeps a FIFO from blocking the open; ``fstat`` on the descriptor (not on
-    the name, which could change in between) decides. By hand: ``stat -c %F FILE``.
-    """
-    name = name or str(path)
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    )
-    try:
-        descriptor = os.open(path, flags)
-    except OSError as error:
-        try:  # a socket cannot be opened at all: say what it is
-            mode: int | None = os.stat(path).st_mode
-        except OSError:
-            mode = None
-        if mode is not None:
-            _refuse_special(name, mode)
-        raise LogReadError(f"{name}: cannot be read: {_reason(error)}") from error
-    try:
-        _refuse_special(name, os.fstat(descriptor).st_mode)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(descriptor, True)
-        return os.fdopen(descriptor, "rb")
-    except BaseException:
-        os.close(descriptor)
-        raise
-
-
-def _refuse_special(name: str, mode: int) -> None:
-    for test, words in _KINDS:
-        if test(mode):
-            raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
-    if not stat.S_ISREG(mode):
-        raise LogReadError(f"{name}: refused: not a regular file; only regular files are read as logs")
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.errno is not None and getattr(error, "strerror", None):
-        words = str(error.strerror)
-        if error.errno == getattr(__import__("errno"), "ELOOP", -1):
-            words = "a symbolic link loop"
-        return words.lower() if words[:1].isupper() and words[1:2].islower() else words
-    return str(error) or type(error).__name__
-
-
-def not_a_log(head: bytes, size: int) -> str | None:
-    """Why these first bytes are not a log (empty, an executable, binary data), or None."""
-    if size == 0:
-        return "an empty file: there is nothing to read"
-    if head.startswith(b"\x7fELF"):
-        return "an ELF executable or library, not a log"
-    if head.startswith(b"MZ") and b"This program cannot be run in DOS mode" in head[:512]:
-        return "a Windows executable or DLL, not a log"
-    if bom_of(head) or sniff_utf16(head) or _is_docker_raw(head):
-        return None
-    sample = head[:4096]
-    # NUL runs are left in real logs (copytruncate rotation, a sparse hole): not counted.
-    controls = sum(1 for byte in sample if 0 < byte < 9 or (13 < byte < 32 and byte != 27))
-    if sample and controls / len(sample) > 0.1:
-        return "binary data, not a log (more than a tenth of its first bytes are control bytes)"
-    return None
-
-
-class CappedStream:
-    """A decompressing stream that stops at ``cap`` bytes and says so (``capped``)."""
-
-    def __init__(self, stream: BinaryIO, name: str, cap: int = INFLATED_CAP) -> None:
-        self._stream = stream
-        self._name = name
-        self._left = cap
-        self.capped = False
-
-    def read(self, size: int = -1, /) -> bytes:
-        if self._left <= 0:
-            self.capped = True
-            return b""
-        want = self._left if size < 0 else min(size, self._left)
-        try:
-            data = self._stream.read(want)
-        except (OSError, EOFError, zlib.error) as error:
-            raise LogReadError(f"{self._name}: corrupt compressed data: {error}") from error
-        self._left -= len(data)
-        return data
-
-
 def read_tail(
     path: str | os.PathLike[str],
     budget: int = DEFAULT_BUDGET,
@@ -497,7 +398,7 @@ def read_tail(
         except LogReadError:
             raise
         except (OSError, EOFError, zlib.error) as error:
-            raise LogReadError(f"{name}: cannot be read: {_reason(error)}") from error
+            raise LogReadError(f"{name}: cannot be read: {reason(error)}") from error
 
 
 def _with_note(text: LogText, note: str) -> LogText:
