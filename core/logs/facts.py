@@ -56,6 +56,7 @@ class _Gathered:
     ort_versions: dict[str, None] = field(default_factory=dict)
     drivers: dict[str, None] = field(default_factory=dict)
     gpus: dict[str, None] = field(default_factory=dict)
+    cuda_versions: set[tuple[int, int]] = field(default_factory=set)
     fallback: list[QuotedLine] = field(default_factory=list)
 
     def context(self, fact: str, fields: dict[str, str], text: str) -> None:
@@ -84,6 +85,12 @@ class _Gathered:
             self.drivers[driver] = None
         elif fact == "gpu_name" and fields.get("gpu"):
             self.gpus[fields["gpu"].strip()] = None
+        elif fact == "cuda_version":
+            for suffix in ("", "2", "3", "4"):
+                high = fields.get("cuda_major" if not suffix else "major" + suffix)
+                low = fields.get("cuda_minor" if not suffix else "minor" + suffix)
+                if high and low:
+                    self.cuda_versions.add((int(high), int(low)))
 
 
 def gather_facts(
@@ -125,5 +132,6 @@ def gather_facts(
         cudnn_majors_seen=frozenset(found.cudnn_majors),
         driver_versions=tuple(found.drivers),
         gpu_names=tuple(found.gpus),
+        cuda_versions=tuple(sorted(found.cuda_versions)),
     )
     return facts, context_lines

@@ -119,6 +119,8 @@ class LogFacts:
     cudnn_majors_seen: frozenset[int] = frozenset()
     driver_versions: tuple[str, ...] = ()
     gpu_names: tuple[str, ...] = ()
+    cuda_versions: tuple[tuple[int, int], ...] = ()
+    """CUDA versions the program was built with or ships (torch +cu121, a toolkit folder)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -138,6 +140,7 @@ class LogFacts:
             "cudnn_majors_seen": sorted(self.cudnn_majors_seen),
             "driver_versions": list(self.driver_versions),
             "gpu_names": list(self.gpu_names),
+            "cuda_versions": [f"{major}.{minor}" for major, minor in self.cuda_versions],
         }
 
 

@@ -16,8 +16,12 @@ torch.backends.cudnn.version())"`` and ``nvidia-smi``.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
 
 from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.knowledge.driver_matrix import driver_at_least, min_driver_for_cuda
@@ -34,6 +38,7 @@ Add = Callable[[str, float, Sequence[LogLine], str], None]
 
 _CUDA_STACK = frozenset({"cuda", "cudnn", "loader"})
 _DRIVER_CAUSES = frozenset({"driver_too_old", "driver_missing", "container_no_device"})
+_ARCH_LAYERS = frozenset({"driver", "device", "cuda"})
 
 
 def required_majors(facts: LogFacts) -> tuple[int | None, int | None]:
@@ -61,6 +66,37 @@ def driver_too_old_for(driver: str, cuda_major: int) -> bool | None:
     return not any(known)
 
 
+@cache
+def _log_facts() -> dict[str, Any]:
+    folder = resources.files("fallback_doctor.resources").joinpath("compat")
+    return dict(json.loads(folder.joinpath("log_facts.json").read_text(encoding="utf-8")))
+
+
+def compute_capability(gpu_name: str) -> str | None:
+    """The compute capability of a GPU named in a log (resources/compat/log_facts.json)."""
+    for row in _log_facts()["gpus"]:
+        if re.search(str(row["pattern"]), gpu_name, re.IGNORECASE):
+            return str(row["cc"])
+    return None
+
+
+def too_new_for(facts: LogFacts) -> tuple[str, str, tuple[int, int]] | None:
+    """(GPU, its compute capability, the CUDA version) when the newest CUDA the program was
+    built with predates the GPU (it cannot hold kernels for it), else None."""
+    if not facts.cuda_versions:
+        return None
+    newest = max(facts.cuda_versions)
+    for gpu in facts.gpu_names:
+        cc = compute_capability(gpu)
+        first = _log_facts()["first_cuda_for_cc"].get(cc or "")
+        if first is None:
+            continue
+        needed = tuple(int(part) for part in str(first).split("."))
+        if newest < needed:
+            return gpu, str(cc), newest
+    return None
+
+
 def version_rules(
     tallies: Mapping[str, _Scaled],
     facts: LogFacts,
@@ -80,6 +116,10 @@ def version_rules(
         if cuda_needed is not None and seen_cuda and cuda_needed not in seen_cuda:
             quoted = [*lines, *context_lines.get("cuda_major", [])]
             add("cuda_major_mismatch", 0.8, quoted, "rule.cuda_version_contradicts_build")
+    arch = too_new_for(facts) if layers & _ARCH_LAYERS else None
+    if arch is not None:
+        quoted = [*context_lines.get("gpu_name", []), *context_lines.get("cuda_version", [])]
+        add("unsupported_arch", 0.8, quoted, "rule.gpu_newer_than_build")
     if not (set(tallies) & _DRIVER_CAUSES) or cuda_needed is None:
         return
     for driver in facts.driver_versions:
