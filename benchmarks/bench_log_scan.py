@@ -4,8 +4,9 @@ Writes a real (not sparse) log with the start-up and the provider failure at its
 ordinary lines after it, then, in alternating rounds, times ``grep -E -i -c`` with the scan's
 own keywords (the same literals, as one alternation) and ``core/logs/scan.scan_file`` on the
 same file (page cache warm for both). Peak memory is measured in a fresh child process per
-input (``VmHWM``: the whole process, interpreter and imports included), for the scan, for the whole ``explain_file``, and for the worst inputs of
-issue 10: 8 MiB of short lines, a gzip bomb (inflating far past the cap), a sparse 2 GB file.
+input (``VmHWM``: the whole process, interpreter and imports included), for the scan, for the
+whole ``explain_file``, and for the worst inputs of issue 10: 8 MiB of short lines, a gzip bomb
+(inflating far past the cap), a sparse 2 GB file.
 
     .venv/bin/python benchmarks/bench_log_scan.py      (GFD_BENCH_QUICK=1: smaller, fewer rounds)
 

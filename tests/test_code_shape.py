@@ -33,8 +33,6 @@ LARGE_MODULES: dict[str, str] = {
     "core/bundle/redact.py": "being split by h10",
     "core/bundle/export.py": "being split by h10",
     "core/collect/process.py": "being split by h10",
-    "core/logs/diagnose_log.py": "being split by h12",
-    "core/logs/reader.py": "being split by h12",
 }
 
 # Functions over the limit, as "path::qualified.name", in files their owners are changing.

@@ -22,6 +22,7 @@ from typing import Any
 from fallback_doctor.core.causes import Cause, layer_of
 from fallback_doctor.core.checks.driver import driver_present
 from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
+from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
@@ -158,6 +159,7 @@ def _finding(
     commands: tuple[str, ...] = (),
 ) -> Finding:
     """make_finding, with parameters that differ by language (cause names come in both)."""
+    check_declared(finding_id, cause, layer, severity)
     texts = {lang: render_text(finding_id, lang, per_lang[lang]) for lang in LANGUAGES}
     english = texts["en"]
     remediation = Remediation(english["fix"], commands) if english["fix"] or commands else None

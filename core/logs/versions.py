@@ -1,8 +1,9 @@
 """Versions a log names, checked against the bundled tables: a contradiction decides.
 
 ONNX Runtime's version gives the CUDA and cuDNN majors its build needs (resources/compat/
-ort_releases.json through core/knowledge/ort_matrix); the driver version gives the newest CUDA
-major it runs (resources/compat/cuda_driver.json through core/knowledge/driver_matrix). These
+ort_releases.json); the driver version gives the newest CUDA major it runs (resources/compat/
+cuda_driver.json): the tables core/knowledge reads, read here directly (the log reader sits
+beside core/knowledge, not above it). These
 rules only sharpen a failure the log already shows: versions alone are not a failure.
 
 Examples: ONNX Runtime 1.19 needs cuDNN 9, so a log showing cuDNN 8.9.7 (``8907``) beside
@@ -24,8 +25,6 @@ from importlib import resources
 from typing import Any, Protocol
 
 from fallback_doctor.core.causes import layer_of
-from fallback_doctor.core.knowledge.driver_matrix import driver_at_least, min_driver_for_cuda
-from fallback_doctor.core.knowledge.ort_matrix import ort_requirements
 from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.results import LogFacts
 
@@ -41,35 +40,65 @@ _DRIVER_CAUSES = frozenset({"driver_too_old", "driver_missing", "container_no_de
 _ARCH_LAYERS = frozenset({"driver", "device", "cuda"})
 
 
+@cache
+def _compat(name: str) -> dict[str, Any]:
+    """A bundled table of resources/compat/ (the same files core/knowledge reads)."""
+    folder = resources.files("fallback_doctor.resources").joinpath("compat")
+    return dict(json.loads(folder.joinpath(name).read_text(encoding="utf-8")))
+
+
+def _numbers(text: str) -> tuple[int, ...] | None:
+    found = re.match(r"^([0-9]{1,4}(?:\.[0-9]{1,4}){0,3})", text.strip())
+    return tuple(int(part) for part in found.group(1).split(".")) if found else None
+
+
+def ort_build_majors(version: str) -> tuple[int, int] | None:
+    """(CUDA major, cuDNN major) of the PyPI GPU build of an ONNX Runtime version, from
+    resources/compat/ort_releases.json (the most specific row: 1.18.1 before 1.18)."""
+    wanted = _numbers(version)
+    if not wanted:
+        return None
+    best: tuple[int, int] | None = None
+    best_length = 0
+    for row in _compat("ort_releases.json")["releases"]:
+        key = _numbers(str(row["release"])) or ()
+        padded = wanted + (0,) * max(0, len(key) - len(wanted))
+        if key and padded[: len(key)] == key and len(key) > best_length:
+            best, best_length = (int(row["cuda_major"]), int(row["cudnn_major"])), len(key)
+    return best
+
+
 def required_majors(facts: LogFacts) -> tuple[int | None, int | None]:
     """The CUDA and cuDNN majors the build needs: stated by ONNX Runtime, else from its version."""
     cuda, cudnn = facts.required_cuda_major, facts.required_cudnn_major
     for version in facts.ort_versions:
-        row = ort_requirements(version)
-        if row is None:
-            continue
-        cuda = cuda or row.cuda_major
-        cudnn = cudnn or row.cudnn_major
+        majors = ort_build_majors(version)
+        if majors is not None:
+            cuda, cudnn = cuda or majors[0], cudnn or majors[1]
     return cuda, cudnn
 
 
 def driver_too_old_for(driver: str, cuda_major: int) -> bool | None:
-    """True when ``driver`` is older than every OS's minimum for ``cuda_major``; None: unknown."""
-    verdicts = []
-    for system in ("linux", "windows"):
-        row = min_driver_for_cuda(cuda_major, system)
-        if row is not None:
-            verdicts.append(driver_at_least(driver, row.minimum))
-    known = [verdict for verdict in verdicts if verdict is not None]
+    """True when ``driver`` is older than every OS's minimum for ``cuda_major`` (resources/
+    compat/cuda_driver.json); None when unknown."""
+    have = _numbers(driver)
+    if have is None:
+        return None
+    minimums = [
+        _numbers(str(row[system]))
+        for row in _compat("cuda_driver.json")["minimum_driver"]
+        if int(row["cuda_major"]) == cuda_major
+        for system in ("linux", "windows")
+        if row.get(system)
+    ]
+    known = [minimum for minimum in minimums if minimum]
     if not known:
         return None
-    return not any(known)
+    return all(have < minimum for minimum in known)
 
 
-@cache
 def _log_facts() -> dict[str, Any]:
-    folder = resources.files("fallback_doctor.resources").joinpath("compat")
-    return dict(json.loads(folder.joinpath("log_facts.json").read_text(encoding="utf-8")))
+    return _compat("log_facts.json")
 
 
 def compute_capability(gpu_name: str) -> str | None:
