@@ -17,7 +17,7 @@ from fallback_doctor.core.logs.results import (
     QuotedLine,
     sort_candidates,
 )
-from fallback_doctor.core.logs.signatures import Match, SignatureBase
+from fallback_doctor.core.logs.signatures import Match, SignatureBase, Weighted
 from fallback_doctor.core.logs.versions import version_rules
 from fallback_doctor.core.model import Layer
 
@@ -82,8 +82,13 @@ def tally_lines(
     missing: list[str] = []
     for line, matches in matched:
         best: dict[tuple[str, bool], tuple[float, tuple[str, Any, int], str, dict[str, str]]] = {}
+        innermost = {m.fields.get("lib", "").lower() for m in matches if m.signature.innermost}
         for match in matches:
             weights, fields = contributions(match, facts, base, line.text)
+            outer = match.signature.kind == "missing_library" and not match.signature.innermost
+            if innermost and outer and match.fields.get("lib", "").lower() not in innermost:
+                # "X could not load. Error: Y: cannot open": Y is missing, X only depends on it.
+                weights = [Weighted(item.cause, item.weight * 0.4) for item in weights]
             if "library" in fields and match.signature.kind == "missing_library":
                 missing.append(fields["library"])
             key = (match.signature.id, repr(sorted(match.fields.items())), 0)

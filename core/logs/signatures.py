@@ -12,6 +12,7 @@ Each file holds ``signatures`` (and optionally ``tables``, ``libraries``, ``fami
      "lookup": {"field": "code", "table": "cuda_codes"},         # kind lookup
      "fact": "container",                               # kind context / hidden: what it shows
      "generic": false,                                  # only counts when nothing specific is found
+     "innermost": false,                                # names the file the loader could not open
      "says": {"en": "...", "ko": "..."},                 # what the line means, for people
      "example": {"line": "...", "source": "https://github.com/..."}}
 
@@ -77,6 +78,9 @@ class Signature:
     lookup: dict[str, str] = field(default_factory=dict)
     fact: str | None = None
     generic: bool = False
+    innermost: bool = False
+    """The line's own missing file (``X: cannot open shared object file``): a library that
+    reports it as its error on the same line is its dependent, not the missing one."""
     says: dict[str, str] = field(default_factory=dict)
     example: dict[str, str] = field(default_factory=dict)
     file: str = ""
@@ -165,6 +169,7 @@ def _signature(raw: dict[str, Any], file: str) -> Signature:
         lookup={str(k): str(v) for k, v in dict(raw.get("lookup", {})).items()},
         fact=raw.get("fact"),
         generic=bool(raw.get("generic", False)),
+        innermost=bool(raw.get("innermost", False)),
         says={str(k): str(v) for k, v in dict(raw.get("says", {})).items()},
         example={str(k): str(v) for k, v in dict(raw.get("example", {})).items()},
         file=file,

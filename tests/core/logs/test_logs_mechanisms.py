@@ -160,3 +160,10 @@ def test_a_library_name_whose_first_letters_a_code_page_ate() -> None:
 )
 def test_compute_capability_of_gpu_names(gpu: str, cc: str) -> None:
     assert compute_capability(gpu) == cc
+
+
+def test_the_file_the_loader_could_not_open_is_the_missing_one() -> None:
+    causes = ranked("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or directory")
+    assert causes[0] == "cuda_runtime_missing"
+    same = ranked("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory")
+    assert same[0].startswith("cudnn")
