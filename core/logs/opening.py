@@ -18,8 +18,9 @@ from typing import BinaryIO
 
 from fallback_doctor.core.logs.lines import LogReadError, bom_of, sniff_utf16
 
-INFLATED_CAP = 1024 * 1024 * 1024
-"""A ``.gz`` is read to at most this many inflated bytes."""
+INFLATED_CAP = 256 * 1024 * 1024
+"""A ``.gz`` is read to at most this many inflated bytes: a rotated day of a busy server
+(a 25 MB ``.gz`` of text) fits, and a gzip bomb costs what 256 MiB of log does."""
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe): reading it would wait for a writer"),
