@@ -163,7 +163,11 @@ def test_compute_capability_of_gpu_names(gpu: str, cc: str) -> None:
 
 
 def test_the_file_the_loader_could_not_open_is_the_missing_one() -> None:
-    causes = ranked("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or directory")
+    causes = ranked(
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such file or directory"
+    )
     assert causes[0] == "cuda_runtime_missing"
-    same = ranked("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory")
+    same = ranked(
+        "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory"
+    )
     assert same[0].startswith("cudnn")
