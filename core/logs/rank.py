@@ -102,6 +102,7 @@ def tally_lines(
     return specific, generic, missing
 
 
+_AFTER_LOADING = frozenset({"out_of_memory", "unsupported_arch", "tensorrt_missing"})
 _STACK_LAYERS = frozenset({"driver", "device", "cuda", "cudnn", "tensorrt", "loader", "resources"})
 
 
@@ -137,10 +138,12 @@ def post_rules(
         add("container_no_device", 0.5, context_lines.get("container", []), "rule.container_no_device")
     version_rules(tallies, facts, context_lines, add)
     if facts.gpu_active and not facts.fallback:
-        # ONNX Runtime is placing nodes on the GPU provider: what else the log says did not
-        # stop it (crying wolf is worse than saying little).
-        for tally in tallies.values():
-            tally.scale = 0.5
+        # ONNX Runtime is placing nodes on the GPU provider: a load-time failure the log seems
+        # to show did not stop it (crying wolf is worse than saying little). What fails only
+        # after the provider loaded (memory, kernels, TensorRT beside CUDA) still counts.
+        for cause, tally in tallies.items():
+            if cause not in _AFTER_LOADING:
+                tally.scale = 0.5
 
 
 def settle_with_machine(

@@ -130,7 +130,7 @@ def test_warnings_that_do_not_stop_the_gpu_provider_are_calm() -> None:
         [
             "[W:onnxruntime:, transformer_memcpy.cc:74 ApplyImpl] 6 Memcpy nodes are added to the graph main_graph for CUDAExecutionProvider.",
             "[W:onnxruntime:, session_state.cc:1166 VerifyEachNodeIsAssignedToAnEp] Some nodes were not assigned to the preferred execution providers which may or may not have an negative impact on performance.",
-            "[TensorRT EP] Engine build took 412 s",
+            "TensorRT engine build took 412 s",
             "ldconfig: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
         ]
     )
@@ -171,3 +171,17 @@ def test_the_file_the_loader_could_not_open_is_the_missing_one() -> None:
         "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory"
     )
     assert same[0].startswith("cudnn")
+
+
+def test_a_failure_after_the_provider_loaded_still_counts() -> None:
+    diagnosis = explain_text(
+        [
+            "[W:onnxruntime:, session_state.cc:1166 VerifyEachNodeIsAssignedToAnEp] Some nodes were not assigned to the preferred execution providers",
+            "[E:onnxruntime:, sequential_executor.cc:516 ExecuteKernel] Non-zero status code returned while running MatMul node. Status Message: CUDA error cudaErrorMemoryAllocation:out of memory",
+        ]
+    )
+    assert diagnosis.top.cause == "out_of_memory" and diagnosis.top.confidence >= 0.5
+    engine_failure = ranked(
+        "[TensorRT EP] TensorRT engine build failed: Requested amount of GPU memory (4294967296 bytes) could not be allocated"
+    )
+    assert engine_failure[0] == "out_of_memory"
