@@ -110,7 +110,8 @@ def _resolutions(document: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
     for report in _list(environment(document, "libraries").get("reports")):
-        for item in _list(_dict(report).get("resolutions")):
+        for raw in _list(_dict(report).get("resolutions")):
+            item = _dict(raw)
             name = str(item.get("name") or "")
             if name and name not in seen:
                 seen.add(name)
@@ -203,7 +204,7 @@ def _ort_layer(ort: dict[str, Any], lib_ort: dict[str, Any]) -> dict[str, Any]:
         "needed": None,
         "libraries": libraries,
         "facts": {
-            k: ", ".join(v) if isinstance(v, list) else v
+            k: ", ".join(str(item) for item in v) if isinstance(v, list) else v
             for k, v in (
                 ("build_package_name", ort.get("build_package_name")),
                 ("cuda_build_version", ort.get("cuda_build_version")),

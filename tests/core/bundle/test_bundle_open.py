@@ -447,3 +447,73 @@ def test_the_untouched_bundle_is_schema_valid_and_opens(good_bundle: Path) -> No
     """The counterpart of the refusals above: the same bundle unmutated opens (the test can fail)."""
     bundle = good_bundle
     assert open_bundle(bundle).document["schema_version"] == 2
+
+
+def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path in a JSON document (objects' keys and lists' indexes), the document's own first."""
+    found: list[tuple[Any, ...]] = [path]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found.extend(_leaves(value, (*path, key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node[:3]):
+            found.extend(_leaves(value, (*path, index)))
+    return found
+
+
+def _replaced(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    copy = json.loads(json.dumps(document))
+    if not path:
+        return value  # type: ignore[no-any-return]
+    node = copy
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    return copy
+
+
+@pytest.mark.parametrize(
+    "examples", [300, pytest.param(10_000, marks=pytest.mark.slow, id="10000-slow")], ids=str
+)
+def test_any_field_of_any_type_is_refused_or_shown_never_a_traceback(
+    good_bundle: Path, examples: int
+) -> None:
+    """Hypothesis over the report: one field anywhere given any JSON value. Opening refuses it with
+    BundleRefusedError or accepts it, and then every view (text, HTML, the wizard's pages) renders it.
+    issue 10 found 54 tracebacks in 2,000 mutated bundles; the slow run tries 10,000."""
+    from fallback_doctor.core import facade
+    from fallback_doctor.core.bundle.html import render_html
+    from fallback_doctor.core.bundle.safe_open import validate_report
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    document = open_bundle(good_bundle).document
+    paths = _leaves(document)
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+        max_leaves=6,
+    )
+    outcomes = {"refused": 0, "shown": 0}
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(path=st.sampled_from(paths), value=json_values)
+    def check(path: tuple[Any, ...], value: Any) -> None:
+        mutated = _replaced(document, path, value)
+        try:
+            accepted = validate_report(mutated)
+        except BundleRefusedError as error:
+            refused_member = error.member
+            outcomes["refused"] += 1
+            assert refused_member == "report.json"
+            return
+        outcomes["shown"] += 1
+        for lang in ("en", "ko"):
+            render_text(accepted, lang)
+            render_html(accepted, lang=lang)
+            for view in (facade.config_view, facade.log_view, facade.stack_layers, facade.gpu_summary):
+                view(accepted)
+            facade.cpu_view(accepted)
+
+    check()
+    assert outcomes["refused"] and outcomes["shown"], outcomes
