@@ -71,7 +71,15 @@ def run_probe(target: dict[str, Any], options: dict[str, Any], gpu: bool) -> dic
     def on_phase(name: str, edge: str, at: float, ok: bool | None) -> None:
         _emit("phase", name=name, edge=edge, at=at, ok=ok)
 
-    return wizard_step(resolved, spec.python, gpu=gpu, settings=settings, on_phase=on_phase).to_json()
+    outcome = wizard_step(
+        resolved,
+        spec.python,
+        gpu=gpu,
+        settings=settings,
+        on_phase=on_phase,
+        progress=lambda what: _emit("progress", what=what),
+    )
+    return outcome.to_json()
 
 
 def main() -> int:

@@ -189,11 +189,17 @@ def wizard_step(
     gpu: bool,
     settings: ProbeSettings = WIZARD_SETTINGS,
     on_phase: PhaseListener | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> StepOutcome:
-    """The wizard's CPU baseline or GPU retry (its child runs this with the technician's environment)."""
+    """The wizard's CPU baseline or GPU retry (its child runs this with the technician's environment).
+
+    ``progress`` hears "inference: <words>" before the probe starts (the wizard shows them as they are).
+    """
     env = dict(os.environ)
     chosen = python or target.python or sys.executable
     reason = skip_reason(target, None)
     if reason is not None:
         return StepOutcome(step="gpu_retry" if gpu else "cpu_baseline", skipped=reason)
+    if progress is not None:
+        progress("inference")
     return run_inference_step(target, chosen, env, gpu=gpu, settings=settings, on_phase=on_phase)

@@ -146,8 +146,11 @@ class StepRunner(QWizard):
     def _on_step_progress(self, event: dict) -> None:
         if self.job is None or self.sender() is not self.job.signals:
             return
-        if event.get("event") == "progress":
-            self._progress = t("run.collecting", what=event.get("what"))
+        what = str(event.get("what") or "")
+        if event.get("event") == "progress" and what.startswith("inference: "):
+            self._progress = what.removeprefix("inference: ")  # core's words: whose code runs, how long
+        elif event.get("event") == "progress":
+            self._progress = t("run.collecting", what=what)
         elif event.get("event") == "phase" and event.get("edge") == "start":
             self._progress = (
                 f"{t(self.running + '.running') if self.running in {'cpu', 'gpu'} else ''} "
