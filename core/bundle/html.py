@@ -13,22 +13,9 @@ import math
 from typing import Any
 
 from fallback_doctor.core.measures import gpu_summary, ms_text
-from fallback_doctor.core.pages import verdict_words
+from fallback_doctor.core.pages import stack_layers, verdict_words
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import label
-
-_LAYERS = (
-    "config",
-    "driver",
-    "device",
-    "cuda",
-    "cudnn",
-    "tensorrt",
-    "package",
-    "loader",
-    "resources",
-    "probe",
-)
 
 _LABEL_KEYS = (
     "title",
@@ -117,7 +104,7 @@ def render_html(
     )
     findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")
-    parts.append(_stack(findings, labels))
+    parts.append(_stack(document, lang))
     comparison = _comparison(document, labels)
     if comparison:
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
@@ -136,19 +123,15 @@ def render_html(
     return "\n".join(parts) + "\n"
 
 
-def _stack(findings: list[dict[str, Any]], labels: dict[str, str]) -> str:
-    order = {"error": 0, "warning": 1, "info": 2}
-    worst: dict[str, str] = {}
-    for finding in findings:
-        layer, severity = str(finding.get("layer")), str(finding.get("severity"))
-        if layer not in worst or order.get(severity, 3) < order.get(worst[layer], 3):
-            worst[layer] = severity
+def _stack(document: dict[str, Any], lang: str) -> str:
+    """The five layers bottom-up with their states: the wizard's stack page, from the same function."""
     items = []
-    for layer in _LAYERS:
-        worst_here = worst.get(layer)
-        title = worst_here or labels["ok"]
-        css = _e(worst_here or "ok")
-        items.append(f'<li class="{css}" title="{_e(title)}">{_e(layer)}: {_e(title)}</li>')
+    for layer in stack_layers(document):
+        status = str(layer["status"])
+        name = label(f"layer.{layer['layer']}", lang)
+        words = label(f"status.{status}", lang)
+        css = status if status in ("error", "warning", "info") else "ok"
+        items.append(f'<li class="{_e(css)}" title="{_e(words)}">{_e(name)}: {_e(words)}</li>')
     return '<ul class="stack">' + "".join(items) + "</ul>"
 
 
