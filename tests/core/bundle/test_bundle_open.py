@@ -481,6 +481,7 @@ def _replaced(document: dict[str, Any], path: tuple[Any, ...], value: Any) -> di
             10_000,
             marks=[
                 pytest.mark.slow,
+                pytest.mark.timeout(3600),  # about 15 minutes on two busy cores
                 pytest.mark.skipif(not os.environ.get("GFD_SLOW"), reason="10,000 examples: GFD_SLOW=1 (CI)"),
             ],
             id="10000-slow",
