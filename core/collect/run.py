@@ -140,6 +140,10 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     with contextlib.ExitStack() as stack:
         run = _Collection(progress)
         f_platform = run.start("platform", collect_platform)
+        if spec.pid is not None and not process_exists(spec.pid):
+            raise TargetNotFound(
+                f"--pid {spec.pid}: no such process (it is not running, or not visible here)"
+            )
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
         bareun = target is not None and target.kind == "bareun"
 
@@ -221,6 +225,21 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         environment=relevant_environment(env),
         collectors=tuple(run.outcomes),
     )
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` runs here (one of another user's counts). By hand: ``ps -p PID``."""
+    import os
+
+    if os.path.isdir("/proc/self"):
+        return os.path.isdir(f"/proc/{pid}")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
 
 
 def _resolve(
