@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from fallback_doctor.core.bundle.redact import Redaction
+from fallback_doctor.core.bundle.redaction import Redaction
 
 Spans = dict[str, tuple[int, int, Any]]
 """JSON path -> (start, end, the leaf itself) of each leaf token (and of each key, at "path#key")."""

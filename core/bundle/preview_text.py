@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import BundlePreview
+    from fallback_doctor.core.bundle.preview import BundlePreview
 
 _ORIGINS = {
     "report": "this diagnosis (the report document)",

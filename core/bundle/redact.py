@@ -51,6 +51,9 @@ from fallback_doctor.core.bundle.detect_keys import (
 )
 from fallback_doctor.core.bundle.detect_secrets import SECRET_DETECTORS
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym
+from fallback_doctor.core.bundle.redaction import RedactedText as RedactedText
+from fallback_doctor.core.bundle.redaction import Redaction as Redaction
+from fallback_doctor.core.bundle.redaction import mask as mask
 from fallback_doctor.core.bundle.scan import Detector, scan
 from fallback_doctor.core.bundle.views import View, decoded_views, escape_boundaries
 from fallback_doctor.core.bundle.words import is_common_word
@@ -73,32 +76,6 @@ _PRIORITY = {SECRET: 3, EXTRA: 2, IDENTITY: 1}
 
 _NO_IPV4 = (*SECRET_DETECTORS, *IDENTITY_DETECTORS, IPV6_DETECTOR, IPV6_FULL_DETECTOR)
 _ALL = (*_NO_IPV4, IPV4_DETECTOR)
-
-
-@dataclass(frozen=True, slots=True)
-class Redaction:
-    """One replaced span of the original text: what kind, where, with what, and a masked preview."""
-
-    kind: str
-    """"password", "bareun-api-key", "private-key", "user", "host", "ip", "gpu-uuid", "extra" …"""
-    category: str
-    """"secret", "identity" or "extra"."""
-    start: int
-    end: int
-    """The span in the original text (``text[start:end]`` was replaced)."""
-    replacement: str
-    preview: str
-    """The original, masked ("ko…(41 chars)", "a…"), for people to recognise it."""
-    where: str = ""
-    """For a JSON member: the JSON path of the value ("environment.python.executable")."""
-
-
-@dataclass(frozen=True)
-class RedactedText:
-    """The redacted text and what was replaced (spans refer to the original)."""
-
-    text: str
-    redactions: tuple[Redaction, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,15 +382,6 @@ def _whole_token(text: str, start: int, end: int) -> bool:
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     return not (before.isascii() and before.isalnum()) and not (after.isascii() and after.isalnum())
-
-
-def mask(value: str, category: str) -> str:
-    """A recognisable but harmless preview: "ko…(41 chars)" for a secret, "al…" for an identity."""
-    value = value.replace("\n", " ")
-    if category == IDENTITY:
-        return (value[:2] + "…") if len(value) > 3 else "…"
-    head = value[:2] if len(value) >= 10 else ""
-    return f"{head}…({len(value)} chars)"
 
 
 def redact_json_text(redactor: Redactor, text: str) -> RedactedText:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fallback_doctor.core.bundle.detect_keys import (
     COUNT_LIKE,
@@ -24,10 +24,22 @@ from fallback_doctor.core.bundle.detect_keys import (
     is_secret_key,
     kind_of_key,
 )
+from fallback_doctor.core.bundle.redaction import Redaction, mask
 from fallback_doctor.core.knowledge.environment import allowlist
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.redact import Redaction, Redactor
+    from fallback_doctor.core.bundle.redaction import RedactedText
+
+
+class Redactor(Protocol):
+    """What the walk needs of :class:`~fallback_doctor.core.bundle.redact.Redactor`."""
+
+    def learn(self, text: str, *, skip_ipv4: bool = False) -> None: ...
+
+    def remember_named(self, key: str, value: str) -> None: ...
+
+    def redact(self, text: str, *, key: str | None = None) -> RedactedText: ...
+
 
 _NAME_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,80}$")
 _ENV_KEY = re.compile(r"(?:^|_)(?:environment|env|environ)$", re.IGNORECASE)
@@ -112,16 +124,12 @@ def walk(redactor: Redactor, value: Any, key: str | None, path: str, found: list
         and (is_secret_key(key) or SERIAL_KEY.search(key))
         and not COUNT_LIKE.search(key)
     ):
-        from fallback_doctor.core.bundle.redact import Redaction, mask
-
         found.append(Redaction(kind_of_key(key), SECRET, 0, 0, MARKER, mask(str(value), SECRET), path))
         return MARKER
     return value
 
 
 def _walk_string(redactor: Redactor, text: str, key: str | None, path: str, found: list[Redaction]) -> str:
-    from fallback_doctor.core.bundle.redact import Redaction
-
     result = redactor.redact(text, key=key)
     for redaction in result.redactions:
         found.append(
@@ -139,8 +147,6 @@ def _walk_string(redactor: Redactor, text: str, key: str | None, path: str, foun
 
 
 def _filter_environment(env: Mapping[str, Any], path: str, found: list[Redaction]) -> dict[str, Any]:
-    from fallback_doctor.core.bundle.redact import Redaction
-
     allowed = allowlist()
     kept: dict[str, Any] = {}
     for name, item in env.items():

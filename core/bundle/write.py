@@ -32,7 +32,7 @@ from fallback_doctor.core.bundle.pseudonyms import save_mapping
 from fallback_doctor.core.bundle.redact import MARKER
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import BundlePreview
+    from fallback_doctor.core.bundle.preview import BundlePreview
 
 
 @dataclass(frozen=True)
