@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = os.environ.get("GFD_BENCH_QUICK") == "1"
-MIB = 4 if QUICK else 8
+MIB = 2 if QUICK else 4
+"""MiB of each redaction input: the per-log bound of a bundle (Limits.log)."""
 
 _PRELUDE = """
 import os, resource, sys, time
