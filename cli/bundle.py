@@ -11,10 +11,11 @@ against the manifest (exit 0 good, 1 a member differs — named —, 2 not a bun
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from fallback_doctor.cli.output import write_error, write_json, write_text
 
 if TYPE_CHECKING:
     from fallback_doctor.core.bundle.export import ExtraMember
@@ -87,18 +88,18 @@ def _show(path: str, lang: str | None, as_json: bool) -> int:
     try:
         opened = open_bundle(path)
     except BundleRefusedError as error:
-        print(f"fallback-doctor bundle show: refused: {error}", file=sys.stderr)
+        write_error(f"fallback-doctor bundle show: refused: {error}")
         return EXIT_REFUSED
     if as_json:
-        json.dump(opened.document, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        if write_json(opened.document):
+            return EXIT_REFUSED
     else:
         from fallback_doctor.cli.common import default_language
 
-        print(opened.origin(), file=sys.stderr)
+        write_error(opened.origin())
         for problem in opened.integrity_problems:
-            print(f"warning: {problem}", file=sys.stderr)
-        sys.stdout.write(render_text(opened.document, lang or default_language()))
+            write_error(f"warning: {problem}")
+        write_text(render_text(opened.document, lang or default_language()))
     return EXIT_OK
 
 
@@ -108,14 +109,14 @@ def _verify(path: str) -> int:
     try:
         result = verify_bundle(path)
     except BundleRefusedError as error:
-        print(f"fallback-doctor bundle verify: refused: {error}", file=sys.stderr)
+        write_error(f"fallback-doctor bundle verify: refused: {error}")
         return EXIT_REFUSED
     if result.ok:
         print(f"{path}: OK, {result.checked} files match the manifest")
         return EXIT_OK
-    print(f"{path}: MISMATCH", file=sys.stderr)
+    write_error(f"{path}: MISMATCH")
     for problem in result.problems:
-        print(f"  {problem}", file=sys.stderr)
+        write_error(f"  {problem}")
     return EXIT_MISMATCH
 
 
@@ -150,7 +151,7 @@ def export_from_cli(
     preview = prepare_bundle(document, extras, options)
     if getattr(args, "dry_run", False):
         out = sys.stderr if getattr(args, "json", False) else sys.stdout
-        out.write(render_preview(preview))
+        write_text(render_preview(preview), out)
         return EXIT_OK
     try:
         result = write_bundle(preview, destination, force=getattr(args, "force", False))

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor import __version__
-from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.cli.common import UsageError, default_language, install_signal_handlers
+from fallback_doctor.cli.output import write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.report import diagnosis_document, render_text
@@ -156,10 +156,10 @@ def run_diagnose(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     document = diagnosis_document(diagnosis)
     if args.json:
-        json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        if write_json(document):
+            return EXIT_USAGE
     else:
-        sys.stdout.write(render_text(document, args.lang or default_language()))
+        write_text(render_text(document, args.lang or default_language()))
     if args.bundle:
         from fallback_doctor.cli.bundle import export_from_cli
 
@@ -179,6 +179,7 @@ def bundle_extras(document: dict[str, Any]) -> list[ExtraMember]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; usage errors exit 2 with a one-line message."""
+    install_signal_handlers()
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((item for item in arguments if not item.startswith("-")), None)
     parser = build_parser(command if command in OPTIONAL_COMMANDS or command == "diagnose" else None)
@@ -189,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.handler(args)
     except UsageError as error:
-        print(f"fallback-doctor: {error}", file=sys.stderr)
+        write_error(f"fallback-doctor: {error}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fallback-doctor: interrupted", file=sys.stderr)

@@ -1,23 +1,17 @@
-"""Which environment variables matter to the diagnosis: the loader's, CUDA's, ONNX Runtime's.
+"""The environment a collector may read: the allowlist of resources/redaction/environment.json.
 
-Kept apart from collect/run.py so that the process collector can use it without importing
-the collector runner (which imports the process collector).
+``relevant_environment`` keeps the variables that change how the CUDA libraries are found and
+which GPU is visible; ``service_environment`` puts a running server's own variables in place of
+the technician's. The allowlist itself is data (core/knowledge/environment.py), shared with the
+bundle's redaction. By hand: ``env | grep -E '^(CUDA|NVIDIA|ORT|BAREUN)_|^LD_'``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-_ENV_ALLOW = re.compile(
-    r"^(CUDA_\w*|NVIDIA_\w*|CUDNN_\w*|ORT_\w*|TENSORRT_\w*|TRT_\w*|LD_LIBRARY_PATH|LD_PRELOAD|PATH"
-    r"|PYTHONPATH|PYTHONHOME|VIRTUAL_ENV|CONDA_PREFIX|LANG|LC_\w+|BAREUN_\w*|WSL_DISTRO_NAME)$"
-)
-
-
-def relevant_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """The variables that change how CUDA libraries are found and which GPU is visible."""
-    return {key: value for key, value in sorted(env.items()) if _ENV_ALLOW.match(key)}
+from fallback_doctor.core.knowledge.environment import allowlist
+from fallback_doctor.core.knowledge.environment import relevant_environment as relevant_environment
 
 
 def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | None) -> dict[str, str]:
@@ -28,6 +22,7 @@ def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | N
     """
     if service is None:
         return dict(shell)
-    merged = {key: value for key, value in shell.items() if not _ENV_ALLOW.match(key)}
+    allowed = allowlist()
+    merged = {key: value for key, value in shell.items() if not allowed.allows(key)}
     merged.update(service)
     return merged

@@ -19,6 +19,9 @@ from fallback_doctor.core.probes.runner import finish_child, run_child
 
 _CHILD = "python_env_child.py"
 _DOING = "listing the installed packages"
+MAX_LISTING = 32 * 1024 * 1024
+"""Most bytes the listing may print: a real one is well under a MiB; an interpreter that floods
+its output is stopped here, while it is read (memory stays bounded whatever it prints)."""
 
 
 def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 15.0) -> PythonEnvFacts:
@@ -31,11 +34,11 @@ def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 1
     """
     started = take_python_env(python, env)
     if started is not None:
-        outcome = finish_child(started, timeout_s=timeout_s)
+        outcome = finish_child(started, timeout_s=timeout_s, max_output=MAX_LISTING)
     else:
         with resources.as_file(resources.files("fallback_doctor.core.probes").joinpath(_CHILD)) as script:
-            outcome = run_child([python, str(script)], env=env, timeout_s=timeout_s)
-    if outcome.returncode is None and not outcome.timed_out:
+            outcome = run_child([python, str(script)], env=env, timeout_s=timeout_s, max_output=MAX_LISTING)
+    if outcome.returncode is None and not outcome.timed_out and outcome.flooded is None:
         raise CollectError(f"could not start the interpreter {python}: {outcome.stderr.strip()}")
     if not outcome.ok:
         raise CollectError(

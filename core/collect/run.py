@@ -125,12 +125,9 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     # Imported here so that importing this module stays cheap for the GUI's start-up.
     from fallback_doctor.core.collect.device import collect_device
     from fallback_doctor.core.collect.driver import collect_driver
-    from fallback_doctor.core.collect.libraries import collect_libraries
     from fallback_doctor.core.collect.native import collect_native, start_native
-    from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
     from fallback_doctor.core.collect.platform import collect_platform
     from fallback_doctor.core.collect.python_env import collect_python_env
-    from fallback_doctor.core.collect.torch import collect_torch
     from fallback_doctor.core.probes.runner import abandon_child
     from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 
@@ -161,36 +158,8 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         f_device = run.start("device", collect_device, env)
 
         python: PythonEnvFacts | None = run.wait("python", f_python, budget) if f_python else None
-        onnxruntime = torch = None
-        if bareun and target is not None:
-            if target.lib_ort is not None and target.lib_ort.core_library is not None:
-                from fallback_doctor.core.targets.bareun import lib_path_ort_facts
-
-                f_ort = run.start("onnxruntime", lib_path_ort_facts, target.lib_ort)
-                onnxruntime = run.wait("onnxruntime", f_ort, budget)
-        elif python is not None:
-            f_ort = run.start("onnxruntime", collect_onnxruntime, python)
-            onnxruntime = run.wait("onnxruntime", f_ort, budget)
-        if python is not None:
-            f_torch = run.start("torch", collect_torch, python)
-            torch = run.wait("torch", f_torch, budget)
-
-        provider_libraries = (
-            [(lib.provider, lib.path) for lib in onnxruntime.provider_libraries] if onnxruntime else []
-        )
-        extra_dirs = request.extra_library_dirs
-        if target is not None and target.lib_path:
-            extra_dirs = (*extra_dirs, target.lib_path)
-        f_libraries = run.start(
-            "libraries",
-            collect_libraries,
-            site_packages=python.site_packages if python else (),
-            provider_libraries=provider_libraries,
-            env=env,
-            platform=python.platform if python else sys.platform,
-            extra_dirs=extra_dirs,
-        )
-        libraries = run.wait("libraries", f_libraries, budget)
+        onnxruntime, torch = _onnxruntime_and_torch(run, target if bareun else None, python, budget)
+        libraries = _libraries(run, request, target, python, onnxruntime, env)
 
         f_native = run.start(
             "native",
@@ -223,6 +192,73 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     )
 
 
+def _onnxruntime_and_torch(
+    run: _Collection, bareun: TargetFacts | None, python: PythonEnvFacts | None, budget: float
+) -> tuple[Any, Any]:
+    """ONNX Runtime's facts (from a Bareun libPath, else from the interpreter) and torch's."""
+    from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
+    from fallback_doctor.core.collect.torch import collect_torch
+
+    onnxruntime = torch = None
+    if bareun is not None:
+        if bareun.lib_ort is not None and bareun.lib_ort.core_library is not None:
+            from fallback_doctor.core.targets.bareun import lib_path_ort_facts
+
+            f_ort = run.start("onnxruntime", lib_path_ort_facts, bareun.lib_ort)
+            onnxruntime = run.wait("onnxruntime", f_ort, budget)
+    elif python is not None:
+        f_ort = run.start("onnxruntime", collect_onnxruntime, python)
+        onnxruntime = run.wait("onnxruntime", f_ort, budget)
+    if python is not None:
+        f_torch = run.start("torch", collect_torch, python)
+        torch = run.wait("torch", f_torch, budget)
+    return onnxruntime, torch
+
+
+def _libraries(
+    run: _Collection,
+    request: CollectRequest,
+    target: TargetFacts | None,
+    python: PythonEnvFacts | None,
+    onnxruntime: Any,
+    env: Mapping[str, str],
+) -> Any:
+    """How the loader resolves the GPU libraries, for the interpreter's and the target's folders."""
+    from fallback_doctor.core.collect.libraries import collect_libraries
+
+    provider_libraries = (
+        [(lib.provider, lib.path) for lib in onnxruntime.provider_libraries] if onnxruntime else []
+    )
+    extra_dirs = request.extra_library_dirs
+    if target is not None and target.lib_path:
+        extra_dirs = (*extra_dirs, target.lib_path)
+    f_libraries = run.start(
+        "libraries",
+        collect_libraries,
+        site_packages=python.site_packages if python else (),
+        provider_libraries=provider_libraries,
+        env=env,
+        platform=python.platform if python else sys.platform,
+        extra_dirs=extra_dirs,
+    )
+    return run.wait("libraries", f_libraries, request.timeout_s)
+
+
+def process_exists(pid: int) -> bool:
+    """Whether a process ``pid`` runs here (one of another user's counts). By hand: ``ps -p PID``."""
+    import os
+
+    if os.path.isdir("/proc/self"):
+        return os.path.isdir(f"/proc/{pid}")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
 def _resolve(
     run: _Collection,
     resolve: Callable[[TargetSpec, Mapping[str, str]], TargetFacts],
@@ -233,6 +269,8 @@ def _resolve(
     """Resolve the target first (everything else depends on it); a usage error propagates."""
     if run.progress is not None:
         run.progress("target")
+    if spec.pid is not None and not process_exists(spec.pid):
+        raise not_found(f"--pid {spec.pid}: no such process (it is not running, or not visible here)")
     started = time.monotonic()
     try:
         target = resolve(spec, env)

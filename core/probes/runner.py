@@ -1,11 +1,15 @@
-"""Run a child process with a hard timeout, kill its whole process group, say what happened.
+"""Run a child process with a hard timeout, end it and all it started, say what happened.
 
 Everything that loads CUDA, cuDNN or ONNX Runtime natively runs through here: a missing
-cuDNN sub-library aborts the process that loads it, and a driver call can hang.
+cuDNN sub-library aborts the process that loads it, and a driver call can hang. Output is read
+while the child runs and capped as it is read (:mod:`pipes`); when the child ends, everything
+it started ends too, ``setsid`` grandchildren included (:mod:`reaper`), and the run does not
+wait for a grandchild that holds the pipe open.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -14,15 +18,32 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO
 
-_OUTPUT_LIMIT = 4 * 1024 * 1024
-"""Keep at most this many bytes of each stream: a child that floods its output cannot exhaust us."""
+from fallback_doctor.core.probes.pipes import OUTPUT_LIMIT, Tail, feed, pump
+from fallback_doctor.core.probes.reaper import (
+    TOKEN_NAME,
+    become_subreaper,
+    kill_leftovers,
+    kill_process_group,
+    new_token,
+    register,
+    unregister,
+)
 
-_LINE_LIMIT = 256 * 1024
-"""A line longer than this is not handed to ``on_stdout_line`` (it is still kept in the output)."""
+__all__ = [
+    "ChildOutcome",
+    "StartedChild",
+    "abandon_child",
+    "finish_child",
+    "kill_process_group",
+    "run_child",
+    "signal_name",
+    "start_child",
+]
 
-_READ_CHUNK = 64 * 1024
+_OUTPUT_LIMIT = OUTPUT_LIMIT
+_GRACE_S = 0.5
+"""How long the output may still come once the child has exited (then what holds the pipe is killed)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +58,8 @@ class ChildOutcome:
     timed_out: bool
     duration_s: float
     truncated: bool = False
+    flooded: int | None = None
+    """Set (to the bound, in bytes) when the child printed more than it may and was stopped."""
 
     @property
     def ok(self) -> bool:
@@ -45,6 +68,9 @@ class ChildOutcome:
 
     def sentence(self, doing: str = "running") -> str:
         """What happened, in words: "the probe crashed with SIGSEGV while loading …"."""
+        if self.flooded is not None:
+            bound = f"{self.flooded / (1024 * 1024):.0f} MiB"
+            return f"the probe printed more than {bound} while {doing}, and was stopped"
         if self.timed_out:
             return f"the probe did not finish within {self.duration_s:.0f} s while {doing}, and was stopped"
         if self.returncode is None:
@@ -73,12 +99,15 @@ def run_child(
     cwd: str | None = None,
     on_start: Callable[[int], None] | None = None,
     on_stdout_line: Callable[[str], None] | None = None,
+    max_output: int | None = None,
 ) -> ChildOutcome:
-    """Run ``argv`` to completion or until ``timeout_s``, then kill its process group.
+    """Run ``argv`` to completion or until ``timeout_s``, then end it and everything it started.
 
-    The child gets its own session (POSIX) or process group (Windows) so that a
-    timeout kills it and every process it started. Output is decoded as UTF-8 with
-    replacement; each stream is capped so a flood cannot exhaust memory.
+    The child gets its own session (POSIX) or process group (Windows); its descendants carry a
+    token in their environment and are re-parented to us (Linux subreaper), so a timeout, an
+    exit or a signal of ours ends them all. Output is decoded as UTF-8 with replacement; each
+    stream keeps its last 4 MiB; ``max_output`` (bytes of standard output) stops a child that
+    prints more (``flooded``).
 
     Live progress: ``on_start(pid)`` is called once the child exists (a sampler follows that
     PID), ``on_stdout_line(line)`` for each complete line of its standard output as it arrives
@@ -86,9 +115,8 @@ def run_child(
     ignored: the child is still waited for, or killed at the timeout, as without callbacks.
     By hand: ``timeout -s KILL 180 python probe.py``.
     """
-    if on_start is not None or on_stdout_line is not None:
-        return _run_streaming(argv, env, timeout_s, stdin_text, cwd, on_start, on_stdout_line)
-    return finish_child(start_child(argv, env=env, stdin_text=stdin_text, cwd=cwd), timeout_s=timeout_s)
+    child = start_child(argv, env=env, stdin_text=stdin_text, cwd=cwd)
+    return _supervise(child, timeout_s, on_start, on_stdout_line, max_output)
 
 
 @dataclass
@@ -101,6 +129,10 @@ class StartedChild:
     stdin_text: str | None = None
     error: str | None = None
     """Why it could not be started (then ``process`` is None)."""
+    token: str = ""
+    """The token its descendants carry in their environment."""
+    start_ticks: int = 0
+    """When it started (clock ticks since boot): what it left behind started after."""
 
 
 def start_child(
@@ -115,24 +147,32 @@ def start_child(
     Starting early lets a child's own start-up overlap with the parent's work.
     """
     started = time.monotonic()
+    token = new_token()
+    become_subreaper()
     try:
-        process = _spawn(argv, env, stdin_text, cwd)
-    except OSError as error:
-        return StartedChild(tuple(argv), None, started, stdin_text, str(error))
-    return StartedChild(tuple(argv), process, started, stdin_text)
+        process = _spawn(argv, env, stdin_text, cwd, token)
+    except (OSError, ValueError) as error:
+        return StartedChild(tuple(argv), None, started, stdin_text, str(error), token)
+    ticks = register(process, token)
+    return StartedChild(tuple(argv), process, started, stdin_text, token=token, start_ticks=ticks)
 
 
 def abandon_child(child: StartedChild) -> None:
-    """Kill a started child that will not be finished (and its process group); wait for it."""
+    """Kill a started child that will not be finished (and all it started); wait for it."""
     process = child.process
-    if process is None or process.returncode is not None:
+    if process is None:
         return
-    kill_process_group(process)
-    process.communicate()
+    if process.returncode is None:
+        kill_process_group(process)
+        with contextlib.suppress(OSError, ValueError):
+            process.communicate(timeout=5)
+    _end(process, child.token, child.start_ticks)
 
 
-def finish_child(child: StartedChild, *, timeout_s: float, stdin_text: str | None = None) -> ChildOutcome:
-    """Wait for a started child until ``timeout_s`` after its start, then kill its process group.
+def finish_child(
+    child: StartedChild, *, timeout_s: float, stdin_text: str | None = None, max_output: int | None = None
+) -> ChildOutcome:
+    """Wait for a started child until ``timeout_s`` after its start, then end it and all it started.
 
     ``stdin_text`` is written now (the child must have been started with a ``stdin_text``,
     even an empty one, so that its standard input is a pipe).
@@ -141,37 +181,15 @@ def finish_child(child: StartedChild, *, timeout_s: float, stdin_text: str | Non
         # The work is handed over now: the timeout counts from here, not from the early start.
         child.stdin_text = stdin_text
         child.started = time.monotonic()
-    process = child.process
-    if process is None:
-        return ChildOutcome(child.argv, None, "", child.error or "", False, time.monotonic() - child.started)
-    timed_out = False
-    remaining = max(0.0, timeout_s - (time.monotonic() - child.started))
-    try:
-        out, err = process.communicate(
-            input=child.stdin_text.encode("utf-8") if child.stdin_text is not None else None,
-            timeout=remaining,
-        )
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_process_group(process)
-        out, err = process.communicate()
-    finally:
-        # A child that exited may have left grandchildren in its group: never leave one behind.
-        kill_process_group(process, only_group=True)
-    truncated = len(out) > _OUTPUT_LIMIT or len(err) > _OUTPUT_LIMIT
-    return ChildOutcome(
-        argv=child.argv,
-        returncode=None if timed_out else process.returncode,
-        stdout=out[-_OUTPUT_LIMIT:].decode("utf-8", errors="replace"),
-        stderr=err[-_OUTPUT_LIMIT:].decode("utf-8", errors="replace"),
-        timed_out=timed_out,
-        duration_s=time.monotonic() - child.started,
-        truncated=truncated,
-    )
+    return _supervise(child, timeout_s, None, None, max_output)
 
 
 def _spawn(
-    argv: Sequence[str], env: Mapping[str, str] | None, stdin_text: str | None, cwd: str | None
+    argv: Sequence[str],
+    env: Mapping[str, str] | None,
+    stdin_text: str | None,
+    cwd: str | None,
+    token: str,
 ) -> subprocess.Popen[bytes]:
     """Popen in a session (POSIX) or process group (Windows) of its own, every stream a pipe."""
     kwargs: dict[str, object] = {}
@@ -179,149 +197,105 @@ def _spawn(
         kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True
+    child_env = dict(os.environ if env is None else env)
+    child_env[TOKEN_NAME] = token
     process: subprocess.Popen[bytes] = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=dict(env) if env is not None else None,
+        env=child_env,
         cwd=cwd,
         **kwargs,  # type: ignore[call-overload]
     )
     return process
 
 
-class _Tail:
-    """The last ``_OUTPUT_LIMIT`` bytes of a stream, and how many bytes it had in all."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-        self.total = 0
-
-    def add(self, chunk: bytes) -> None:
-        self.total += len(chunk)
-        self.data += chunk
-        if len(self.data) > 2 * _OUTPUT_LIMIT:
-            del self.data[: len(self.data) - _OUTPUT_LIMIT]
-
-    def text(self) -> str:
-        return bytes(self.data[-_OUTPUT_LIMIT:]).decode("utf-8", errors="replace")
-
-
-def _pump(stream: IO[bytes], tail: _Tail, on_line: Callable[[str], None] | None) -> None:
-    """Read ``stream`` to its end into ``tail``; hand each complete line to ``on_line``."""
-    pending = bytearray()
-    overlong = False
-    try:
-        while True:
-            chunk = stream.readline(_READ_CHUNK)
-            if not chunk:
-                break
-            tail.add(chunk)
-            if on_line is None:
-                continue
-            if not overlong:
-                pending += chunk
-                if len(pending) > _LINE_LIMIT:
-                    overlong, pending = True, bytearray()
-            if chunk.endswith(b"\n"):
-                if not overlong:
-                    line = bytes(pending).rstrip(b"\r\n").decode("utf-8", errors="replace")
-                    try:
-                        on_line(line)
-                    except Exception:  # noqa: BLE001 - a listener must not stop the reading
-                        pass
-                pending, overlong = bytearray(), False
-    except (OSError, ValueError):
-        pass
-    finally:
-        try:
-            stream.close()
-        except OSError:
-            pass
-
-
-def _feed(stream: IO[bytes], data: bytes) -> None:
-    """Write ``data`` to the child's stdin and close it (a child that does not read it is fine)."""
-    try:
-        stream.write(data)
-    except (OSError, ValueError):
-        pass
-    finally:
-        try:
-            stream.close()
-        except (OSError, ValueError):
-            pass
-
-
-def _run_streaming(
-    argv: Sequence[str],
-    env: Mapping[str, str] | None,
+def _supervise(
+    child: StartedChild,
     timeout_s: float,
-    stdin_text: str | None,
-    cwd: str | None,
     on_start: Callable[[int], None] | None,
     on_stdout_line: Callable[[str], None] | None,
+    max_output: int | None,
 ) -> ChildOutcome:
-    """``run_child`` with its output read on threads while the child runs (the live path)."""
-    start = time.monotonic()
-    try:
-        process = _spawn(argv, env, stdin_text, cwd)
-    except OSError as error:
-        return ChildOutcome(tuple(argv), None, "", str(error), False, time.monotonic() - start)
-    out, err = _Tail(), _Tail()
-    assert process.stdout is not None and process.stderr is not None
-    threads = [
-        threading.Thread(target=_pump, args=(process.stdout, out, on_stdout_line), daemon=True),
-        threading.Thread(target=_pump, args=(process.stderr, err, None), daemon=True),
-    ]
-    if stdin_text is not None and process.stdin is not None:
-        threads.append(
-            threading.Thread(target=_feed, args=(process.stdin, stdin_text.encode("utf-8")), daemon=True)
-        )
+    """Read the child's output on threads while waiting for it; end it and its descendants."""
+    process = child.process
+    if process is None:
+        return ChildOutcome(child.argv, None, "", child.error or "", False, time.monotonic() - child.started)
+    out, err = Tail(max_output), Tail()
+    threads = _readers(process, out, err, on_stdout_line, child.stdin_text)
     timed_out = False
     try:
-        for thread in threads:
-            thread.start()
         if on_start is not None:
             try:
                 on_start(process.pid)
             except Exception:  # noqa: BLE001 - a listener must not leave the child running
                 pass
-        try:
-            process.wait(timeout=max(0.0, timeout_s - (time.monotonic() - start)))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_process_group(process)
-            process.wait()
+        timed_out = _wait(process, child.started + timeout_s, out)
     finally:
-        # A child that exited may have left grandchildren in its group (holding the pipes open).
-        kill_process_group(process, only_group=True)
+        # Whether it exited, timed out, flooded or we were interrupted: nothing it started stays.
+        kill_process_group(process, only_group=not timed_out and not out.over.is_set())
         if process.poll() is None:
             process.kill()
-            process.wait()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            process.wait(timeout=5)
+        grace = time.monotonic() + _GRACE_S
+        for thread in threads:
+            thread.join(max(0.0, grace - time.monotonic()))
+        _end(process, child.token, child.start_ticks)
         for thread in threads:
             thread.join(5.0)
+    flooded = max_output if out.over.is_set() else None
     return ChildOutcome(
-        argv=tuple(argv),
-        returncode=None if timed_out else process.returncode,
+        argv=child.argv,
+        returncode=None if timed_out or flooded else process.returncode,
         stdout=out.text(),
         stderr=err.text(),
-        timed_out=timed_out,
-        duration_s=time.monotonic() - start,
-        truncated=out.total > _OUTPUT_LIMIT or err.total > _OUTPUT_LIMIT,
+        timed_out=timed_out and flooded is None,
+        duration_s=time.monotonic() - child.started,
+        truncated=out.total > OUTPUT_LIMIT or err.total > OUTPUT_LIMIT,
+        flooded=flooded,
     )
 
 
-def kill_process_group(process: subprocess.Popen[bytes], *, only_group: bool = False) -> None:
-    """Kill the child and everything in its process group; ignore what is already gone."""
-    if sys.platform == "win32":
-        if not only_group and process.poll() is None:
-            process.kill()
-        return
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    if not only_group and process.poll() is None:
-        process.kill()
+def _readers(
+    process: subprocess.Popen[bytes],
+    out: Tail,
+    err: Tail,
+    on_stdout_line: Callable[[str], None] | None,
+    stdin_text: str | None,
+) -> list[threading.Thread]:
+    assert process.stdout is not None and process.stderr is not None
+    threads = [
+        threading.Thread(target=pump, args=(process.stdout, out, on_stdout_line), daemon=True),
+        threading.Thread(target=pump, args=(process.stderr, err, None), daemon=True),
+    ]
+    if stdin_text is not None and process.stdin is not None:
+        data = stdin_text.encode("utf-8", errors="surrogateescape")
+        threads.append(threading.Thread(target=feed, args=(process.stdin, data), daemon=True))
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _wait(process: subprocess.Popen[bytes], deadline: float, out: Tail) -> bool:
+    """Wait for the child until ``deadline`` or a flood; True when the time ran out."""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        try:
+            process.wait(timeout=min(0.1, remaining))
+        except subprocess.TimeoutExpired:
+            if out.over.is_set():
+                return False
+            continue
+        return False
+
+
+def _end(process: subprocess.Popen[bytes], token: str, since: int) -> None:
+    """The child is done: kill what it left behind (its group, its token's carriers), forget it."""
+    kill_process_group(process, only_group=True)
+    unregister(process)
+    if token:
+        kill_leftovers(token, since)

@@ -1,0 +1,104 @@
+"""Printing what came from outside (a bundle, a configuration, a log) to a terminal, safely.
+
+- Text: control characters are shown, not obeyed. ESC, BEL, BS, CR, DEL, the C1 controls (8-bit
+  CSI and OSC), bidirectional overrides and lone surrogates become visible escapes (``\\x1b``,
+  ``\\u202e``), so a bundle cannot set the window title (OSC 0), clear the screen, write the
+  clipboard (OSC 52) or reorder what is shown. Newlines and tabs stay.
+- JSON: always a whole, valid document or nothing. It is built in memory first; a lone surrogate
+  (``"\\ud800"`` in a bareun.json) is written as its JSON escape, C1 and bidirectional controls
+  too; a value that cannot be JSON means nothing on standard output, a sentence on standard error
+  and exit status 2.
+
+By hand: ``cat -v FILE`` shows control characters the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from typing import IO, Any
+
+EXIT_UNPRINTABLE = 2
+
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
+"""Everything but newline and tab that a terminal obeys or that reorders text (and lone surrogates)."""
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+"""What json.dumps(ensure_ascii=False) leaves raw but a terminal must not get (C0 it escapes itself)."""
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character shown as an escape (newlines and tabs kept)."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def json_text(document: Any) -> str:
+    """The document as pretty JSON that is safe on a terminal; ValueError when it is not JSON."""
+    try:
+        text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
+    except ValueError:
+        # NaN or infinity somewhere: JSON has no such numbers; they are written as null.
+        text = json.dumps(_finite(document), ensure_ascii=False, indent=2, allow_nan=False)
+    except (TypeError, RecursionError) as error:
+        raise ValueError(f"the report cannot be written as JSON ({error})") from None
+    # These characters can only stand inside JSON strings, where an escape means the same.
+    return _JSON_UNSAFE.sub(_json_escape, text)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _write(stream: IO[str], text: str) -> None:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(text.encode(encoding, errors="backslashreplace"))
+        buffer.flush()
+    else:
+        stream.write(text.encode(encoding, errors="backslashreplace").decode(encoding))
+    stream.flush()
+
+
+def write_text(text: str, stream: IO[str] | None = None) -> None:
+    """Print ``text`` (a report, an origin line) with its control characters made visible."""
+    stream = sys.stdout if stream is None else stream
+    stream.flush()
+    _write(stream, visible(text))
+
+
+def write_error(text: str) -> None:
+    """One message on standard error, control characters made visible, newline added."""
+    write_text(text.rstrip("\n") + "\n", sys.stderr)
+
+
+def write_json(document: Any, stream: IO[str] | None = None) -> int:
+    """Print ``document`` as whole JSON and return 0, or print nothing and return 2 (said on stderr)."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        text = json_text(document) + "\n"
+    except ValueError as error:
+        write_error(f"fallback-doctor: {error}")
+        return EXIT_UNPRINTABLE
+    stream.flush()
+    _write(stream, text)
+    return 0

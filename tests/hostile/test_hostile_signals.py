@@ -1,0 +1,48 @@
+"""Signals mid-run: SIGINT, SIGTERM or SIGHUP during the package listing ends the tool and every child."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_interpreters import make, pids_of, wait_gone
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and fork: Linux")
+
+
+def _wait_for(path_pids: callable, count: int, seconds: float = 30.0) -> list[int]:  # type: ignore[valid-type]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pids = path_pids()
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.05)
+    pytest.fail("the fake interpreter did not start its children")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, signum: int) -> None:
+    python = make(tmp_path, "fork")
+    tool = subprocess.Popen(
+        [sys.executable, "-m", "fallback_doctor", "diagnose", "--python", str(python), "--quick", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        pids = _wait_for(lambda: pids_of(tmp_path, "fork"), 4)
+        time.sleep(2.5)  # past the start-up imports: the tool now waits on the listing
+        tool.send_signal(signum)
+        _out, err = tool.communicate(timeout=30)
+    finally:
+        if tool.poll() is None:
+            tool.kill()
+            tool.wait()
+    assert tool.returncode == 130, err.decode(errors="replace")
+    assert b"interrupted" in err
+    assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
