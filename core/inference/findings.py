@@ -118,7 +118,7 @@ def _nodes(session: SessionRun) -> str:
     if not session.nodes_per_provider:
         return "node placements unknown (" + (session.nodes_source or "no VERBOSE lines") + ")"
     parts = [f"{count} on {provider}" for provider, count in session.nodes_per_provider.items()]
-    return "nodes: " + ", ".join(parts)
+    return "nodes: " + ", ".join(parts) + f" (from {session.nodes_source or 'the VERBOSE log'})"
 
 
 def _quote(session: SessionRun, limit: int = 2) -> str:
@@ -142,8 +142,17 @@ def _evidence(result: ProbeResult, session: SessionRun, label: str) -> tuple[Evi
     items = [Evidence(f"{label}: providers active", ", ".join(session.active_providers) or "none")]
     if session.nodes_per_provider:
         items.append(
-            Evidence(f"{label}: nodes per provider", _nodes(session), source="ONNX Runtime VERBOSE log")
+            Evidence(
+                f"{label}: nodes per provider",
+                _nodes(session),
+                source=f"ONNX Runtime ({session.nodes_source or 'VERBOSE log'})",
+            )
         )
+    for placed in session.placement:
+        if placed.provider == _CPU and placed.op_types and session.requested_providers != (_CPU,):
+            ops = sorted(placed.op_types.items(), key=lambda item: -item[1])
+            words = ", ".join(f"{op} x{count}" for op, count in ops[:12])
+            items.append(Evidence(f"{label}: operator types on the CPU", words, source=session.nodes_source))
     items.extend(
         Evidence(f"{label}: ONNX Runtime said", _short(line), source="probe stderr (fd 2)")
         for line in session.ort_messages[:6]
@@ -173,6 +182,9 @@ def inference_findings(result: ProbeResult, *, python_app: bool | None = None) -
         findings.extend(_gpu_findings(result, gpu, cpu, guard))
     if as_is is not None and not gpu_verified(result):
         findings.extend(_strategy_findings(result, as_is))
+    from fallback_doctor.core.inference.findings_now import now_findings
+
+    findings.extend(now_findings(result))
     return findings
 
 

@@ -200,6 +200,224 @@ def mapped_libraries() -> Optional[Set[str]]:
     return names
 
 
+# --- ONNX Runtime as it is now: log callback, exact placement, devices, automatic selection ----------
+
+_CALLBACK: List[str] = []  # messages from set_default_logger_callback, written as ORT's own lines
+_CALLBACK_CAP = 20000
+_SEVERITY = "VIWEF"
+_ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
+_NAMES_KEPT = 40
+
+
+def install_logger_callback(ort: Any) -> str:
+    """Receive ONNX Runtime's messages through set_default_logger_callback where it exists (1.32+).
+
+    Its docstring warns that messages from ONNX Runtime's worker threads still go to the platform
+    sink (stderr), so the stderr capture stays; returns where messages are read from."""
+    register = getattr(ort, "set_default_logger_callback", None)
+    if register is None:
+        return "stderr"
+
+    def callback(severity: int, category: str, logid: str, location: str, message: str) -> None:
+        if len(_CALLBACK) < _CALLBACK_CAP:
+            letter = _SEVERITY[severity] if 0 <= severity < len(_SEVERITY) else str(severity)
+            _CALLBACK.append("[%s:%s:%s, %s] %s" % (letter, category, logid or "Default", location, message))
+
+    try:
+        register(callback, 2)
+    except Exception:  # noqa: BLE001 (an older binding's signature, or no environment yet)
+        return "stderr"
+    return "logger callback and stderr"
+
+
+def log_mark() -> Tuple[int, int]:
+    """Where a phase's log starts: the capture file's size and the callback's message count."""
+    return capture_offset(), len(_CALLBACK)
+
+
+def log_since(mark: Tuple[int, int]) -> str:
+    """What ONNX Runtime wrote since ``mark``: the captured fds 1 and 2, then the callback's lines."""
+    text = capture_since(mark[0])
+    extra = _CALLBACK[mark[1] :]
+    return text + "".join(line + "\n" for line in extra)
+
+
+def has_assignment_api(ort: Any) -> bool:
+    """InferenceSession.get_provider_graph_assignment_info exists (onnxruntime 1.31.1 has it)."""
+    return hasattr(getattr(ort, "InferenceSession", None), "get_provider_graph_assignment_info")
+
+
+def placement_from_api(session: Any) -> Optional[List[Dict[str, Any]]]:
+    """Per provider: nodes, subgraphs, operator types and the first names, from the session itself."""
+    getter = getattr(session, "get_provider_graph_assignment_info", None)
+    if getter is None:
+        return None
+    try:
+        subgraphs = list(getter())
+    except Exception:  # noqa: BLE001 (the session option was not honoured)
+        return None
+    per: Dict[str, Dict[str, Any]] = {}
+    for subgraph in subgraphs:
+        name = str(subgraph.ep_name)
+        empty: Dict[str, Any] = {"provider": name, "nodes": 0, "subgraphs": 0, "op_types": {}, "names": []}
+        entry = per.setdefault(name, empty)
+        entry["subgraphs"] += 1
+        for node in subgraph.get_nodes():
+            entry["nodes"] += 1
+            op = "%s.%s" % (node.domain, node.op_type) if node.domain else str(node.op_type)
+            entry["op_types"][op] = entry["op_types"].get(op, 0) + 1
+            if len(entry["names"]) < _NAMES_KEPT:
+                entry["names"].append(str(node.name))
+    return list(per.values())
+
+
+def placement(session: Any, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, Any]]]:
+    """(nodes per provider, their source, per-provider detail): the API where it answers, else the log."""
+    exact = placement_from_api(session)
+    if exact:
+        return {p["provider"]: p["nodes"] for p in exact}, "get_provider_graph_assignment_info", exact
+    counts = count_placements(log)
+    source = "verbose log" if counts else "no node placement lines in the VERBOSE log"
+    return counts, source, [{"provider": k, "nodes": v} for k, v in counts.items()]
+
+
+def _enum_name(value: Any) -> str:
+    """OrtHardwareDeviceType.GPU -> "GPU"."""
+    return str(value).rsplit(".", 1)[-1]
+
+
+def _number(value: Any) -> Optional[int]:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def ep_devices(ort: Any) -> Optional[List[Dict[str, Any]]]:
+    """onnxruntime.get_ep_devices() as plain data, or None where this ONNX Runtime has none."""
+    getter = getattr(ort, "get_ep_devices", None)
+    if getter is None:
+        return None
+    out: List[Dict[str, Any]] = []
+    try:
+        for device in getter():
+            hardware = getattr(device, "device", None)
+            out.append(
+                {
+                    "ep_name": str(device.ep_name),
+                    "ep_vendor": str(getattr(device, "ep_vendor", "")),
+                    "device_type": _enum_name(getattr(hardware, "type", "")),
+                    "device_vendor": str(getattr(hardware, "vendor", "")),
+                    "vendor_id": _number(getattr(hardware, "vendor_id", None)),
+                    "device_id": _number(getattr(hardware, "device_id", None)),
+                }
+            )
+    except Exception:  # noqa: BLE001
+        return None
+    return out
+
+
+def _warnings(log: str) -> List[str]:
+    """ONNX Runtime's warning, error and fatal lines (and Python warnings) in a log."""
+    marks = ("[W:", "[E:", "[F:", "Warning", "EP Error")
+    return [line for line in important_lines(log) if any(mark in line for mark in marks)]
+
+
+def _select_devices(ort: Any, so: Any, out: Dict[str, Any]) -> None:
+    """add_provider_for_devices with the GPU devices get_ep_devices() lists (none: nothing added)."""
+    gpus = [d for d in ort.get_ep_devices() if _enum_name(getattr(d.device, "type", "")) == "GPU"]
+    out["policy"] = "add_provider_for_devices(%s)" % ", ".join(sorted({str(d.ep_name) for d in gpus}))
+    if gpus:
+        so.add_provider_for_devices(gpus, {})
+    else:
+        out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
+
+
+def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, Any]:
+    """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
+    wanted = str(request.get("selection") or "PREFER_GPU")
+    mode = "devices" if wanted == "devices" else "policy"
+    out: Dict[str, Any] = {"mode": mode, "policy": wanted}
+    so = session_options(ort, request, True)
+    policies = getattr(ort, "OrtExecutionProviderDevicePolicy", None)
+    if not hasattr(so, "set_provider_selection_policy") or policies is None:
+        out["supported"] = False
+        out["error"] = "onnxruntime %s has no automatic provider selection" % getattr(ort, "__version__", "?")
+        return out
+    out["ep_devices"] = ep_devices(ort) or []
+    mark = log_mark()
+    phase_start("gpu.select")
+    try:
+        if mode == "devices":
+            _select_devices(ort, so, out)
+        else:
+            so.set_provider_selection_policy(getattr(policies, wanted))
+        session = ort.InferenceSession(model, sess_options=so)
+    except Exception as error:  # noqa: BLE001
+        phase_end(False)
+        out["error"] = "%s: %s" % (type(error).__name__, error)
+        out["messages"] = _warnings(log_since(mark))
+        return out
+    phase_end(True)
+    log = log_since(mark)
+    active = list(session.get_providers())
+    out["active_providers"] = active
+    out["nodes_per_provider"], out["nodes_source"], _detail = placement(session, log)
+    out["messages"] = _warnings(log)
+    out["silent"] = not any(p in _GPU_PROVIDERS for p in active) and not out["messages"]
+    return out
+
+
+def plugin_eps(ort: Any, build_info: Optional[str]) -> Tuple[List[str], List[str]]:
+    """Plugin execution providers: the bundled CUDA plugin (build info "cuda-plugin-ep=") and the
+    onnxruntime-ep-* packages' libraries, each registered once to see whether it loads here."""
+    found: List[str] = []
+    notes: List[str] = []
+    if build_info and "cuda-plugin-ep=" in build_info:
+        getter = getattr(ort, "_get_cuda_plugin_ep_library_path", None)
+        path = None
+        try:
+            path = getter() if getter is not None else None
+        except Exception:  # noqa: BLE001
+            path = None
+        found.append("bundled CUDA plugin EP%s" % (" (%s)" % path if path else ""))
+    register = getattr(ort, "register_execution_provider_library", None)
+    for name, path in _plugin_libraries():
+        if register is None:
+            found.append("%s: %s (this onnxruntime cannot register plugin providers)" % (name, path))
+            continue
+        try:
+            register("gfd_probe_" + name, path)
+        except Exception as error:  # noqa: BLE001 (a missing dependency: ONNX Runtime's own message)
+            found.append("%s: %s did not load: %s" % (name, path, str(error).strip()[:400]))
+            continue
+        found.append("%s: %s loaded" % (name, path))
+        try:
+            ort.unregister_execution_provider_library("gfd_probe_" + name)
+        except Exception:  # noqa: BLE001
+            notes.append("%s could not be unregistered again" % path)
+    return found, notes
+
+
+def _plugin_libraries() -> List[Tuple[str, str]]:
+    """(distribution, library) of each installed onnxruntime-ep-* package's shared libraries."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return []
+    out: List[Tuple[str, str]] = []
+    for dist in metadata.distributions():
+        name = str(dist.metadata["Name"] or "")
+        if not name.lower().replace("_", "-").startswith("onnxruntime-ep-"):
+            continue
+        for item in dist.files or []:
+            text = str(item)
+            base = os.path.basename(text)
+            if base.endswith((".so", ".dll", ".dylib")) or ".so." in base:
+                out.append((name, str(dist.locate_file(item))))
+    return out[:8]
+
+
 def lower_priority(nice: Any) -> None:
     """Lower this process's priority (it may run beside a production server)."""
     if nice and hasattr(os, "nice"):
@@ -416,6 +634,8 @@ def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bo
         so.log_severity_level = 0
     if strict:
         so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    if has_assignment_api(ort):
+        so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     return so
 
 
@@ -526,13 +746,13 @@ def run_cpu(
     ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], model: str
 ) -> Tuple[Optional[Dict[str, Any]], Optional[List[str]], Any]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
-    offset = capture_offset()
+    mark = log_mark()
     phase_start("cpu.session")
     begin = time.perf_counter()
     session, error = create_session(ort, model, session_options(ort, request, True), ["CPUExecutionProvider"])
     create_s = time.perf_counter() - begin
     phase_end(session is not None)
-    log = capture_since(offset)
+    log = log_since(mark)
     cpu: Dict[str, Any] = {
         "requested_providers": ["CPUExecutionProvider"],
         "session_create_s": create_s,
@@ -543,9 +763,7 @@ def run_cpu(
         result["cpu"] = cpu
         return None, None, None
     cpu["active_providers"] = list(session.get_providers())
-    nodes = count_placements(log)
-    cpu["nodes_per_provider"] = nodes
-    cpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
+    cpu["nodes_per_provider"], cpu["nodes_source"], cpu["placement"] = placement(session, log)
     feeds, described = make_inputs(np, session.get_inputs(), request)
     result["model"]["inputs"] = described
     result["model"]["outputs"] = [
@@ -588,7 +806,7 @@ def run_gpu(
     providers = list(request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
     wanted_gpu = [p for p in providers if p in _GPU_PROVIDERS]
     gpu: Dict[str, Any] = {"requested_providers": providers}
-    offset = capture_offset()
+    mark = log_mark()
     mapped_before = mapped_libraries()
     phase_start("gpu.session")
     test_misbehave(request.get("test_mode"), "gpu.session")
@@ -606,7 +824,7 @@ def run_gpu(
     except Exception:  # noqa: BLE001
         pass
     phase_end(session is not None)
-    log = capture_since(offset)
+    log = log_since(mark)
     mapped_after = mapped_libraries()
     gpu["ort_messages"] = important_lines(log)
     result["log_excerpt"].extend(gpu["ort_messages"])
@@ -621,9 +839,8 @@ def run_gpu(
         return gpu
     active = list(session.get_providers())
     gpu["active_providers"] = active
-    nodes = count_placements(log)
+    nodes, gpu["nodes_source"], gpu["placement"] = placement(session, log)
     gpu["nodes_per_provider"] = nodes
-    gpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
     on_gpu = [p for p in active if p in _GPU_PROVIDERS]
     if on_gpu:
         gpu["stage"] = "session_created"
@@ -644,7 +861,7 @@ def run_gpu(
             phase_end(False)
         gpu["error"] = "%s: %s" % (type(run_error).__name__, run_error)
         gpu["verdict"] = "failed"
-        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(capture_since(offset))
+        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(log_since(mark))
         return gpu
     names = [o.name for o in session.get_outputs()]
     gpu["latency"] = stats
@@ -687,13 +904,13 @@ def run_strict(
 ) -> Tuple[Dict[str, Any], List[str]]:
     """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
     phase_start("gpu.strict")
-    offset = capture_offset()
+    mark = log_mark()
     strict_providers = [p for p in providers if p != "CPUExecutionProvider"]
     session, error = create_session(
         ort, model, session_options(ort, request, False, strict=True), provider_arg(request, strict_providers)
     )
     phase_end(session is not None)
-    log = capture_since(offset)
+    log = log_since(mark)
     out: Dict[str, Any] = {"attempted": True, "session_created": session is not None, "error": error}
     if session is not None:
         active = list(session.get_providers())
@@ -709,6 +926,18 @@ def run_strict(
         # the provider's own error comes first.
         out["error"] = "%s (then: %s)" % (ep_errors[0], out["error"])
     return out, lines
+
+
+def describe_runtime(ort: Any, runtime: Dict[str, Any], notes: List[str]) -> None:
+    """Where the log is read from, get_device(), get_ep_devices() and the plugin providers."""
+    runtime["log_source"] = install_logger_callback(ort)
+    try:
+        runtime["get_device"] = str(ort.get_device())
+    except Exception:  # noqa: BLE001
+        runtime["get_device"] = None
+    runtime["ep_devices"] = ep_devices(ort) or []
+    runtime["plugin_eps"], plugin_notes = plugin_eps(ort, runtime.get("build_info"))
+    notes.extend(plugin_notes)
 
 
 def main(argv: List[str]) -> int:
@@ -781,6 +1010,7 @@ def main(argv: List[str]) -> int:
         runtime["build_info"] = ort.get_build_info()
     except Exception:  # noqa: BLE001
         runtime["build_info"] = None
+    describe_runtime(ort, runtime, result["notes"])
     strategy_entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
     if strategy == "preload_dlls":
         strategy_entry["description"] = "onnxruntime.preload_dlls() before creating the session"
@@ -794,14 +1024,14 @@ def main(argv: List[str]) -> int:
             emit({"event": "result", "result": result})
             return 0
         phase_start("preload")
-        offset = capture_offset()
+        preload_mark = log_mark()
         try:
             ort.preload_dlls()
             phase_end()
         except Exception as error:  # noqa: BLE001
             phase_end(False)
             result["notes"].append("preload_dlls() failed: %s" % error)
-        result["log_excerpt"].extend(important_lines(capture_since(offset)))
+        result["log_excerpt"].extend(important_lines(log_since(preload_mark)))
     elif strategy == "as_is":
         strategy_entry["description"] = "the application's environment as it is"
     else:
@@ -821,6 +1051,8 @@ def main(argv: List[str]) -> int:
             strategy_entry["gpu"] = gpu
             strategy_entry["stage"] = gpu.get("stage", "runtime_loaded")
             result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
+            if strategy == "as_is" and request.get("selection", "PREFER_GPU"):
+                strategy_entry["selection"] = run_selection(ort, request, model)
     except UnusableModelError as error:
         while _OPEN_PHASES:
             phase_end(False)
