@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -75,10 +76,77 @@ def read_library_version(
     )
 
 
+def refused(path: str) -> str | None:
+    """Why ``path`` is not read (a FIFO, a socket, a device, a folder, gone), or None for a regular file.
+
+    Nothing in an application's library folder is opened before this says yes, and then only
+    without blocking: a FIFO named libonnxruntime.so.1 would otherwise hang the tool forever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        return f"{os.path.basename(path)} cannot be read: {error.strerror or error}"
+    if stat.S_ISREG(mode):
+        return None
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    kind = next((words for test, words in kinds if test(mode)), "not a regular file")
+    return f"{os.path.basename(path)} was not read: it is {kind}, not a regular file"
+
+
+def read_head(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file, opened without blocking (OSError otherwise)."""
+    why = refused(path)
+    if why is not None:
+        raise OSError(why)
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped between stat and open
+            raise OSError(f"{os.path.basename(path)} was not read: not a regular file")
+        return handle.read(size)
+
+
+_VERS = re.compile(rb"VERS_(\d+\.\d+\.\d+)\x00")
+_SCAN_LIMIT = 64 * 1024 * 1024
+_CHUNK = 4 * 1024 * 1024
+
+
+def version_from_file(path: str) -> tuple[str | None, str | None]:
+    """(version, how) read from the library's bytes without loading it, or (None, why not).
+
+    ONNX Runtime's Linux library exports its symbols under the version node ``VERS_<version>``
+    (its linker version script), so the version is a string in the file's dynamic string table:
+    ``readelf -V libonnxruntime.so.1 | grep VERS_`` by hand. The file is read, never loaded: none
+    of the application's code runs (``diagnose --quick`` promises that)."""
+    why = refused(path)
+    if why is not None:
+        return None, why
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            tail = b""
+            read = 0
+            while read < _SCAN_LIMIT:
+                block = handle.read(_CHUNK)
+                if not block:
+                    break
+                read += len(block)
+                match = _VERS.search(tail + block)
+                if match:
+                    return match.group(1).decode("ascii"), "ELF version definition"
+                tail = block[-32:]
+    except OSError as error:
+        return None, f"{os.path.basename(path)} could not be read: {error}"
+    return None, "no VERS_ version definition in the first 64 MiB of the file"
+
+
 def _loadable_here(path: str) -> bool:
     try:
-        with open(path, "rb") as handle:
-            magic = handle.read(4)
+        magic = read_head(path, 4)
     except OSError:
         return False
     if sys.platform == "win32":
@@ -89,46 +157,35 @@ def _loadable_here(path: str) -> bool:
 
 
 def inspect_lib_path(
-    directory: str, env: Mapping[str, str], *, python: str = sys.executable, load: bool = True
+    directory: str, env: Mapping[str, str], *, python: str = sys.executable, load: bool = False
 ) -> LibPathOrt:
-    """Which ONNX Runtime libPath holds: the core library, its version, its provider libraries.
+    """Which ONNX Runtime the folder holds: the core library, its version, its provider libraries.
 
-    The version comes from the library itself (its C API, in a child process) where it loads
-    here, else from its file name. A folder without libonnxruntime_providers_cuda.so (or
-    onnxruntime_providers_cuda.dll) holds a CPU-only package: it can never use the GPU.
+    The version is read from the library's bytes (its ``VERS_<version>`` definition), else from
+    its file name; the library is loaded (its C API, in a child process, so its constructors run)
+    only with ``load=True``. Only regular files are opened; a FIFO, a socket or a device under a
+    library's name is refused and named in ``load_error``. A folder without
+    libonnxruntime_providers_cuda.so (or onnxruntime_providers_cuda.dll) holds a CPU-only package.
     By hand: ``ls -l LIBPATH | grep onnxruntime``.
     """
     try:
         entries = sorted(os.listdir(directory))
     except OSError as list_error:
         return LibPathOrt(directory, None, None, None, (), (), load_error=str(list_error))
-    cores = [name for name in entries if _CORE_LIBRARY.match(name)]
+    problems: list[str] = []
+    cores = _regular(directory, [name for name in entries if _CORE_LIBRARY.match(name)], problems)
     core = _pick_core(directory, cores)
     providers: list[str] = []
     gpu: list[str] = []
-    for name in entries:
-        match = _PROVIDER_FILE.match(name)
-        if not match:
-            continue
+    for name in _regular(directory, [name for name in entries if _PROVIDER_FILE.match(name)], problems):
         providers.append(os.path.join(directory, name))
-        provider = _PROVIDER_NAMES.get(match.group(1).lower())
+        match = _PROVIDER_FILE.match(name)
+        provider = _PROVIDER_NAMES.get(match.group(1).lower()) if match else None
         if provider and provider not in gpu:
             gpu.append(provider)
     if any(name.lower() == "directml.dll" for name in entries):
         gpu.append("DmlExecutionProvider")
-    version: str | None = None
-    source: str | None = None
-    error: str | None = None
-    if core is not None:
-        if load:
-            version, error = read_library_version(core, env, python)
-            source = "C API" if version else None
-        if version is None:
-            named = version_from_name(os.path.basename(os.path.realpath(core))) or next(
-                (found for name in cores if (found := version_from_name(name))), None
-            )
-            if named:
-                version, source = named, "file name"
+    version, source = _version(core, cores, env, python, load, problems)
     return LibPathOrt(
         directory=directory,
         core_library=core,
@@ -136,8 +193,44 @@ def inspect_lib_path(
         version_source=source,
         provider_libraries=tuple(providers),
         gpu_providers=tuple(gpu),
-        load_error=error,
+        load_error="; ".join(problems) or None,
     )
+
+
+def _regular(directory: str, names: list[str], problems: list[str]) -> list[str]:
+    """The names that are regular files; each refused one is said in ``problems``."""
+    kept = []
+    for name in names:
+        why = refused(os.path.join(directory, name))
+        if why is None:
+            kept.append(name)
+        else:
+            problems.append(why)
+    return kept
+
+
+def _version(
+    core: str | None, cores: list[str], env: Mapping[str, str], python: str, load: bool, problems: list[str]
+) -> tuple[str | None, str | None]:
+    """(version, source): the file's bytes, then the C API (only when ``load``), then the file name."""
+    if core is None:
+        return None, None
+    version, how = version_from_file(core)
+    if version is not None:
+        return version, how
+    if load:
+        version, error = read_library_version(core, env, python)
+        if version is not None:
+            return version, "C API"
+        problems.append(str(error))
+    named = version_from_name(os.path.basename(os.path.realpath(core))) or next(
+        (found for name in cores if (found := version_from_name(name))), None
+    )
+    if named:
+        return named, "file name"
+    if how:
+        problems.append(how)
+    return None, None
 
 
 def _pick_core(directory: str, names: Iterable[str]) -> str | None:

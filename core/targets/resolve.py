@@ -26,7 +26,7 @@ def resolve_target(
     env: Mapping[str, str],
     *,
     roots: Sequence[str] | None = None,
-    load_library: bool = True,
+    load_library: bool = False,
 ) -> TargetFacts:
     """The target's facts: its kind, root, configuration (checked, with positions) and libPath.
 
@@ -111,7 +111,7 @@ def _bareun_root(
 
 
 def bareun_target(
-    spec: TargetSpec, env: Mapping[str, str], root: str, how: str, *, load_library: bool = True
+    spec: TargetSpec, env: Mapping[str, str], root: str, how: str, *, load_library: bool = False
 ) -> TargetFacts:
     """The Bareun installation at ``root``: its configuration read and checked, its libPath read.
 
