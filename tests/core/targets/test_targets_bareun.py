@@ -86,7 +86,8 @@ def test_a_fifo_in_lib_path_is_refused_at_once_and_named(tmp_path: Path, fifo_na
     lib = inspect_lib_path(str(folder), _env(), load=True)
     facts = lib_path_ort_facts(lib)
     assert time.monotonic() - started < 5
-    assert f"{fifo_name} was not read: it is a FIFO (named pipe), not a regular file" in (lib.load_error or "")
+    said = f"{fifo_name} was not read: it is a FIFO (named pipe), not a regular file"
+    assert said in (lib.load_error or "")
     assert str(folder / fifo_name) not in lib.provider_libraries
     assert facts.providers_in_build == ("CPUExecutionProvider",)
 
@@ -100,9 +101,9 @@ def test_quick_inspection_runs_none_of_the_librarys_code(tmp_path: Path) -> None
     source = tmp_path / "evil.c"
     source.write_text(
         "#include <stdio.h>\n"
-        '__attribute__((constructor)) static void ran(void) { FILE *f = fopen("%s", "w"); '
+        f'__attribute__((constructor)) static void ran(void) {{ FILE *f = fopen("{marker}", "w"); '
         "if (f) fclose(f); }\n"
-        'const char vers[] = "VERS_1.23.2";\n' % marker,
+        'const char vers[] = "VERS_1.23.2";\n',
         encoding="utf-8",
     )
     folder = tmp_path / "lib"
