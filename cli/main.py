@@ -57,7 +57,14 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         choices=[kind.value for kind in TargetKind],
         default=TargetKind.AUTO.value,
         help="what to diagnose: auto (Bareun when installed, else the Python environment), "
-        "bareun, python, or log (default: auto)",
+        "bareun, python, log, or native (any application's own ONNX Runtime folder: --lib-dir) "
+        "(default: auto)",
+    )
+    diag.add_argument(
+        "--lib-dir",
+        metavar="DIR",
+        help="--target native: the application's ONNX Runtime folder (libonnxruntime.so / onnxruntime.dll); "
+        "default: from --pid's memory map, else ORT_DYLIB_PATH",
     )
     diag.add_argument(
         "--python",
@@ -135,6 +142,7 @@ def target_spec(args: argparse.Namespace) -> TargetSpec:
         config=args.config,
         logs=tuple(args.log or ()),
         pid=args.pid,
+        lib_dir=getattr(args, "lib_dir", None),
     )
 
 

@@ -129,7 +129,7 @@ def run_inference(
     timeout = timeout_s or (
         TENSORRT_TIMEOUT_S if plan.request.providers[0].startswith("Tensorrt") else DEFAULT_TIMEOUT_S
     )
-    if target.kind == "bareun":
+    if target.kind in ("bareun", "native"):
         if not target.lib_path:
             raise InferenceSetupError("the Bareun configuration names no libPath: nothing to test")
         from fallback_doctor.core.inference.capi import run_capi_probe
