@@ -101,6 +101,13 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         "--runs", type=int, default=20, metavar="N", help="timed runs per session in the test inference"
     )
     diag.add_argument(
+        "--inference-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the most the whole test inference may take (default 120; 900 with TensorRT first)",
+    )
+    diag.add_argument(
         "--lang",
         choices=("en", "ko"),
         default=None,
@@ -146,6 +153,12 @@ def target_spec(args: argparse.Namespace) -> TargetSpec:
     )
 
 
+def _say_before_inference(step: str) -> None:
+    """Before the test inference: whose code runs and how long it may take (on stderr)."""
+    if step.startswith("inference: "):
+        print(f"fallback-doctor: {step.removeprefix('inference: ')}", file=sys.stderr, flush=True)
+
+
 def run_diagnose(args: argparse.Namespace) -> int:
     """`fallback-doctor diagnose`: collect, check, rank, print; exit 0, 1 or 2."""
     python = args.python or sys.executable
@@ -157,9 +170,10 @@ def run_diagnose(args: argparse.Namespace) -> int:
         quick=args.quick,
         inference_runs=max(1, args.runs),
         target={"kind": spec.kind.value, "python": python},
+        inference_timeout_s=args.inference_timeout,
     )
     try:
-        diagnosis = diagnose(request)
+        diagnosis = diagnose(request, _say_before_inference)
     except TargetNotFound as error:
         raise UsageError(str(error)) from None
     document = diagnosis_document(diagnosis)

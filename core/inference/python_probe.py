@@ -49,9 +49,12 @@ from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_n
 TEST_ENV = "FALLBACK_DOCTOR_PROBE_TEST"
 """TEST ONLY: the child honours ``ProbeRequest.test_mode`` only with this variable set to 1."""
 
-DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_TIMEOUT_S = 120.0
+"""The whole test inference (every strategy together) ends within this, unless told otherwise."""
 TENSORRT_TIMEOUT_S = 900.0
 """Building a TensorRT engine can take minutes: the TensorRT-first retry gets a longer timeout."""
+MIN_STRATEGY_S = 10.0
+"""A later strategy is not started with less time than this left; it is skipped, saying why."""
 
 _TAIL = 4000
 _LOG_LINES = 60
@@ -129,6 +132,8 @@ def run_python_probe(
     none has reached inference on the GPU. ``lib_dirs``: the folders the "library folders first"
     strategy puts first (default: the environment's ``site-packages/nvidia/*/lib``). ``on_phase``
     hears each phase as it starts and ends; ``on_start`` each child's PID as soon as it runs.
+    ``timeout_s`` bounds the whole run, every strategy together (default DEFAULT_TIMEOUT_S, or
+    TENSORRT_TIMEOUT_S for TensorRT first): a later strategy gets what is left, or is skipped.
 
     By hand: ``echo '{"model": "m.onnx"}' | <python> core/probes/ort_python_child.py``.
     """
@@ -140,6 +145,7 @@ def run_python_probe(
         timeout_s = TENSORRT_TIMEOUT_S if trt else DEFAULT_TIMEOUT_S
     merged: ProbeResult | None = None
     collected: list[StrategyResult] = []
+    deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="gfd-probe-") as work:
         script = Path(work) / "ort_python_child.py"
         shutil.copyfile(child_script(), script)
@@ -153,6 +159,16 @@ def run_python_probe(
             ):
                 collected.append(
                     StrategyResult(name=name, skipped="not needed: an earlier strategy ran on the GPU")
+                )
+                continue
+            left = deadline - time.monotonic()
+            if collected and left < MIN_STRATEGY_S:
+                collected.append(
+                    StrategyResult(
+                        name=name,
+                        skipped=f"not tried: the test inference's {timeout_s:.0f} s were used up "
+                        "(--inference-timeout gives it more)",
+                    )
                 )
                 continue
             child_env = dict(base_env)
@@ -181,7 +197,7 @@ def run_python_probe(
                 script,
                 child_request,
                 env=child_env,
-                timeout_s=timeout_s,
+                timeout_s=max(1.0, left),
                 work=work,
                 on_phase=on_phase,
                 on_start=on_start,
@@ -422,6 +438,8 @@ def _failed_result(
         phase = error_event.get("phase") or open_phase
         where = PHASE_WORDS.get(str(phase), "running the Python probe").format(gpu=_gpu_name(request))
         sentence = f"the probe failed while {where}: {error_event.get('message')}"
+    elif outcome.returncode == 0:
+        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
     else:
         kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
     code = outcome.returncode
