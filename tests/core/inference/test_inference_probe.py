@@ -209,7 +209,8 @@ def test_a_child_that_exits_without_a_result_says_so() -> None:
     outcome = ChildOutcome(("python",), 0, begin, "", False, 0.5)
     python = parse_child_output(outcome, _request())
     assert python.failure is not None
-    assert python.failure.sentence == "the probe exited without writing its result while creating the CUDA session"
+    said = "the probe exited without writing its result while creating the CUDA session"
+    assert python.failure.sentence == said
     capi_begin = '{"event": "begin", "phase": "gpu.session", "step": "phase", "t": 0.1}\n'
     capi = parse_capi_output(ChildOutcome(("python",), 0, capi_begin, "", False, 0.5), {})
     assert capi.failure is not None
