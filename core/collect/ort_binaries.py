@@ -181,6 +181,8 @@ def directml_problems(capi: str) -> list[str]:
 
     dml = facts()["directml"]
     names = _listing(capi)
+    if not any(name.endswith((".pyd", ".dll")) for name in names):
+        return []  # not a Windows build: DirectML does not exist there (another check names it)
     problems = [
         f"{wanted} is missing from {capi} (the {dml['package']} wheel ships it there)"
         for wanted in dml["bundled"]
