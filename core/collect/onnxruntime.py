@@ -20,22 +20,11 @@ from fallback_doctor.core.collect.ort_binaries import has_azure_provider as has_
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
+from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS as PROVIDER_KEYS
+from fallback_doctor.core.knowledge.providers import PROVIDER_ORDER as PROVIDER_ORDER
+from fallback_doctor.core.targets.libpath import read_needed as read_needed
 
 PACKAGE = "onnxruntime"
-
-PROVIDER_KEYS: dict[str, str] = {
-    "tensorrt": "TensorrtExecutionProvider",
-    "nv_tensorrt_rtx": "NvTensorRTRTXExecutionProvider",
-    "cuda": "CUDAExecutionProvider",
-    "migraphx": "MIGraphXExecutionProvider",
-    "rocm": "ROCMExecutionProvider",
-    "openvino": "OpenVINOExecutionProvider",
-    "dnnl": "DnnlExecutionProvider",
-    "cann": "CANNExecutionProvider",
-    "vitisai": "VitisAIExecutionProvider",
-    "qnn": "QNNExecutionProvider",
-}
-"""libonnxruntime_providers_<key>.so / onnxruntime_providers_<key>.dll -> provider name."""
 
 _STANDALONE_LIBRARIES: dict[str, str] = {
     "directml.dll": "DmlExecutionProvider",
@@ -43,24 +32,6 @@ _STANDALONE_LIBRARIES: dict[str, str] = {
     "qnnhtp.dll": "QNNExecutionProvider",
 }
 """Libraries whose presence means the provider is compiled into the core library."""
-
-PROVIDER_ORDER: tuple[str, ...] = (
-    "TensorrtExecutionProvider",
-    "NvTensorRTRTXExecutionProvider",
-    "CUDAExecutionProvider",
-    "MIGraphXExecutionProvider",
-    "ROCMExecutionProvider",
-    "OpenVINOExecutionProvider",
-    "DnnlExecutionProvider",
-    "VitisAIExecutionProvider",
-    "QNNExecutionProvider",
-    "CANNExecutionProvider",
-    "DmlExecutionProvider",
-    "AzureExecutionProvider",
-    "CPUExecutionProvider",
-)
-"""The order onnxruntime.get_available_providers() lists them in (Azure just before CPU, CPU last:
-kProvidersInPriorityOrder in onnxruntime/core/graph/constants.h)."""
 
 AZURE = "AzureExecutionProvider"
 _BINDING = re.compile(r"^onnxruntime_pybind11_state.*\.(?:so|pyd)$", re.IGNORECASE)
@@ -333,23 +304,6 @@ def _with_needed(lib: ProviderLibrary, windows_info_complete: bool) -> ProviderL
     if is_dll and lib.provider == "CUDAExecutionProvider" and windows_info_complete:
         return lib
     return ProviderLibrary(provider=lib.provider, path=lib.path, needed=read_needed(lib.path))
-
-
-def read_needed(path: str) -> tuple[str, ...]:
-    """The direct dependencies of a library: ELF DT_NEEDED or PE imports; () when unreadable.
-
-    By hand: ``readelf -d LIB | grep NEEDED`` (Linux) or ``dumpbin /dependents LIB`` (Windows).
-    """
-    try:
-        if path.lower().endswith(".dll"):
-            from fallback_doctor.core.loader.pe import read_pe_imports
-
-            return read_pe_imports(path).imports
-        from fallback_doctor.core.loader.elf import read_elf_dynamic
-
-        return read_elf_dynamic(path).needed
-    except (OSError, ValueError):
-        return ()
 
 
 def _library(libraries: tuple[ProviderLibrary, ...], provider: str) -> ProviderLibrary | None:

@@ -15,9 +15,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from fallback_doctor.core.collect.onnxruntime import PROVIDER_KEYS
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.target import LibPathOrt
+from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS, PROVIDER_ORDER
 
 # --- libPath -------------------------------------------------------------------------------------
 
@@ -144,6 +144,23 @@ def version_from_file(path: str) -> tuple[str | None, str | None]:
     return None, "no VERS_ version definition in the first 64 MiB of the file"
 
 
+def read_needed(path: str) -> tuple[str, ...]:
+    """The direct dependencies of a library: ELF DT_NEEDED or PE imports; () when unreadable.
+
+    By hand: ``readelf -d LIB | grep NEEDED`` (Linux) or ``dumpbin /dependents LIB`` (Windows).
+    """
+    try:
+        if path.lower().endswith(".dll"):
+            from fallback_doctor.core.loader.pe import read_pe_imports
+
+            return read_pe_imports(path).imports
+        from fallback_doctor.core.loader.elf import read_elf_dynamic
+
+        return read_elf_dynamic(path).needed
+    except (OSError, ValueError):
+        return ()
+
+
 def _loadable_here(path: str) -> bool:
     try:
         magic = read_head(path, 4)
@@ -250,7 +267,6 @@ def lib_path_ort_facts(lib: LibPathOrt) -> OrtFacts:
     The CUDA and cuDNN majors come from the CUDA provider's DT_NEEDED, else the bundled
     matrix for its version. By hand: ``readelf -d LIBPATH/libonnxruntime_providers_cuda.so | grep NEEDED``.
     """
-    from fallback_doctor.core.collect.onnxruntime import PROVIDER_ORDER, read_needed
     from fallback_doctor.core.knowledge.ort_matrix import ort_requirements
 
     libraries: list[ProviderLibrary] = []
