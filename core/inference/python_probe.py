@@ -151,41 +151,14 @@ def run_python_probe(
         shutil.copyfile(child_script(), script)
         baseline_dir = str(Path(work) / "baseline")
         for index, name in enumerate(strategies):
-            if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
-                collected.append(StrategyResult(name=name, skipped="the interpreter could not be started"))
-                continue
-            if collected and any(
-                stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected
-            ):
-                collected.append(
-                    StrategyResult(name=name, skipped="not needed: an earlier strategy ran on the GPU")
-                )
-                continue
             left = deadline - time.monotonic()
-            if collected and left < MIN_STRATEGY_S:
-                collected.append(
-                    StrategyResult(
-                        name=name,
-                        skipped=f"not tried: the test inference's {timeout_s:.0f} s were used up "
-                        "(--inference-timeout gives it more)",
-                    )
-                )
+            skipped = _skip_reason(merged, collected, left, timeout_s)
+            prepared = None if skipped else _strategy_env(name, base_env, python, lib_dirs)
+            if skipped or isinstance(prepared, str):
+                collected.append(StrategyResult(name=name, skipped=skipped or str(prepared)))
                 continue
-            child_env = dict(base_env)
-            changes: dict[str, str] = {}
-            if name == StrategyName.LIB_PATH_FIRST:
-                dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
-                if not dirs:
-                    collected.append(
-                        StrategyResult(
-                            name=name,
-                            skipped="no library folder to put first (no nvidia/*/lib folder, no libPath)",
-                        )
-                    )
-                    continue
-                child_env = lib_first_env(child_env, dirs)
-                variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
-                changes[variable] = child_env[variable]
+            assert prepared is not None
+            child_env, changes = prepared
             child_request = dataclasses.replace(
                 request,
                 strategy=name,
@@ -202,24 +175,58 @@ def run_python_probe(
                 on_phase=on_phase,
                 on_start=on_start,
             )
-            strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
-            if changes:
-                strategy = dataclasses.replace(strategy, environment=changes)
-            if result.failure is not None and strategy.failure is None:
-                strategy = dataclasses.replace(strategy, failure=result.failure)
-            collected.append(strategy)
-            if merged is None:
-                merged = result
-            else:
-                merged = dataclasses.replace(
-                    merged,
-                    notes=merged.notes + result.notes,
-                    outputs=merged.outputs + result.outputs,
-                    phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
-                )
+            collected.append(_strategy_of(result, name, changes))
+            merged = result if merged is None else _merge(merged, result, name)
     if merged is None:
         merged = ProbeResult(kind="python", runtime=RuntimeInfo(interpreter=python))
     return dataclasses.replace(merged, strategies=tuple(collected))
+
+
+def _skip_reason(
+    merged: ProbeResult | None, collected: list[StrategyResult], left: float, timeout_s: float
+) -> str | None:
+    """Why the next strategy is not run: no interpreter, already on the GPU, or no time left."""
+    if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
+        return "the interpreter could not be started"
+    if any(stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected):
+        return "not needed: an earlier strategy ran on the GPU"
+    if collected and left < MIN_STRATEGY_S:
+        used = f"the test inference's {timeout_s:.0f} s were used up"
+        return f"not tried: {used} (--inference-timeout gives it more)"
+    return None
+
+
+def _strategy_env(
+    name: StrategyName, base_env: Mapping[str, str], python: str, lib_dirs: Sequence[str] | None
+) -> tuple[dict[str, str], dict[str, str]] | str:
+    """(the child's environment, the changes it makes), or why the strategy cannot be tried."""
+    child_env = dict(base_env)
+    if name != StrategyName.LIB_PATH_FIRST:
+        return child_env, {}
+    dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
+    if not dirs:
+        return "no library folder to put first (no nvidia/*/lib folder, no libPath)"
+    child_env = lib_first_env(child_env, dirs)
+    variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
+    return child_env, {variable: child_env[variable]}
+
+
+def _strategy_of(result: ProbeResult, name: StrategyName, changes: dict[str, str]) -> StrategyResult:
+    strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
+    if changes:
+        strategy = dataclasses.replace(strategy, environment=changes)
+    if result.failure is not None and strategy.failure is None:
+        strategy = dataclasses.replace(strategy, failure=result.failure)
+    return strategy
+
+
+def _merge(merged: ProbeResult, result: ProbeResult, name: StrategyName) -> ProbeResult:
+    return dataclasses.replace(
+        merged,
+        notes=merged.notes + result.notes,
+        outputs=merged.outputs + result.outputs,
+        phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
+    )
 
 
 def _shift(phases: Sequence[PhaseMark], prefix: str) -> list[PhaseMark]:

@@ -793,6 +793,48 @@ def run_cpu(
     return feeds, names, outputs
 
 
+def gpu_session(
+    ort: Any, request: Dict[str, Any], model: str, providers: List[str]
+) -> Tuple[Any, Optional[str], float]:
+    """The "gpu.session" phase: the session with the GPU provider(s), ORT's default log at VERBOSE."""
+    phase_start("gpu.session")
+    test_misbehave(request.get("test_mode"), "gpu.session")
+    try:
+        ort.set_default_logger_severity(0)
+    except Exception:  # noqa: BLE001
+        pass
+    begin = time.perf_counter()
+    session, error = create_session(
+        ort, model, session_options(ort, request, True), provider_arg(request, providers)
+    )
+    seconds = time.perf_counter() - begin
+    try:
+        ort.set_default_logger_severity(2)
+    except Exception:  # noqa: BLE001
+        pass
+    phase_end(session is not None)
+    return session, error, seconds
+
+
+def compare_with_baseline(
+    np: Any, request: Dict[str, Any], names: List[str], outputs: Any, baseline: Optional[Tuple[Any, Any]]
+) -> Dict[str, Any]:
+    """The GPU outputs against the CPU baseline's, or why there is no comparison."""
+    atol = float(request.get("tolerance_abs", 1e-3))
+    rtol = float(request.get("tolerance_rel", 1e-3))
+    if baseline is not None:
+        return compare(np, names, outputs, baseline[1], atol, rtol)
+    return {
+        "equal": False,
+        "bitwise_equal": False,
+        "max_abs_diff": None,
+        "max_rel_diff": None,
+        "tolerance_abs": atol,
+        "tolerance_rel": rtol,
+        "detail": "no CPU baseline to compare with",
+    }
+
+
 def run_gpu(
     ort: Any,
     np: Any,
@@ -808,22 +850,7 @@ def run_gpu(
     gpu: Dict[str, Any] = {"requested_providers": providers}
     mark = log_mark()
     mapped_before = mapped_libraries()
-    phase_start("gpu.session")
-    test_misbehave(request.get("test_mode"), "gpu.session")
-    try:
-        ort.set_default_logger_severity(0)
-    except Exception:  # noqa: BLE001
-        pass
-    begin = time.perf_counter()
-    session, error = create_session(
-        ort, model, session_options(ort, request, True), provider_arg(request, providers)
-    )
-    gpu["session_create_s"] = time.perf_counter() - begin
-    try:
-        ort.set_default_logger_severity(2)
-    except Exception:  # noqa: BLE001
-        pass
-    phase_end(session is not None)
+    session, error, gpu["session_create_s"] = gpu_session(ort, request, model, providers)
     log = log_since(mark)
     mapped_after = mapped_libraries()
     gpu["ort_messages"] = important_lines(log)
@@ -872,25 +899,7 @@ def run_gpu(
         gpu["verdict"] = "gpu_active"
     else:
         gpu["verdict"] = "fell_back_to_cpu"
-    if baseline is not None:
-        gpu["comparison"] = compare(
-            np,
-            names,
-            outputs,
-            baseline[1],
-            float(request.get("tolerance_abs", 1e-3)),
-            float(request.get("tolerance_rel", 1e-3)),
-        )
-    else:
-        gpu["comparison"] = {
-            "equal": False,
-            "bitwise_equal": False,
-            "max_abs_diff": None,
-            "max_rel_diff": None,
-            "tolerance_abs": float(request.get("tolerance_abs", 1e-3)),
-            "tolerance_rel": float(request.get("tolerance_rel", 1e-3)),
-            "detail": "no CPU baseline to compare with",
-        }
+    gpu["comparison"] = compare_with_baseline(np, request, names, outputs, baseline)
     gpu["gpu_memory"] = gpu_memory(os.getpid())
     del session
     if request.get("strict", True) and wanted_gpu:
@@ -940,6 +949,125 @@ def describe_runtime(ort: Any, runtime: Dict[str, Any], notes: List[str]) -> Non
     notes.extend(plugin_notes)
 
 
+def new_result(request: Dict[str, Any]) -> Dict[str, Any]:
+    """The result document before anything ran."""
+    return {
+        "kind": "python",
+        "schema": 1,
+        "completed": False,
+        "notes": [],
+        "log_excerpt": [],
+        "runtime": {
+            "interpreter": sys.executable,
+            "python_version": sys.version.split()[0],
+            "pid": os.getpid(),
+        },
+        "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
+    }
+
+
+def read_model_file(model: Any, result: Dict[str, Any]) -> bool:
+    """The model's sha256 and size into the result; False (and a failure) when it cannot be read."""
+    try:
+        with open(model, "rb") as handle:
+            data = handle.read()
+    except (OSError, TypeError) as error:  # None or a non-path: open() fails
+        result["failure"] = {"kind": "unusable_model", "sentence": "the model could not be read: %s" % error}
+        return False
+    result["model"]["sha256"] = hashlib.sha256(data).hexdigest()
+    result["model"]["size_bytes"] = len(data)
+    return True
+
+
+def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any, Any]]:
+    """import numpy and onnxruntime (the "import" phase) and describe them; None on failure."""
+    offset = capture_offset()
+    phase_start("import")
+    import_begin = time.perf_counter()
+    try:
+        import numpy as np
+        import onnxruntime as ort  # type: ignore[import-untyped]
+    except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
+        phase_end(False)
+        result["failure"] = {
+            "kind": "error",
+            "phase": "import",
+            "sentence": "ONNX Runtime could not be imported by the application's Python: %s" % error,
+            "stderr_tail": capture_since(offset)[-4000:],
+        }
+        result["strategies"] = [{"name": strategy, "stage": "nothing"}]
+        return None
+    result["cost"] = {"import_s": time.perf_counter() - import_begin}
+    phase_end()
+    runtime: Dict[str, Any] = result["runtime"]
+    runtime["ort_version"] = getattr(ort, "__version__", None)
+    runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
+    runtime["numpy_version"] = getattr(np, "__version__", None)
+    runtime["available_providers"] = list(ort.get_available_providers())
+    runtime["cuda_version"] = getattr(ort, "cuda_version", None)
+    try:
+        runtime["build_info"] = ort.get_build_info()
+    except Exception:  # noqa: BLE001
+        runtime["build_info"] = None
+    describe_runtime(ort, runtime, result["notes"])
+    return ort, np
+
+
+def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
+    """The strategy's entry; runs preload_dlls() for that strategy ("skipped" where it has none)."""
+    entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
+    if strategy == "as_is":
+        entry["description"] = "the application's environment as it is"
+        return entry
+    if strategy != "preload_dlls":
+        entry["description"] = "LD_LIBRARY_PATH=%s" % os.environ.get("LD_LIBRARY_PATH", "")
+        return entry
+    entry["description"] = "onnxruntime.preload_dlls() before creating the session"
+    if not hasattr(ort, "preload_dlls"):
+        entry["skipped"] = "onnxruntime %s has no preload_dlls() (it appeared in 1.21)" % getattr(
+            ort, "__version__", "?"
+        )
+        return entry
+    phase_start("preload")
+    preload_mark = log_mark()
+    try:
+        ort.preload_dlls()
+        phase_end()
+    except Exception as error:  # noqa: BLE001
+        phase_end(False)
+        result["notes"].append("preload_dlls() failed: %s" % error)
+    result["log_excerpt"].extend(important_lines(log_since(preload_mark)))
+    return entry
+
+
+def run_sessions(
+    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
+) -> None:
+    """The CPU baseline, the GPU retry and (as is) the automatic selection, into the result."""
+    model = request.get("model")
+    feeds = None
+    baseline = None
+    try:
+        if request.get("cpu_baseline", True):
+            feeds, names, outputs = run_cpu(ort, np, request, result, str(model))
+            if outputs is not None:
+                baseline = (names, outputs)
+            result["cost"]["cpu_session_create_s"] = result["cpu"].get("session_create_s")
+        else:
+            baseline = load_baseline(np, request.get("baseline_dir"))
+        if request.get("gpu_retry", True):
+            gpu = run_gpu(ort, np, request, result, str(model), feeds, baseline)
+            entry["gpu"] = gpu
+            entry["stage"] = gpu.get("stage", "runtime_loaded")
+            result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
+            if entry["name"] == "as_is" and request.get("selection", "PREFER_GPU"):
+                entry["selection"] = run_selection(ort, request, str(model))
+    except UnusableModelError as error:
+        while _OPEN_PHASES:
+            phase_end(False)
+        result["failure"] = {"kind": "unusable_model", "sentence": str(error)}
+
+
 def main(argv: List[str]) -> int:
     """Read the request, run the probe, write the result; exit 0 whenever a result was written."""
     capture = argv[argv.index("--capture") + 1] if "--capture" in argv[:-1] else None
@@ -956,110 +1084,17 @@ def main(argv: List[str]) -> int:
     test_misbehave(request.get("test_mode"), "start")
     lower_priority(request.get("nice", 10))
     strategy = request.get("strategy") or "as_is"
-    result: Dict[str, Any] = {
-        "kind": "python",
-        "schema": 1,
-        "completed": False,
-        "notes": [],
-        "log_excerpt": [],
-        "runtime": {
-            "interpreter": sys.executable,
-            "python_version": sys.version.split()[0],
-            "pid": os.getpid(),
-        },
-        "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
-    }
-    model: Any = request.get("model")  # None or a non-path: open() fails below
-    try:
-        with open(model, "rb") as handle:
-            data = handle.read()
-        result["model"]["sha256"] = hashlib.sha256(data).hexdigest()
-        result["model"]["size_bytes"] = len(data)
-        del data
-    except (OSError, TypeError) as error:
-        result["failure"] = {"kind": "unusable_model", "sentence": "the model could not be read: %s" % error}
-        emit({"event": "result", "result": result})
-        return 0
-    offset = capture_offset()
-    phase_start("import")
-    import_begin = time.perf_counter()
-    try:
-        import numpy as np
-        import onnxruntime as ort  # type: ignore[import-untyped]
-    except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
-        phase_end(False)
-        result["failure"] = {
-            "kind": "error",
-            "phase": "import",
-            "sentence": "ONNX Runtime could not be imported by the application's Python: %s" % error,
-            "stderr_tail": capture_since(offset)[-4000:],
-        }
-        result["strategies"] = [{"name": strategy, "stage": "nothing"}]
-        emit({"event": "result", "result": result})
-        return 0
-    import_s = time.perf_counter() - import_begin
-    phase_end()
-    result["cost"] = {"import_s": import_s}
-    runtime: Dict[str, Any] = result["runtime"]
-    runtime["ort_version"] = getattr(ort, "__version__", None)
-    runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
-    runtime["numpy_version"] = getattr(np, "__version__", None)
-    runtime["available_providers"] = list(ort.get_available_providers())
-    runtime["cuda_version"] = getattr(ort, "cuda_version", None)
-    try:
-        runtime["build_info"] = ort.get_build_info()
-    except Exception:  # noqa: BLE001
-        runtime["build_info"] = None
-    describe_runtime(ort, runtime, result["notes"])
-    strategy_entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
-    if strategy == "preload_dlls":
-        strategy_entry["description"] = "onnxruntime.preload_dlls() before creating the session"
-        if not hasattr(ort, "preload_dlls"):
-            strategy_entry["skipped"] = (
-                "onnxruntime %s has no preload_dlls() (it appeared in 1.21)" % runtime["ort_version"]
-            )
-            result["strategies"] = [strategy_entry]
-            result["completed"] = True
+    result = new_result(request)
+    if read_model_file(request.get("model"), result):
+        imported = import_runtime(result, strategy)
+        if imported is not None:
+            ort, np = imported
+            entry = prepare_strategy(ort, strategy, result)
+            if "skipped" not in entry:
+                run_sessions(ort, np, request, result, entry)
+            result["strategies"] = [entry]
+            result["completed"] = "failure" not in result
             result["phases"] = _PHASES
-            emit({"event": "result", "result": result})
-            return 0
-        phase_start("preload")
-        preload_mark = log_mark()
-        try:
-            ort.preload_dlls()
-            phase_end()
-        except Exception as error:  # noqa: BLE001
-            phase_end(False)
-            result["notes"].append("preload_dlls() failed: %s" % error)
-        result["log_excerpt"].extend(important_lines(log_since(preload_mark)))
-    elif strategy == "as_is":
-        strategy_entry["description"] = "the application's environment as it is"
-    else:
-        strategy_entry["description"] = "LD_LIBRARY_PATH=%s" % os.environ.get("LD_LIBRARY_PATH", "")
-    feeds = None
-    baseline = None
-    try:
-        if request.get("cpu_baseline", True):
-            feeds, names, outputs = run_cpu(ort, np, request, result, model)
-            if outputs is not None:
-                baseline = (names, outputs)
-            result["cost"]["cpu_session_create_s"] = result["cpu"].get("session_create_s")
-        else:
-            baseline = load_baseline(np, request.get("baseline_dir"))
-        if request.get("gpu_retry", True):
-            gpu = run_gpu(ort, np, request, result, model, feeds, baseline)
-            strategy_entry["gpu"] = gpu
-            strategy_entry["stage"] = gpu.get("stage", "runtime_loaded")
-            result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
-            if strategy == "as_is" and request.get("selection", "PREFER_GPU"):
-                strategy_entry["selection"] = run_selection(ort, request, model)
-    except UnusableModelError as error:
-        while _OPEN_PHASES:
-            phase_end(False)
-        result["failure"] = {"kind": "unusable_model", "sentence": str(error)}
-    result["strategies"] = [strategy_entry]
-    result["completed"] = "failure" not in result
-    result["phases"] = _PHASES
     emit({"event": "result", "result": result})
     return 0
 
