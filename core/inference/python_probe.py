@@ -208,6 +208,8 @@ def _strategy_env(
         return "no library folder to put first (no nvidia/*/lib folder, no libPath)"
     child_env = lib_first_env(child_env, dirs)
     variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
+    if child_env[variable] == base_env.get(variable):
+        return f"cannot differ from as is: {variable} already starts with {os.pathsep.join(dirs)}"
     return child_env, {variable: child_env[variable]}
 
 

@@ -216,3 +216,14 @@ def test_a_child_that_exits_without_a_result_says_so() -> None:
     assert capi.failure is not None
     assert capi.failure.sentence.startswith("the probe exited without writing its result while creating")
     assert "finished" not in python.failure.sentence + capi.failure.sentence
+
+
+def test_a_strategy_that_cannot_differ_is_skipped_with_the_reason() -> None:
+    from fallback_doctor.core.inference.python_probe import _strategy_env
+
+    env = {"LD_LIBRARY_PATH": "/opt/lib:/usr/lib"}
+    reason = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/opt/lib"])
+    assert reason == "cannot differ from as is: LD_LIBRARY_PATH already starts with /opt/lib"
+    prepared = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/srv/lib"])
+    assert not isinstance(prepared, str)
+    assert prepared[1] == {"LD_LIBRARY_PATH": "/srv/lib:/opt/lib:/usr/lib"}
