@@ -176,8 +176,8 @@ def _listing(capi: str) -> dict[str, str]:
 
 def directml_problems(capi: str) -> list[str]:
     """What is missing from an onnxruntime-directml package folder, in words (empty: complete)."""
-    from fallback_doctor.core.collect.onnxruntime import read_needed
     from fallback_doctor.core.knowledge.directml_coreml import facts
+    from fallback_doctor.core.targets.libpath import read_needed
 
     dml = facts()["directml"]
     names = _listing(capi)

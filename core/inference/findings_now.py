@@ -61,7 +61,7 @@ def now_findings(result: ProbeResult) -> list[Finding]:
         findings.append(
             make_finding(
                 "inference.plugin_ep_failed",
-                Cause.CUDA_RUNTIME_MISSING if "lib" in entry and ".so" in entry else Cause.UNKNOWN,
+                Cause.UNKNOWN,
                 Layer.PACKAGE,
                 Severity.WARNING,
                 params={"entry": entry},
@@ -72,7 +72,6 @@ def now_findings(result: ProbeResult) -> list[Finding]:
 
 
 def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
-    gpu_devices = [d for d in selection.ep_devices if d.device_type == "GPU"]
     evidence = [
         Evidence("automatic selection", selection.policy, source="the probe"),
         Evidence("providers picked", ", ".join(selection.active_providers) or "none"),
@@ -84,7 +83,7 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
         evidence.append(Evidence("nodes", counts, source=selection.nodes_source))
     return make_finding(
         "inference.auto_select_silent",
-        Cause.NO_GPU_VISIBLE if not gpu_devices else Cause.UNKNOWN,
+        Cause.UNKNOWN,
         Layer.PROBE,
         Severity.WARNING,
         params={
