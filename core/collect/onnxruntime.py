@@ -79,6 +79,40 @@ def collect_onnxruntime(python: PythonEnvFacts) -> OrtFacts:
     return _inspect_package(package_dir, dists, python, notes)
 
 
+def plugin_libraries(python: PythonEnvFacts, notes: list[str]) -> tuple[ProviderLibrary, ...]:
+    """The provider libraries of installed plugin packages (onnxruntime-ep-*), with their needs.
+
+    A plugin provider (``register_execution_provider_library``) is a separate package; its library
+    needs its own CUDA (or vendor) libraries exactly like a built-in provider's, so it joins the
+    provider libraries whose dependency trees are resolved. Read from the package's RECORD.
+    By hand: ``pip show -f onnxruntime-ep-nv-tensorrt-rtx-cu13``.
+    """
+    found: list[ProviderLibrary] = []
+    for dist in python.distributions:
+        if not dist.normalized_name.startswith("onnxruntime-ep-") or dist.metadata_dir is None:
+            continue
+        record = record_files(os.path.join(dist.metadata_dir, "RECORD"))
+        for relative in record:
+            match = _PROVIDER_FILE.match(os.path.basename(relative))
+            if not match or match.group(1).lower() == "shared":
+                continue
+            provider = PROVIDER_KEYS.get(match.group(1).lower(), f"{dist.name} plugin")
+            path = os.path.normpath(os.path.join(dist.location, relative))
+            found.append(ProviderLibrary(provider=provider, path=path, needed=read_needed(path)))
+            notes.append(f"plugin execution provider {provider} from {dist.name} {dist.version}: {path}")
+    return tuple(found)
+
+
+def record_files(path: str, limit: int = 1 << 20) -> list[str]:
+    """The file paths a wheel's RECORD lists (first column), [] when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(limit)
+    except OSError:
+        return []
+    return [line.split(",", 1)[0] for line in text.splitlines() if line.strip()]
+
+
 def is_ort_distribution(dist: Distribution) -> bool:
     """True for a distribution that ships the onnxruntime/ package (not -extensions, -genai …).
 
@@ -190,7 +224,7 @@ def _inspect_package(
         version=version,
         cuda_build_version=cuda_build,
         providers_in_build=providers,
-        provider_libraries=libraries,
+        provider_libraries=libraries + plugin_libraries(python, notes),
         required_cuda_major=cuda.major,
         required_cudnn_major=cudnn.major,
         requirement_source="; ".join(sources) if sources else None,

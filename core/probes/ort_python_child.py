@@ -400,7 +400,9 @@ def plugin_eps(ort: Any, build_info: Optional[str]) -> Tuple[List[str], List[str
 
 
 def _plugin_libraries() -> List[Tuple[str, str]]:
-    """(distribution, library) of each installed onnxruntime-ep-* package's shared libraries."""
+    """(distribution, library) of each installed onnxruntime-ep-* package, found the package's own
+    way where it has one (``import`` it, ``get_library_path()``: that also runs its preloading of
+    the libraries it bundles), else by the shared libraries its RECORD lists."""
     try:
         from importlib import metadata
     except ImportError:
@@ -410,12 +412,31 @@ def _plugin_libraries() -> List[Tuple[str, str]]:
         name = str(dist.metadata["Name"] or "")
         if not name.lower().replace("_", "-").startswith("onnxruntime-ep-"):
             continue
+        found = _plugin_by_module(dist)
+        if found:
+            out.extend((name, path) for path in found)
+            continue
         for item in dist.files or []:
-            text = str(item)
-            base = os.path.basename(text)
-            if base.endswith((".so", ".dll", ".dylib")) or ".so." in base:
+            base = os.path.basename(str(item))
+            if base.startswith(("libonnxruntime_providers_", "onnxruntime_providers_")):
                 out.append((name, str(dist.locate_file(item))))
     return out[:8]
+
+
+def _plugin_by_module(dist: Any) -> List[str]:
+    """The library paths a plugin package's modules report (get_library_path()), or []."""
+    import importlib
+
+    paths: List[str] = []
+    for top in (dist.read_text("top_level.txt") or "").split():
+        try:
+            module = importlib.import_module(top)
+            getter = getattr(module, "get_library_path", None)
+            if getter is not None:
+                paths.append(str(getter()))
+        except Exception:  # noqa: BLE001 (a broken plugin package: its files are scanned instead)
+            continue
+    return paths
 
 
 def lower_priority(nice: Any) -> None:
