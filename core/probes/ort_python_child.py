@@ -1113,6 +1113,10 @@ def main(argv: List[str]) -> int:
             entry = prepare_strategy(ort, strategy, result)
             if "skipped" not in entry:
                 run_sessions(ort, np, request, result, entry)
+            if _CALLBACK:
+                result["notes"].append(
+                    "%d of ONNX Runtime's messages came through set_default_logger_callback" % len(_CALLBACK)
+                )
             result["strategies"] = [entry]
             result["completed"] = "failure" not in result
             result["phases"] = _PHASES

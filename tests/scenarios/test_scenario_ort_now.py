@@ -107,6 +107,8 @@ def test_132_messages_arrive_through_the_logger_callback():
     result = _probe(st.python_exe, "132")
     assert result.runtime.ort_version == "1.32.0"
     assert result.runtime.log_source == "logger callback and stderr"
+    (note,) = [n for n in result.notes if "came through set_default_logger_callback" in n]
+    assert int(note.split()[0]) > 100  # the VERBOSE session logs, through the callback
     assert result.runtime.get_device == "CPU"
     gpu = result.as_is.gpu
     assert gpu.nodes_source == "get_provider_graph_assignment_info"
