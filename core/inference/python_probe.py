@@ -149,6 +149,7 @@ def run_python_probe(
     with tempfile.TemporaryDirectory(prefix="gfd-probe-") as work:
         script = Path(work) / "ort_python_child.py"
         shutil.copyfile(child_script(), script)
+        shutil.copyfile(child_script().parent / "probe_shared.py", Path(work) / "probe_shared.py")
         baseline_dir = str(Path(work) / "baseline")
         for index, name in enumerate(strategies):
             left = deadline - time.monotonic()

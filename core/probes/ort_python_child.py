@@ -35,6 +35,10 @@ import tempfile
 import time
 from typing import IO, Any, Dict, List, Optional, Set, Tuple, Union
 
+# The code both probes share, from beside this file (run_python_probe copies it into the work folder).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_shared import count_placements, latency, strip_ansi  # type: ignore[import-not-found]
+
 _START = time.monotonic()
 _PROTO: Optional[IO[str]] = None  # the protocol stream (a duplicate of the original stdout)
 _CAPTURE: Optional[Tuple[str, int]] = None  # (path, fd) of the file that receives fds 1 and 2
@@ -62,7 +66,6 @@ _NUMPY_TYPES = {
     "tensor(uint8)": "uint8",
     "tensor(bool)": "bool",
 }
-_PLACEMENT_MARKERS = ("All nodes placed on [", "Node(s) placed on [")
 _IMPORTANT_TAGS = ("[E:onnxruntime", "[W:onnxruntime", "[F:onnxruntime", " when using [", "UserWarning")
 _IMPORTANT_STARTS = ("EP Error", "Falling back to")
 
@@ -128,23 +131,7 @@ def capture_since(offset: int) -> str:
     with open(_CAPTURE[0], "rb") as handle:
         handle.seek(offset)
         data = handle.read()
-    return strip_ansi(data.decode("utf-8", errors="replace"))
-
-
-def strip_ansi(text: str) -> str:
-    """Remove the colour codes ONNX Runtime puts around its log lines."""
-    out: List[str] = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\x1b" and i + 1 < len(text) and text[i + 1] == "[":
-            j = i + 2
-            while j < len(text) and (text[j].isdigit() or text[j] == ";"):
-                j += 1
-            i = j + 1
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
+    return str(strip_ansi(data.decode("utf-8", errors="replace")))
 
 
 def cleanup_capture() -> None:
@@ -166,24 +153,6 @@ def important_lines(text: str) -> List[str]:
         if tagged or python_error:
             keep.append(line)
     return keep
-
-
-def count_placements(text: str) -> Dict[str, int]:
-    """Nodes per provider from ONNX Runtime's VERBOSE "Node placements" lines (summed over graphs)."""
-    counts: Dict[str, int] = {}
-    found = False
-    for line in text.splitlines():
-        for marker in _PLACEMENT_MARKERS:
-            at = line.find(marker)
-            if at < 0:
-                continue
-            rest = line[at + len(marker) :]
-            provider, _, tail = rest.partition("]")
-            number = tail.rsplit(":", 1)[-1].strip()
-            if number.isdigit():
-                counts[provider] = counts.get(provider, 0) + int(number)
-                found = True
-    return counts if found else {}
 
 
 def mapped_libraries() -> Optional[Set[str]]:
@@ -554,26 +523,6 @@ def digest(np: Any, name: str, value: Any) -> Dict[str, Any]:
     return info
 
 
-def latency_stats(np: Any, times: List[float], warmup: int, batch: Optional[int]) -> Dict[str, Any]:
-    """Percentiles (ms) and throughput of timed runs."""
-    ms = np.array(times, dtype="float64") * 1000.0
-    mean = float(ms.mean())
-    stats: Dict[str, Any] = {
-        "runs": len(times),
-        "warmup": warmup,
-        "p50_ms": float(np.percentile(ms, 50)),
-        "p95_ms": float(np.percentile(ms, 95)),
-        "p99_ms": float(np.percentile(ms, 99)),
-        "mean_ms": mean,
-        "min_ms": float(ms.min()),
-        "max_ms": float(ms.max()),
-        "batches_per_s": 1000.0 / mean if mean > 0 else 0.0,
-    }
-    if batch:
-        stats["items_per_s"] = stats["batches_per_s"] * batch
-    return stats
-
-
 def compare(
     np: Any, names: List[str], gpu_values: Any, cpu_values: Any, atol: float, rtol: float
 ) -> Dict[str, Any]:
@@ -641,7 +590,7 @@ def timed_runs(
         outputs = session.run(None, feeds, options)
         times.append(time.perf_counter() - begin)
     phase_end()
-    return latency_stats(np, times, warmup, batch), outputs
+    return latency(times, warmup, batch), outputs
 
 
 def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:

@@ -13,6 +13,13 @@ from typing import Any
 
 from .api import ELEMENT_TYPES
 
+try:  # imported as fallback_doctor.core.probes.capi_probe
+    from ..probe_shared import count_placements
+    from ..probe_shared import latency as latency
+except (ImportError, ValueError):  # run by path (3.8 raises ValueError): capi_probe is top-level
+    from probe_shared import count_placements  # type: ignore[import-not-found,no-redef]
+    from probe_shared import latency as latency  # type: ignore[no-redef]
+
 
 def numbers(output: dict[str, Any]) -> list[float] | None:
     """The values of a numeric output as floats, or None for a type we do not decode."""
@@ -45,35 +52,6 @@ def digest(output: dict[str, Any]) -> dict[str, Any]:
         result["abs_max"] = max(abs(v) for v in finite) if finite else None
         result["head"] = values[:8]
     return result
-
-
-def percentile(sorted_values: list[float], fraction: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    if len(sorted_values) == 1:
-        return sorted_values[0]
-    position = fraction * (len(sorted_values) - 1)
-    low = int(position)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (position - low)
-
-
-def latency(times_s: list[float], warmup: int, batch: int | None) -> dict[str, Any]:
-    """LatencyStats from the timed runs (milliseconds), with throughput."""
-    ms = sorted(t * 1000.0 for t in times_s)
-    mean = sum(ms) / len(ms)
-    per_s = 1000.0 / mean if mean > 0 else 0.0
-    return {
-        "runs": len(ms),
-        "warmup": warmup,
-        "p50_ms": percentile(ms, 0.50),
-        "p95_ms": percentile(ms, 0.95),
-        "p99_ms": percentile(ms, 0.99),
-        "mean_ms": mean,
-        "min_ms": ms[0],
-        "max_ms": ms[-1],
-        "batches_per_s": per_s,
-        "items_per_s": per_s * batch if batch else None,
-    }
 
 
 def compare(
@@ -140,12 +118,7 @@ ORT_MESSAGE = re.compile(r"\[(W|E|F):onnxruntime")
 
 def nodes_per_provider(lines: list[str]) -> dict[str, int]:
     """Count nodes per provider from ONNX Runtime's VERBOSE "Node placements" lines."""
-    counts: dict[str, int] = {}
-    for line in lines:
-        match = PLACEMENT_ALL.search(line) or PLACEMENT_SOME.search(line)
-        if match:
-            counts[match.group(1)] = counts.get(match.group(1), 0) + int(match.group(2))
-    return counts
+    return count_placements("\n".join(lines))
 
 
 def untimed(line: str) -> str:
