@@ -1,9 +1,9 @@
 """Test-inference probe child: run by the APPLICATION's interpreter, in the application's environment.
 
 SELF-CONTAINED: Python 3.8+, the standard library, onnxruntime and numpy (the application's own),
-and probe_shared.py from beside it (what both probes share). It never imports fallback_doctor. The request (JSON, the fields of ProbeRequest in
-fallback_doctor/core/inference/result.py) comes on stdin; progress and the result go to stdout as
-JSON lines, one object per line::
+and probe_shared.py from beside it (what both probes share). It never imports fallback_doctor.
+The request (JSON, the fields of ProbeRequest in fallback_doctor/core/inference/result.py) comes
+on stdin; progress and the result go to stdout as JSON lines, one object per line::
 
     {"event": "hello", "pid": 123, "wall": 1718000000.1, ...}
     {"event": "phase", "name": "cpu.session", "state": "start", "t": 0.41, "wall": ...}
