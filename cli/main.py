@@ -57,7 +57,14 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         choices=[kind.value for kind in TargetKind],
         default=TargetKind.AUTO.value,
         help="what to diagnose: auto (Bareun when installed, else the Python environment), "
-        "bareun, python, or log (default: auto)",
+        "bareun, python, log, or native (any application's own ONNX Runtime folder: --lib-dir) "
+        "(default: auto)",
+    )
+    diag.add_argument(
+        "--lib-dir",
+        metavar="DIR",
+        help="--target native: the application's ONNX Runtime folder (libonnxruntime.so / onnxruntime.dll); "
+        "default: from --pid's memory map, else ORT_DYLIB_PATH",
     )
     diag.add_argument(
         "--python",
@@ -92,6 +99,13 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
     diag.add_argument(
         "--runs", type=int, default=20, metavar="N", help="timed runs per session in the test inference"
+    )
+    diag.add_argument(
+        "--inference-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="the most the whole test inference may take (default 120; 900 with TensorRT first)",
     )
     diag.add_argument(
         "--lang",
@@ -135,7 +149,14 @@ def target_spec(args: argparse.Namespace) -> TargetSpec:
         config=args.config,
         logs=tuple(args.log or ()),
         pid=args.pid,
+        lib_dir=getattr(args, "lib_dir", None),
     )
+
+
+def _say_before_inference(step: str) -> None:
+    """Before the test inference: whose code runs and how long it may take (on stderr)."""
+    if step.startswith("inference: "):
+        print(f"fallback-doctor: {step.removeprefix('inference: ')}", file=sys.stderr, flush=True)
 
 
 def run_diagnose(args: argparse.Namespace) -> int:
@@ -149,9 +170,10 @@ def run_diagnose(args: argparse.Namespace) -> int:
         quick=args.quick,
         inference_runs=max(1, args.runs),
         target={"kind": spec.kind.value, "python": python},
+        inference_timeout_s=args.inference_timeout,
     )
     try:
-        diagnosis = diagnose(request)
+        diagnosis = diagnose(request, _say_before_inference)
     except TargetNotFound as error:
         raise UsageError(str(error)) from None
     document = diagnosis_document(diagnosis)

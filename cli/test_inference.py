@@ -73,7 +73,7 @@ def add_parser(subparsers: Any) -> None:
         help="a library folder for the 'library folders first' strategy (repeatable)",
     )
     parser.add_argument("--threads", type=_positive, default=2, help="thread cap of the probe (default 2)")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per probe run (default 180)")
+    parser.add_argument("--timeout", type=float, default=None, help="seconds in all (default 120)")
     parser.add_argument("--json", action="store_true", help="print the result and findings as JSON")
     parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text output")
     parser.set_defaults(handler=run)

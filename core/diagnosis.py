@@ -52,6 +52,8 @@ class DiagnoseRequest:
     quick: bool = False
     inference_runs: int = 20
     """Timed runs per session in the test inference."""
+    inference_timeout_s: float | None = None
+    """The bound of the whole test inference (None: 120 s, 900 s with TensorRT first)."""
     target: dict[str, str] = field(default_factory=dict)
     """A description of the target for the report: kind, interpreter, paths."""
 
@@ -142,7 +144,7 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
         from fallback_doctor.core.steps import apply_probe_run
 
         started = time.monotonic()
-        settings = ProbeSettings(runs=request.inference_runs)
+        settings = ProbeSettings(runs=request.inference_runs, timeout_s=request.inference_timeout_s)
         outcome = gpu_retry_for_snapshot(snapshot, request.collect, settings, progress)
         document = apply_probe_run(document, outcome)
         document["timings_ms"]["inference"] = round((time.monotonic() - started) * 1000, 1)

@@ -38,18 +38,32 @@ class ProbeSettings:
     """None: the probe's own default (longer for TensorRT)."""
 
 
-WIZARD_SETTINGS = ProbeSettings(runs=10, warmup=2, timeout_s=180.0)
+WIZARD_SETTINGS = ProbeSettings(runs=10, warmup=2, timeout_s=120.0)
 
 
-def skip_reason(target: TargetFacts | None, ort_installed: bool | None) -> str | None:
-    """Why no test inference can run on this target, or None when one can."""
+def skip_reason(
+    target: TargetFacts | None, ort_installed: bool | None, python_read: bool = True
+) -> str | None:
+    """Why no test inference can run on this target, or None when one can.
+
+    ``python_read`` False: the application's package listing failed, so whether ONNX Runtime is
+    installed is unknown (never said to be "not installed")."""
     if target is None:
         return "the target could not be resolved"
     if target.kind == "log":
         return "a log-only target has no ONNX Runtime to run"
     if target.kind == "bareun" and not target.lib_path:
         return "the configuration names no libPath, so there is no library to run"
-    if target.kind != "bareun" and ort_installed is False:
+    if target.kind == "native" and not target.lib_path:
+        return "no library folder was found, so there is no library to run"
+    if target.kind in ("bareun", "native"):
+        return None
+    if not python_read:
+        return (
+            "the application's Python could not be inspected (its package listing failed), "
+            "so where ONNX Runtime is, and whether it is installed at all, is unknown"
+        )
+    if ort_installed is False:
         return "ONNX Runtime is not installed in the target environment"
     return None
 
@@ -67,14 +81,25 @@ def gpu_retry_for_snapshot(
     from fallback_doctor.core.collect.run import service_environment
 
     ort = snapshot.onnxruntime
-    reason = skip_reason(snapshot.target, ort is not None and ort.package_dir is not None)
+    installed = ort is not None and ort.package_dir is not None
+    reason = skip_reason(snapshot.target, installed, python_read=snapshot.python is not None)
     if reason is not None or snapshot.target is None:
         return StepOutcome(step="gpu_retry", skipped=reason)
     service = snapshot.process.effective_environment() if snapshot.process is not None else None
     env = service_environment(collect.env, service)
     python = snapshot.python.executable if snapshot.python else collect.python
     if progress is not None:
+        from fallback_doctor.core.inference.run import (
+            PROVIDERS,
+            inference_notice,
+            provider_key,
+            whole_timeout,
+        )
+
         progress("inference")
+        providers = PROVIDERS[provider_key(snapshot.target.requested_provider)]
+        timeout = whole_timeout(providers, settings.timeout_s)
+        progress("inference: " + inference_notice(snapshot.target, timeout))
     return run_inference_step(snapshot.target, python, env, gpu=True, settings=settings, sampled=True)
 
 
@@ -121,7 +146,7 @@ def run_inference_step(
             result = run_sampled_inference(
                 target, plan, python=python, env=env, timeout_s=settings.timeout_s, on_phase=on_phase
             )
-        elif gpu or target.kind == "bareun":
+        elif gpu or target.kind in ("bareun", "native"):
             result = run_inference(
                 target,
                 plan,

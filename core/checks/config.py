@@ -119,8 +119,8 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     ``libonnxruntime_providers_cuda.so`` and ``libonnxruntime_providers_shared.so``).
     """
     target = snapshot.target
-    if target is None or target.lib_ort is None:
-        return
+    if target is None or target.lib_ort is None or target.kind == "native":
+        return  # a native application's folder: checks/package.py native_library, in its own terms
     lib = target.lib_ort
     if lib.core_library is None:
         yield make_finding(

@@ -303,8 +303,8 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     ort = snapshot.onnxruntime
     if ort is None or ort.package_dir is None or ort.has_cuda_provider:
         return
-    if sharing_one_folder(ort):
-        return
+    if sharing_one_folder(ort) or (snapshot.target is not None and snapshot.target.kind == "native"):
+        return  # a native application's folder: native_library says it in the application's terms
     choice = choose_gpu_version(snapshot)
     package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
     evidence = [
@@ -336,4 +336,99 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     )
 
 
-CHECKS = (ort_not_installed, package_conflict, ep_not_in_build)
+def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """A native application's library folder holds no ONNX Runtime, or a CPU-only build of it.
+
+    The remedy is in the application's own terms: the NuGet package Microsoft.ML.OnnxRuntime.Gpu,
+    the Maven artifact onnxruntime_gpu, ORT_DYLIB_PATH for Rust's ort, onnxruntime-node's CUDA
+    install flag, the GPU release archive. By hand: ``ls -l DIR | grep onnxruntime``.
+    """
+    target = snapshot.target
+    if target is None or target.kind != "native" or target.lib_ort is None:
+        return
+    from fallback_doctor.core.knowledge.native_apps import app_named
+
+    lib = target.lib_ort
+    app = app_named(target.app or "c")
+    evidence = [Evidence("library folder", lib.directory, source=target.root_source)]
+    if lib.load_error:
+        evidence.append(Evidence("not read", lib.load_error))
+    if lib.core_library is None:
+        yield make_finding(
+            "native.no_library",
+            Cause.ORT_NOT_INSTALLED,
+            Layer.PACKAGE,
+            Severity.ERROR,
+            params={"lib_dir": lib.directory, "app": app.words},
+            evidence=tuple(evidence),
+        )
+        return
+    if any(name not in HOST_ONLY_PROVIDERS for name in lib.gpu_providers):
+        return
+    version = lib.version or "?"
+    evidence.append(
+        Evidence(
+            "ONNX Runtime library",
+            f"{os.path.basename(lib.core_library)} {version}",
+            source=lib.version_source,
+        )
+    )
+    evidence.append(Evidence("application", app.words, source=app.source))
+    matrix = ort_requirements(lib.version) if lib.version else None
+    yield make_finding(
+        "native.cpu_only_library",
+        Cause.EP_NOT_IN_BUILD,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        params={
+            "lib_dir": lib.directory,
+            "library": os.path.basename(lib.core_library),
+            "version": version,
+            "app": app.words,
+            "app_fix": app.fix,
+            "cuda_major": matrix.cuda_major if matrix else "?",
+        },
+        evidence=tuple(evidence),
+        commands=app.remedy(lib.version),
+    )
+
+
+_MACOS = re.compile(r"macOS\s+(\d+(?:\.\d+)?)")
+
+
+def directml_coreml_package(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
+    """A DirectML package without DirectML.dll, or a macOS package whose CoreML cannot run here.
+
+    Read from the package's files, compared with what the real wheels ship
+    (resources/compat/directml_coreml.json). By hand: ``dir SITE_PACKAGES\\onnxruntime\\capi``
+    (Windows) or ``otool -L .../onnxruntime/capi/onnxruntime_pybind11_state*.so`` (macOS).
+    """
+    from fallback_doctor.core.collect.ort_binaries import coreml_problems, directml_problems
+
+    ort = snapshot.onnxruntime
+    if ort is None or ort.package_dir is None:
+        return
+    capi = os.path.join(ort.package_dir, "capi")
+    package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
+    problems: list[str] = []
+    finding_id = ""
+    if package == "onnxruntime-directml" or "DmlExecutionProvider" in ort.providers_in_build:
+        problems, finding_id = directml_problems(capi), "package.directml_incomplete"
+    elif snapshot.python is not None and snapshot.python.platform == "darwin":
+        os_name = snapshot.platform.os_name if snapshot.platform is not None else None
+        found = _MACOS.search(os_name or "")
+        problems = coreml_problems(capi, found.group(1) if found else None)
+        finding_id = "package.coreml_unusable"
+    if not problems:
+        return
+    yield make_finding(
+        finding_id,
+        Cause.EP_NOT_IN_BUILD,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        params={"package": f"{package} {ort.version or '?'}", "problems": "; ".join(problems)},
+        evidence=tuple(Evidence("package files", problem, source=capi) for problem in problems),
+    )
+
+
+CHECKS = (ort_not_installed, package_conflict, ep_not_in_build, native_library, directml_coreml_package)

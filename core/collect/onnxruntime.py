@@ -13,30 +13,18 @@ from __future__ import annotations
 import ast
 import os
 import re
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import BinaryIO
 
+from fallback_doctor.core.collect.ort_binaries import has_azure_provider as has_azure_provider
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
+from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS as PROVIDER_KEYS
+from fallback_doctor.core.knowledge.providers import PROVIDER_ORDER as PROVIDER_ORDER
+from fallback_doctor.core.targets.libpath import read_needed as read_needed
 
 PACKAGE = "onnxruntime"
-
-PROVIDER_KEYS: dict[str, str] = {
-    "tensorrt": "TensorrtExecutionProvider",
-    "nv_tensorrt_rtx": "NvTensorRTRTXExecutionProvider",
-    "cuda": "CUDAExecutionProvider",
-    "migraphx": "MIGraphXExecutionProvider",
-    "rocm": "ROCMExecutionProvider",
-    "openvino": "OpenVINOExecutionProvider",
-    "dnnl": "DnnlExecutionProvider",
-    "cann": "CANNExecutionProvider",
-    "vitisai": "VitisAIExecutionProvider",
-    "qnn": "QNNExecutionProvider",
-}
-"""libonnxruntime_providers_<key>.so / onnxruntime_providers_<key>.dll -> provider name."""
 
 _STANDALONE_LIBRARIES: dict[str, str] = {
     "directml.dll": "DmlExecutionProvider",
@@ -45,33 +33,7 @@ _STANDALONE_LIBRARIES: dict[str, str] = {
 }
 """Libraries whose presence means the provider is compiled into the core library."""
 
-PROVIDER_ORDER: tuple[str, ...] = (
-    "TensorrtExecutionProvider",
-    "NvTensorRTRTXExecutionProvider",
-    "CUDAExecutionProvider",
-    "MIGraphXExecutionProvider",
-    "ROCMExecutionProvider",
-    "OpenVINOExecutionProvider",
-    "DnnlExecutionProvider",
-    "VitisAIExecutionProvider",
-    "QNNExecutionProvider",
-    "CANNExecutionProvider",
-    "DmlExecutionProvider",
-    "AzureExecutionProvider",
-    "CPUExecutionProvider",
-)
-"""The order onnxruntime.get_available_providers() lists them in (Azure just before CPU, CPU last:
-kProvidersInPriorityOrder in onnxruntime/core/graph/constants.h)."""
-
 AZURE = "AzureExecutionProvider"
-_AZURE_MARKER = b"AzureProviderFactory"
-"""Part of the RTTI name of the Azure provider's factory class, present only where the provider is
-compiled in: ``N11onnxruntime20AzureProviderFactoryE`` (GCC/Clang, .rodata) and
-``.?AVAzureProviderFactory@onnxruntime@@`` (MSVC). Found in the 1.23.2 CPU wheels (Linux
-pybind module, Windows .pyd and onnxruntime.dll); absent from the onnxruntime-gpu 1.23.2 and 1.31.1
-wheels (Linux and Windows), whose get_available_providers() indeed does not list Azure. The bare
-provider name is no marker: every build carries it in its table of known provider names."""
-_AZURE_SCAN_LIMIT = 128 * 1024 * 1024
 _BINDING = re.compile(r"^onnxruntime_pybind11_state.*\.(?:so|pyd)$", re.IGNORECASE)
 
 CPU_ONLY_PACKAGES = frozenset({"onnxruntime", "ort-nightly", "onnxruntime-training-cpu"})
@@ -115,6 +77,40 @@ def collect_onnxruntime(python: PythonEnvFacts) -> OrtFacts:
             notes=tuple(notes),
         )
     return _inspect_package(package_dir, dists, python, notes)
+
+
+def plugin_libraries(python: PythonEnvFacts, notes: list[str]) -> tuple[ProviderLibrary, ...]:
+    """The provider libraries of installed plugin packages (onnxruntime-ep-*), with their needs.
+
+    A plugin provider (``register_execution_provider_library``) is a separate package; its library
+    needs its own CUDA (or vendor) libraries exactly like a built-in provider's, so it joins the
+    provider libraries whose dependency trees are resolved. Read from the package's RECORD.
+    By hand: ``pip show -f onnxruntime-ep-nv-tensorrt-rtx-cu13``.
+    """
+    found: list[ProviderLibrary] = []
+    for dist in python.distributions:
+        if not dist.normalized_name.startswith("onnxruntime-ep-") or dist.metadata_dir is None:
+            continue
+        record = record_files(os.path.join(dist.metadata_dir, "RECORD"))
+        for relative in record:
+            match = _PROVIDER_FILE.match(os.path.basename(relative))
+            if not match or match.group(1).lower() == "shared":
+                continue
+            provider = PROVIDER_KEYS.get(match.group(1).lower(), f"{dist.name} plugin")
+            path = os.path.normpath(os.path.join(dist.location, relative))
+            found.append(ProviderLibrary(provider=provider, path=path, needed=read_needed(path)))
+            notes.append(f"plugin execution provider {provider} from {dist.name} {dist.version}: {path}")
+    return tuple(found)
+
+
+def record_files(path: str, limit: int = 1 << 20) -> list[str]:
+    """The file paths a wheel's RECORD lists (first column), [] when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read(limit)
+    except OSError:
+        return []
+    return [line.split(",", 1)[0] for line in text.splitlines() if line.strip()]
 
 
 def is_ort_distribution(dist: Distribution) -> bool:
@@ -228,7 +224,7 @@ def _inspect_package(
         version=version,
         cuda_build_version=cuda_build,
         providers_in_build=providers,
-        provider_libraries=libraries,
+        provider_libraries=libraries + plugin_libraries(python, notes),
         required_cuda_major=cuda.major,
         required_cudnn_major=cudnn.major,
         requirement_source="; ".join(sources) if sources else None,
@@ -329,104 +325,6 @@ def _binding(capi: str) -> str | None:
     return os.path.join(capi, found) if found else None
 
 
-def has_azure_provider(binding: str | None) -> bool:
-    """Whether the Azure execution provider is compiled into the binding (the CPU wheels have it).
-
-    Looks for the RTTI name of its factory class only in the section that holds it: ELF .rodata
-    (1.7 MB of the 23 MB Linux module), PE .data (0.4 MB of the 19 MB .pyd); about 1-5 ms.
-    Anything else is read whole, in 4 MB chunks, at most 128 MB. By hand:
-    ``grep -c AzureProviderFactory .../onnxruntime/capi/onnxruntime_pybind11_state*``.
-    """
-    if binding is None:
-        return False
-    try:
-        with open(binding, "rb") as handle:
-            start, size = _marker_span(handle)
-            handle.seek(start)
-            return _stream_contains(handle, _AZURE_MARKER, size)
-    except OSError:
-        return False
-
-
-def _marker_span(handle: BinaryIO) -> tuple[int, int]:
-    """(offset, size) of the section holding RTTI names: ELF .rodata, PE .data; else the file.
-
-    Section headers are read by hand (a few hundred bytes), not with pyelftools, whose import
-    alone costs more than the scan.
-    """
-    header = handle.read(64)
-    try:
-        if header[:4] == b"\x7fELF":
-            span = _elf_section(handle, header, b".rodata")
-        elif header[:2] == b"MZ":
-            span = _pe_section(handle, header, b".data")
-        else:
-            span = None
-        if span is not None:
-            return span
-    except (struct.error, OSError, ValueError, IndexError, OverflowError):
-        pass  # a truncated or corrupt header: read the file itself
-    handle.seek(0)
-    return 0, _AZURE_SCAN_LIMIT
-
-
-def _elf_section(handle: BinaryIO, header: bytes, wanted: bytes) -> tuple[int, int] | None:
-    is64 = header[4] == 2
-    order = "<" if header[5] == 1 else ">"
-    if is64:
-        (shoff,) = struct.unpack_from(order + "Q", header, 0x28)
-        shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", header, 0x3A)
-        layout = order + "IIQQQQ"  # sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size
-    else:
-        (shoff,) = struct.unpack_from(order + "I", header, 0x20)
-        shentsize, shnum, shstrndx = struct.unpack_from(order + "HHH", header, 0x2E)
-        layout = order + "IIIIII"
-    if not shoff or not shnum or shnum > 4096 or shstrndx >= shnum or shentsize < struct.calcsize(layout):
-        return None
-    handle.seek(shoff)
-    table = handle.read(shentsize * shnum)
-    sections = [struct.unpack_from(layout, table, index * shentsize) for index in range(shnum)]
-    _, _, _, _, str_offset, str_size = sections[shstrndx]
-    handle.seek(str_offset)
-    strings = handle.read(min(str_size, 1 << 20))
-    for name_offset, section_type, _, _, offset, size in sections:
-        end = strings.find(b"\0", name_offset)
-        if strings[name_offset:end] == wanted and section_type != 8:  # 8: SHT_NOBITS
-            return offset, size
-    return None
-
-
-def _pe_section(handle: BinaryIO, header: bytes, wanted: bytes) -> tuple[int, int] | None:
-    (pe_offset,) = struct.unpack_from("<I", header, 0x3C)
-    handle.seek(pe_offset)
-    coff = handle.read(24)
-    if coff[:4] != b"PE\0\0":
-        return None
-    (count,) = struct.unpack_from("<H", coff, 6)
-    (optional,) = struct.unpack_from("<H", coff, 20)
-    handle.seek(pe_offset + 24 + optional)
-    table = handle.read(40 * min(count, 96))
-    for index in range(len(table) // 40):
-        name, _, _, raw_size, raw_offset = struct.unpack_from("<8sIIII", table, index * 40)
-        if name.rstrip(b"\0") == wanted:
-            return raw_offset, raw_size
-    return None
-
-
-def _stream_contains(handle: BinaryIO, marker: bytes, limit: int, chunk: int = 4 << 20) -> bool:
-    tail = b""
-    remaining = limit
-    while remaining > 0:
-        data = handle.read(min(chunk, remaining))
-        if not data:
-            return False
-        if marker in tail + data:
-            return True
-        tail = data[-(len(marker) - 1) :]
-        remaining -= len(data)
-    return False
-
-
 _NEEDS_READ = frozenset({"CUDAExecutionProvider", "TensorrtExecutionProvider"})
 
 
@@ -440,23 +338,6 @@ def _with_needed(lib: ProviderLibrary, windows_info_complete: bool) -> ProviderL
     if is_dll and lib.provider == "CUDAExecutionProvider" and windows_info_complete:
         return lib
     return ProviderLibrary(provider=lib.provider, path=lib.path, needed=read_needed(lib.path))
-
-
-def read_needed(path: str) -> tuple[str, ...]:
-    """The direct dependencies of a library: ELF DT_NEEDED or PE imports; () when unreadable.
-
-    By hand: ``readelf -d LIB | grep NEEDED`` (Linux) or ``dumpbin /dependents LIB`` (Windows).
-    """
-    try:
-        if path.lower().endswith(".dll"):
-            from fallback_doctor.core.loader.pe import read_pe_imports
-
-            return read_pe_imports(path).imports
-        from fallback_doctor.core.loader.elf import read_elf_dynamic
-
-        return read_elf_dynamic(path).needed
-    except (OSError, ValueError):
-        return ()
 
 
 def _library(libraries: tuple[ProviderLibrary, ...], provider: str) -> ProviderLibrary | None:

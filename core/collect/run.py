@@ -138,7 +138,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         run = _Collection(progress)
         f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
-        bareun = target is not None and target.kind == "bareun"
+        bareun = target is not None and target.kind in ("bareun", "native")
 
         f_log = run.start("log", _collect_log, target, spec) if target is not None else None
         process = None

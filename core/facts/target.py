@@ -103,6 +103,8 @@ class TargetFacts:
     config_text: str | None = None
     """The configuration file's text as read (decoded; at most CONFIG_TEXT_LIMIT characters, a note
     says when it was cut), so a page can show the file itself; None where there is no file."""
+    app: str | None = None
+    """A native target's kind of application ("node", "dotnet", "java", "rust", "c"): its remedies."""
     config_key_lines: dict[str, int] = field(default_factory=dict)
     """Where the keys that matter are written (executionProvider, libPath, logPath, modelPath,
     licenseFile): key -> 1-based line in ``config_text``."""

@@ -16,4 +16,8 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("package.conflict.gpu_in_effect", Cause.PACKAGE_CONFLICT, Layer.PACKAGE, ERROR),
     FindingSpec("package.ep_not_in_build", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
     FindingSpec("package.ep_not_in_build.other_accelerator", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
+    FindingSpec("native.no_library", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, ERROR),
+    FindingSpec("native.cpu_only_library", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
+    FindingSpec("package.directml_incomplete", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
+    FindingSpec("package.coreml_unusable", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, ERROR),
 )

@@ -250,6 +250,8 @@ def _partial_result(
     elif error_event is not None:
         kind = FailureKind.ERROR
         sentence = str(error_event.get("error"))
+    elif outcome.returncode == 0:
+        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
     else:
         kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
     crashed = outcome.returncode is not None and outcome.returncode < 0

@@ -118,7 +118,7 @@ def _nodes(session: SessionRun) -> str:
     if not session.nodes_per_provider:
         return "node placements unknown (" + (session.nodes_source or "no VERBOSE lines") + ")"
     parts = [f"{count} on {provider}" for provider, count in session.nodes_per_provider.items()]
-    return "nodes: " + ", ".join(parts)
+    return "nodes: " + ", ".join(parts) + f" (from {session.nodes_source or 'the VERBOSE log'})"
 
 
 def _quote(session: SessionRun, limit: int = 2) -> str:
@@ -142,8 +142,17 @@ def _evidence(result: ProbeResult, session: SessionRun, label: str) -> tuple[Evi
     items = [Evidence(f"{label}: providers active", ", ".join(session.active_providers) or "none")]
     if session.nodes_per_provider:
         items.append(
-            Evidence(f"{label}: nodes per provider", _nodes(session), source="ONNX Runtime VERBOSE log")
+            Evidence(
+                f"{label}: nodes per provider",
+                _nodes(session),
+                source=f"ONNX Runtime ({session.nodes_source or 'VERBOSE log'})",
+            )
         )
+    for placed in session.placement:
+        if placed.provider == _CPU and placed.op_types and session.requested_providers != (_CPU,):
+            ops = sorted(placed.op_types.items(), key=lambda item: -item[1])
+            words = ", ".join(f"{op} x{count}" for op, count in ops[:12])
+            items.append(Evidence(f"{label}: operator types on the CPU", words, source=session.nodes_source))
     items.extend(
         Evidence(f"{label}: ONNX Runtime said", _short(line), source="probe stderr (fd 2)")
         for line in session.ort_messages[:6]
@@ -173,6 +182,9 @@ def inference_findings(result: ProbeResult, *, python_app: bool | None = None) -
         findings.extend(_gpu_findings(result, gpu, cpu, guard))
     if as_is is not None and not gpu_verified(result):
         findings.extend(_strategy_findings(result, as_is))
+    from fallback_doctor.core.inference.findings_now import now_findings
+
+    findings.extend(now_findings(result))
     return findings
 
 
@@ -247,6 +259,14 @@ def _busy_before_findings(result: ProbeResult) -> list[Finding]:
 def _gpu_findings(
     result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
 ) -> list[Finding]:
+    findings = _verdict_findings(result, gpu, cpu, guard)
+    findings.extend(_comparison_findings(gpu, cpu))
+    return findings
+
+
+def _verdict_findings(
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+) -> list[Finding]:
     findings: list[Finding] = []
     provider = next((p for p in gpu.requested_providers if p != _CPU), "CUDAExecutionProvider")
     quote_lines = list(gpu.ort_messages) + ([gpu.strict.error] if gpu.strict and gpu.strict.error else [])
@@ -291,48 +311,61 @@ def _gpu_findings(
             )
         )
     elif gpu.verdict == Verdict.GPU_ACTIVE and gpu_verified(result):
-        speedup = "n/a"
-        if cpu is not None and cpu.latency is not None and gpu.latency is not None and gpu.latency.p50_ms > 0:
-            speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.1f}"
-        equal = "not compared"
-        if gpu.comparison is not None:
-            equal = "equal within tolerance" if gpu.comparison.equal else "DIFFERENT"
+        findings.extend(_verified_findings(result, gpu, cpu, guard))
+    return findings
+
+
+def _verified_findings(
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+) -> list[Finding]:
+    findings: list[Finding] = []
+    speedup = "n/a"
+    if cpu is not None and cpu.latency is not None and gpu.latency is not None and gpu.latency.p50_ms > 0:
+        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.1f}"
+    equal = "not compared"
+    if gpu.comparison is not None:
+        equal = "equal within tolerance" if gpu.comparison.equal else "DIFFERENT"
+    findings.append(
+        make_finding(
+            "inference.gpu_verified",
+            Cause.UNKNOWN,
+            Layer.PROBE,
+            Severity.INFO,
+            params={
+                "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
+                "gpu_p50": _ms(gpu),
+                "cpu_p50": _ms(cpu),
+                "runtime": _runtime(result),
+                "nodes": _nodes(gpu),
+                "speedup": speedup,
+                "equal": equal,
+            },
+            evidence=_evidence(result, gpu, "GPU run"),
+            commands=guard,
+        )
+    )
+    cpu_nodes = gpu.nodes_per_provider.get(_CPU, 0)
+    if cpu_nodes:
         findings.append(
             make_finding(
-                "inference.gpu_verified",
+                "inference.partial_placement",
                 Cause.UNKNOWN,
                 Layer.PROBE,
-                Severity.INFO,
+                Severity.WARNING,
                 params={
+                    "cpu_nodes": cpu_nodes,
+                    "total_nodes": sum(gpu.nodes_per_provider.values()),
                     "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
-                    "gpu_p50": _ms(gpu),
-                    "cpu_p50": _ms(cpu),
-                    "runtime": _runtime(result),
-                    "nodes": _nodes(gpu),
-                    "speedup": speedup,
-                    "equal": equal,
+                    "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "no error",
                 },
                 evidence=_evidence(result, gpu, "GPU run"),
-                commands=guard,
             )
         )
-        cpu_nodes = gpu.nodes_per_provider.get(_CPU, 0)
-        if cpu_nodes:
-            findings.append(
-                make_finding(
-                    "inference.partial_placement",
-                    Cause.UNKNOWN,
-                    Layer.PROBE,
-                    Severity.WARNING,
-                    params={
-                        "cpu_nodes": cpu_nodes,
-                        "total_nodes": sum(gpu.nodes_per_provider.values()),
-                        "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
-                        "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "no error",
-                    },
-                    evidence=_evidence(result, gpu, "GPU run"),
-                )
-            )
+    return findings
+
+
+def _comparison_findings(gpu: SessionRun, cpu: SessionRun | None) -> list[Finding]:
+    findings: list[Finding] = []
     if (
         gpu.comparison is not None
         and not gpu.comparison.equal

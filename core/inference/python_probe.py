@@ -49,9 +49,12 @@ from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_n
 TEST_ENV = "FALLBACK_DOCTOR_PROBE_TEST"
 """TEST ONLY: the child honours ``ProbeRequest.test_mode`` only with this variable set to 1."""
 
-DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_TIMEOUT_S = 120.0
+"""The whole test inference (every strategy together) ends within this, unless told otherwise."""
 TENSORRT_TIMEOUT_S = 900.0
 """Building a TensorRT engine can take minutes: the TensorRT-first retry gets a longer timeout."""
+MIN_STRATEGY_S = 10.0
+"""A later strategy is not started with less time than this left; it is skipped, saying why."""
 
 _TAIL = 4000
 _LOG_LINES = 60
@@ -129,6 +132,8 @@ def run_python_probe(
     none has reached inference on the GPU. ``lib_dirs``: the folders the "library folders first"
     strategy puts first (default: the environment's ``site-packages/nvidia/*/lib``). ``on_phase``
     hears each phase as it starts and ends; ``on_start`` each child's PID as soon as it runs.
+    ``timeout_s`` bounds the whole run, every strategy together (default DEFAULT_TIMEOUT_S, or
+    TENSORRT_TIMEOUT_S for TensorRT first): a later strategy gets what is left, or is skipped.
 
     By hand: ``echo '{"model": "m.onnx"}' | <python> core/probes/ort_python_child.py``.
     """
@@ -140,36 +145,21 @@ def run_python_probe(
         timeout_s = TENSORRT_TIMEOUT_S if trt else DEFAULT_TIMEOUT_S
     merged: ProbeResult | None = None
     collected: list[StrategyResult] = []
+    deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="gfd-probe-") as work:
         script = Path(work) / "ort_python_child.py"
         shutil.copyfile(child_script(), script)
+        shutil.copyfile(child_script().parent / "probe_shared.py", Path(work) / "probe_shared.py")
         baseline_dir = str(Path(work) / "baseline")
         for index, name in enumerate(strategies):
-            if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
-                collected.append(StrategyResult(name=name, skipped="the interpreter could not be started"))
+            left = deadline - time.monotonic()
+            skipped = _skip_reason(merged, collected, left, timeout_s)
+            prepared = None if skipped else _strategy_env(name, base_env, python, lib_dirs)
+            if skipped or isinstance(prepared, str):
+                collected.append(StrategyResult(name=name, skipped=skipped or str(prepared)))
                 continue
-            if collected and any(
-                stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected
-            ):
-                collected.append(
-                    StrategyResult(name=name, skipped="not needed: an earlier strategy ran on the GPU")
-                )
-                continue
-            child_env = dict(base_env)
-            changes: dict[str, str] = {}
-            if name == StrategyName.LIB_PATH_FIRST:
-                dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
-                if not dirs:
-                    collected.append(
-                        StrategyResult(
-                            name=name,
-                            skipped="no library folder to put first (no nvidia/*/lib folder, no libPath)",
-                        )
-                    )
-                    continue
-                child_env = lib_first_env(child_env, dirs)
-                variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
-                changes[variable] = child_env[variable]
+            assert prepared is not None
+            child_env, changes = prepared
             child_request = dataclasses.replace(
                 request,
                 strategy=name,
@@ -181,29 +171,65 @@ def run_python_probe(
                 script,
                 child_request,
                 env=child_env,
-                timeout_s=timeout_s,
+                timeout_s=max(1.0, left),
                 work=work,
                 on_phase=on_phase,
                 on_start=on_start,
             )
-            strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
-            if changes:
-                strategy = dataclasses.replace(strategy, environment=changes)
-            if result.failure is not None and strategy.failure is None:
-                strategy = dataclasses.replace(strategy, failure=result.failure)
-            collected.append(strategy)
-            if merged is None:
-                merged = result
-            else:
-                merged = dataclasses.replace(
-                    merged,
-                    notes=merged.notes + result.notes,
-                    outputs=merged.outputs + result.outputs,
-                    phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
-                )
+            collected.append(_strategy_of(result, name, changes))
+            merged = result if merged is None else _merge(merged, result, name)
     if merged is None:
         merged = ProbeResult(kind="python", runtime=RuntimeInfo(interpreter=python))
     return dataclasses.replace(merged, strategies=tuple(collected))
+
+
+def _skip_reason(
+    merged: ProbeResult | None, collected: list[StrategyResult], left: float, timeout_s: float
+) -> str | None:
+    """Why the next strategy is not run: no interpreter, already on the GPU, or no time left."""
+    if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
+        return "the interpreter could not be started"
+    if any(stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected):
+        return "not needed: an earlier strategy ran on the GPU"
+    if collected and left < MIN_STRATEGY_S:
+        used = f"the test inference's {timeout_s:.0f} s were used up"
+        return f"not tried: {used} (--inference-timeout gives it more)"
+    return None
+
+
+def _strategy_env(
+    name: StrategyName, base_env: Mapping[str, str], python: str, lib_dirs: Sequence[str] | None
+) -> tuple[dict[str, str], dict[str, str]] | str:
+    """(the child's environment, the changes it makes), or why the strategy cannot be tried."""
+    child_env = dict(base_env)
+    if name != StrategyName.LIB_PATH_FIRST:
+        return child_env, {}
+    dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
+    if not dirs:
+        return "no library folder to put first (no nvidia/*/lib folder, no libPath)"
+    child_env = lib_first_env(child_env, dirs)
+    variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
+    if child_env[variable] == base_env.get(variable):
+        return f"cannot differ from as is: {variable} already starts with {os.pathsep.join(dirs)}"
+    return child_env, {variable: child_env[variable]}
+
+
+def _strategy_of(result: ProbeResult, name: StrategyName, changes: dict[str, str]) -> StrategyResult:
+    strategy = result.strategies[0] if result.strategies else StrategyResult(name=name)
+    if changes:
+        strategy = dataclasses.replace(strategy, environment=changes)
+    if result.failure is not None and strategy.failure is None:
+        strategy = dataclasses.replace(strategy, failure=result.failure)
+    return strategy
+
+
+def _merge(merged: ProbeResult, result: ProbeResult, name: StrategyName) -> ProbeResult:
+    return dataclasses.replace(
+        merged,
+        notes=merged.notes + result.notes,
+        outputs=merged.outputs + result.outputs,
+        phases=merged.phases + tuple(_shift(result.phases, f"{name.value}.")),
+    )
 
 
 def _shift(phases: Sequence[PhaseMark], prefix: str) -> list[PhaseMark]:
@@ -422,6 +448,8 @@ def _failed_result(
         phase = error_event.get("phase") or open_phase
         where = PHASE_WORDS.get(str(phase), "running the Python probe").format(gpu=_gpu_name(request))
         sentence = f"the probe failed while {where}: {error_event.get('message')}"
+    elif outcome.returncode == 0:
+        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
     else:
         kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
     code = outcome.returncode

@@ -21,13 +21,14 @@ JSON shape of a result (keys of the dataclasses below, nested)::
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
+
+from fallback_doctor.core.inference.jsonable import from_jsonable as from_jsonable
+from fallback_doctor.core.inference.jsonable import to_jsonable as to_jsonable
+from fallback_doctor.core.inference.ort_now import EpDevice, PlacedNodes, SelectionRun
 
 SCHEMA_VERSION = 1
 
@@ -140,6 +141,11 @@ class ProbeRequest:
     """Seed of the generated input data."""
     trt_cache_dir: str | None = None
     """TensorRT engine cache directory (TensorRT first only)."""
+    selection: str | None = "PREFER_GPU"
+    """Also try automatic provider selection, as is: a policy name (``PREFER_GPU``, the
+    ``OrtExecutionProviderDevicePolicy`` member) or "devices" (``add_provider_for_devices`` with
+    the GPU devices ``get_ep_devices()`` lists); None skips it. Where ONNX Runtime has no automatic
+    selection (before 1.22) the probe says so."""
     test_mode: str | None = None
     """TEST ONLY: "crash", "hang", "flood", "garbage" make the child misbehave on purpose."""
 
@@ -194,6 +200,14 @@ class RuntimeInfo:
     """onnxruntime.cuda_version where the package has it."""
     build_info: str | None = None
     pid: int | None = None
+    get_device: str | None = None
+    """onnxruntime.get_device(): names the build ("GPU" for any GPU build), never the hardware."""
+    ep_devices: tuple[EpDevice, ...] = ()
+    """onnxruntime.get_ep_devices() (1.22+ with automatic selection), empty where absent."""
+    log_source: str = ""
+    """Where ONNX Runtime's messages were read: "logger callback and stderr" or "stderr"."""
+    plugin_eps: tuple[str, ...] = ()
+    """Plugin execution providers registered or found (bundled CUDA plugin, onnxruntime-ep-*)."""
 
 
 @dataclass(frozen=True)
@@ -305,7 +319,10 @@ class SessionRun:
     nodes_per_provider: dict[str, int] = field(default_factory=dict)
     """Counted from ONNX Runtime's own VERBOSE log (node placements); empty where not printed."""
     nodes_source: str = ""
-    """Where the node counts come from ("verbose log", "profiling") or why there are none."""
+    """Where the node counts come from: "get_provider_graph_assignment_info" (exact, 1.31+),
+    "verbose log" (older releases), or why there are none."""
+    placement: tuple[PlacedNodes, ...] = ()
+    """Per provider: nodes, operator types and names (from the API; counts only from the log)."""
     session_create_s: float | None = None
     latency: LatencyStats | None = None
     outputs: tuple[OutputDigest, ...] = ()
@@ -333,6 +350,8 @@ class StrategyResult:
     """How its child failed, when it ran in its own child and that child failed."""
     environment: dict[str, str] = field(default_factory=dict)
     """The environment changes it made (LD_LIBRARY_PATH=...)."""
+    selection: SelectionRun | None = None
+    """The automatic provider selection tried the application's way (as is only)."""
 
 
 @dataclass(frozen=True)
@@ -443,88 +462,3 @@ class ProbeResult:
     def from_json(cls, data: Mapping[str, Any]) -> ProbeResult:
         """Read a result back from its JSON dict (missing keys default, unknown keys are ignored)."""
         return from_jsonable(cls, data)
-
-
-# --- generic conversion -------------------------------------------------------------------------
-
-T = TypeVar("T")
-
-
-def to_jsonable(value: Any) -> Any:
-    """Dataclasses to dicts, tuples to lists, enums to their values (recursively)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, StrEnum):
-        return value.value
-    if isinstance(value, list | tuple):
-        return [to_jsonable(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): to_jsonable(item) for key, item in value.items()}
-    return value
-
-
-def from_jsonable(cls: type[T], data: Mapping[str, Any]) -> T:
-    """Build dataclass ``cls`` from a JSON dict, converting nested fields by their annotations."""
-    if not isinstance(data, Mapping):
-        raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.name in data:
-            kwargs[f.name] = _convert(hints[f.name], data[f.name])
-    return cls(**kwargs)
-
-
-def _convert(hint: Any, value: Any) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        if value is None:
-            return None
-        last_error: Exception | None = None
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _convert(arg, value)
-            except (TypeError, ValueError) as error:
-                last_error = error
-        raise TypeError(f"cannot read {value!r} as {hint}") from last_error
-    if origin is tuple:
-        if not isinstance(value, list | tuple):
-            raise TypeError(f"expected a list, got {value!r}")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_convert(args[0], item) for item in value)
-        return tuple(_convert(arg, item) for arg, item in zip(args, value, strict=False))
-    if origin is dict:
-        if not isinstance(value, Mapping):
-            raise TypeError(f"expected an object, got {value!r}")
-        return {str(key): _convert(args[1], item) for key, item in value.items()}
-    if hint is Any:
-        return value
-    if isinstance(hint, type):
-        if dataclasses.is_dataclass(hint):
-            return from_jsonable(hint, value)
-        if issubclass(hint, StrEnum):
-            return hint(value)
-        if hint is float:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise TypeError(f"expected a number, got {value!r}")
-            return float(value)
-        if hint is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"expected an integer, got {value!r}")
-            return value
-        if hint is str:
-            if not isinstance(value, str):
-                raise TypeError(f"expected a string, got {value!r}")
-            return value
-        if hint is bool:
-            if not isinstance(value, bool):
-                raise TypeError(f"expected true/false, got {value!r}")
-            return value
-    if hint is type(None):
-        if value is not None:
-            raise TypeError(f"expected null, got {value!r}")
-        return None
-    return value

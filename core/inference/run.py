@@ -23,9 +23,30 @@ PROVIDERS: dict[str, tuple[str, ...]] = {
     "tensorrt": ("TensorrtExecutionProvider", "CUDAExecutionProvider", "CPUExecutionProvider"),
 }
 
-DEFAULT_TIMEOUT_S = 180.0
+DEFAULT_TIMEOUT_S = 120.0
+"""The whole test inference (every strategy, the CPU baseline and the GPU retry) ends within this."""
 TENSORRT_TIMEOUT_S = 900.0
 """Building a TensorRT engine can take minutes: the TensorRT attempt gets a longer timeout."""
+
+
+def whole_timeout(plan_providers: tuple[str, ...], timeout_s: float | None) -> float:
+    """The bound of the whole test inference: as asked, else the default for the first provider."""
+    if timeout_s:
+        return float(timeout_s)
+    tensorrt = bool(plan_providers) and plan_providers[0].startswith("Tensorrt")
+    return TENSORRT_TIMEOUT_S if tensorrt else DEFAULT_TIMEOUT_S
+
+
+def inference_notice(target: TargetFacts, timeout_s: float) -> str:
+    """What the technician is told before the test inference starts: whose code runs, and how long."""
+    if target.kind in ("bareun", "native"):
+        what = f"loads the application's own ONNX Runtime library ({target.lib_path}) in a child process"
+    else:
+        what = f"imports the application's onnxruntime with its own interpreter ({target.python})"
+    return (
+        f"the test inference now {what}: the application's code runs, as this user, "
+        f"for at most {timeout_s:.0f} s (--inference-timeout SECONDS to allow more)"
+    )
 
 
 class InferenceSetupError(ValueError):
@@ -126,10 +147,8 @@ def run_inference(
     By hand, for a Python application: ``python -c "import onnxruntime as o; s =
     o.InferenceSession('model.onnx', providers=['CUDAExecutionProvider']); print(s.get_providers())"``.
     """
-    timeout = timeout_s or (
-        TENSORRT_TIMEOUT_S if plan.request.providers[0].startswith("Tensorrt") else DEFAULT_TIMEOUT_S
-    )
-    if target.kind == "bareun":
+    timeout = whole_timeout(plan.request.providers, timeout_s)
+    if target.kind in ("bareun", "native"):
         if not target.lib_path:
             raise InferenceSetupError("the Bareun configuration names no libPath: nothing to test")
         from fallback_doctor.core.inference.capi import run_capi_probe

@@ -46,6 +46,8 @@ class OrtRequirement:
     status: str
     sources: tuple[str, ...]
     notes: str | None = None
+    pypi_releases: tuple[str, ...] = ()
+    """Every release of this line PyPI serves (``pip index versions onnxruntime-gpu``)."""
 
 
 @cache
@@ -72,12 +74,19 @@ def _row(item: dict[str, Any]) -> OrtRequirement:
         status=str(item["status"]),
         sources=tuple(str(source) for source in item["source"]),
         notes=item.get("notes"),
+        pypi_releases=tuple(str(entry["version"]) for entry in item.get("pypi_releases", [])),
     )
 
 
 def all_requirements() -> tuple[OrtRequirement, ...]:
     """Every row of the matrix, oldest release first."""
     return _rows()
+
+
+def newest_gpu_release() -> str:
+    """The newest onnxruntime-gpu release on PyPI when the table was last checked."""
+    text = resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text(encoding="utf-8")
+    return str(json.loads(text)["newest_gpu_release"])
 
 
 def release_tuple(version: str) -> tuple[int, ...] | None:

@@ -1,9 +1,9 @@
 """Test-inference probe child: run by the APPLICATION's interpreter, in the application's environment.
 
-SELF-CONTAINED: Python 3.8+, the standard library, onnxruntime and numpy (the application's own).
-It never imports fallback_doctor. The request (JSON, the fields of ProbeRequest in
-fallback_doctor/core/inference/result.py) comes on stdin; progress and the result go to stdout as
-JSON lines, one object per line::
+SELF-CONTAINED: Python 3.8+, the standard library, onnxruntime and numpy (the application's own),
+and probe_shared.py from beside it (what both probes share). It never imports fallback_doctor.
+The request (JSON, the fields of ProbeRequest in fallback_doctor/core/inference/result.py) comes
+on stdin; progress and the result go to stdout as JSON lines, one object per line::
 
     {"event": "hello", "pid": 123, "wall": 1718000000.1, ...}
     {"event": "phase", "name": "cpu.session", "state": "start", "t": 0.41, "wall": ...}
@@ -35,6 +35,10 @@ import tempfile
 import time
 from typing import IO, Any, Dict, List, Optional, Set, Tuple, Union
 
+# The code both probes share, from beside this file (run_python_probe copies it into the work folder).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_shared import count_placements, latency, strip_ansi  # type: ignore[import-not-found]
+
 _START = time.monotonic()
 _PROTO: Optional[IO[str]] = None  # the protocol stream (a duplicate of the original stdout)
 _CAPTURE: Optional[Tuple[str, int]] = None  # (path, fd) of the file that receives fds 1 and 2
@@ -62,7 +66,6 @@ _NUMPY_TYPES = {
     "tensor(uint8)": "uint8",
     "tensor(bool)": "bool",
 }
-_PLACEMENT_MARKERS = ("All nodes placed on [", "Node(s) placed on [")
 _IMPORTANT_TAGS = ("[E:onnxruntime", "[W:onnxruntime", "[F:onnxruntime", " when using [", "UserWarning")
 _IMPORTANT_STARTS = ("EP Error", "Falling back to")
 
@@ -128,23 +131,7 @@ def capture_since(offset: int) -> str:
     with open(_CAPTURE[0], "rb") as handle:
         handle.seek(offset)
         data = handle.read()
-    return strip_ansi(data.decode("utf-8", errors="replace"))
-
-
-def strip_ansi(text: str) -> str:
-    """Remove the colour codes ONNX Runtime puts around its log lines."""
-    out: List[str] = []
-    i = 0
-    while i < len(text):
-        if text[i] == "\x1b" and i + 1 < len(text) and text[i + 1] == "[":
-            j = i + 2
-            while j < len(text) and (text[j].isdigit() or text[j] == ";"):
-                j += 1
-            i = j + 1
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
+    return str(strip_ansi(data.decode("utf-8", errors="replace")))
 
 
 def cleanup_capture() -> None:
@@ -168,24 +155,6 @@ def important_lines(text: str) -> List[str]:
     return keep
 
 
-def count_placements(text: str) -> Dict[str, int]:
-    """Nodes per provider from ONNX Runtime's VERBOSE "Node placements" lines (summed over graphs)."""
-    counts: Dict[str, int] = {}
-    found = False
-    for line in text.splitlines():
-        for marker in _PLACEMENT_MARKERS:
-            at = line.find(marker)
-            if at < 0:
-                continue
-            rest = line[at + len(marker) :]
-            provider, _, tail = rest.partition("]")
-            number = tail.rsplit(":", 1)[-1].strip()
-            if number.isdigit():
-                counts[provider] = counts.get(provider, 0) + int(number)
-                found = True
-    return counts if found else {}
-
-
 def mapped_libraries() -> Optional[Set[str]]:
     """Shared objects mapped into this process (Linux /proc/self/maps), by file name."""
     names: Set[str] = set()
@@ -198,6 +167,245 @@ def mapped_libraries() -> Optional[Set[str]]:
     except OSError:
         return None
     return names
+
+
+# --- ONNX Runtime as it is now: log callback, exact placement, devices, automatic selection ----------
+
+_CALLBACK: List[str] = []  # messages from set_default_logger_callback, written as ORT's own lines
+_CALLBACK_CAP = 20000
+_SEVERITY = "VIWEF"
+_ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
+_NAMES_KEPT = 40
+
+
+def install_logger_callback(ort: Any) -> str:
+    """Receive ONNX Runtime's messages through set_default_logger_callback where it exists (1.32+).
+
+    Its docstring warns that messages from ONNX Runtime's worker threads still go to the platform
+    sink (stderr), so the stderr capture stays; returns where messages are read from."""
+    register = getattr(ort, "set_default_logger_callback", None)
+    if register is None:
+        return "stderr"
+
+    def callback(severity: int, category: str, logid: str, location: str, message: str) -> None:
+        if len(_CALLBACK) < _CALLBACK_CAP:
+            letter = _SEVERITY[severity] if 0 <= severity < len(_SEVERITY) else str(severity)
+            _CALLBACK.append("[%s:%s:%s, %s] %s" % (letter, category, logid or "Default", location, message))
+
+    try:
+        register(callback, 2)
+    except Exception:  # noqa: BLE001 (an older binding's signature, or no environment yet)
+        return "stderr"
+    return "logger callback and stderr"
+
+
+def log_mark() -> Tuple[int, int]:
+    """Where a phase's log starts: the capture file's size and the callback's message count."""
+    return capture_offset(), len(_CALLBACK)
+
+
+def log_since(mark: Tuple[int, int]) -> str:
+    """What ONNX Runtime wrote since ``mark``: the captured fds 1 and 2, then the callback's lines."""
+    text = capture_since(mark[0])
+    extra = _CALLBACK[mark[1] :]
+    return text + "".join(line + "\n" for line in extra)
+
+
+def has_assignment_api(ort: Any) -> bool:
+    """InferenceSession.get_provider_graph_assignment_info exists (onnxruntime 1.31.1 has it)."""
+    return hasattr(getattr(ort, "InferenceSession", None), "get_provider_graph_assignment_info")
+
+
+def placement_from_api(session: Any) -> Optional[List[Dict[str, Any]]]:
+    """Per provider: nodes, subgraphs, operator types and the first names, from the session itself."""
+    getter = getattr(session, "get_provider_graph_assignment_info", None)
+    if getter is None:
+        return None
+    try:
+        subgraphs = list(getter())
+    except Exception:  # noqa: BLE001 (the session option was not honoured)
+        return None
+    per: Dict[str, Dict[str, Any]] = {}
+    for subgraph in subgraphs:
+        name = str(subgraph.ep_name)
+        empty: Dict[str, Any] = {"provider": name, "nodes": 0, "subgraphs": 0, "op_types": {}, "names": []}
+        entry = per.setdefault(name, empty)
+        entry["subgraphs"] += 1
+        for node in subgraph.get_nodes():
+            entry["nodes"] += 1
+            op = "%s.%s" % (node.domain, node.op_type) if node.domain else str(node.op_type)
+            entry["op_types"][op] = entry["op_types"].get(op, 0) + 1
+            if len(entry["names"]) < _NAMES_KEPT:
+                entry["names"].append(str(node.name))
+    return list(per.values())
+
+
+def placement(session: Any, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, Any]]]:
+    """(nodes per provider, their source, per-provider detail): the API where it answers, else the log."""
+    exact = placement_from_api(session)
+    if exact:
+        return {p["provider"]: p["nodes"] for p in exact}, "get_provider_graph_assignment_info", exact
+    counts = count_placements(log)
+    source = "verbose log" if counts else "no node placement lines in the VERBOSE log"
+    return counts, source, [{"provider": k, "nodes": v} for k, v in counts.items()]
+
+
+def _enum_name(value: Any) -> str:
+    """OrtHardwareDeviceType.GPU -> "GPU"."""
+    return str(value).rsplit(".", 1)[-1]
+
+
+def _number(value: Any) -> Optional[int]:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def ep_devices(ort: Any) -> Optional[List[Dict[str, Any]]]:
+    """onnxruntime.get_ep_devices() as plain data, or None where this ONNX Runtime has none."""
+    getter = getattr(ort, "get_ep_devices", None)
+    if getter is None:
+        return None
+    out: List[Dict[str, Any]] = []
+    try:
+        for device in getter():
+            hardware = getattr(device, "device", None)
+            out.append(
+                {
+                    "ep_name": str(device.ep_name),
+                    "ep_vendor": str(getattr(device, "ep_vendor", "")),
+                    "device_type": _enum_name(getattr(hardware, "type", "")),
+                    "device_vendor": str(getattr(hardware, "vendor", "")),
+                    "vendor_id": _number(getattr(hardware, "vendor_id", None)),
+                    "device_id": _number(getattr(hardware, "device_id", None)),
+                }
+            )
+    except Exception:  # noqa: BLE001
+        return None
+    return out
+
+
+def _warnings(log: str) -> List[str]:
+    """ONNX Runtime's warning, error and fatal lines (and Python warnings) in a log."""
+    marks = ("[W:", "[E:", "[F:", "Warning", "EP Error")
+    return [line for line in important_lines(log) if any(mark in line for mark in marks)]
+
+
+def _select_devices(ort: Any, so: Any, out: Dict[str, Any]) -> None:
+    """add_provider_for_devices with the GPU devices get_ep_devices() lists (none: nothing added)."""
+    gpus = [d for d in ort.get_ep_devices() if _enum_name(getattr(d.device, "type", "")) == "GPU"]
+    out["policy"] = "add_provider_for_devices(%s)" % ", ".join(sorted({str(d.ep_name) for d in gpus}))
+    if gpus:
+        so.add_provider_for_devices(gpus, {})
+    else:
+        out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
+
+
+def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, Any]:
+    """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
+    wanted = str(request.get("selection") or "PREFER_GPU")
+    mode = "devices" if wanted == "devices" else "policy"
+    out: Dict[str, Any] = {"mode": mode, "policy": wanted}
+    so = session_options(ort, request, True)
+    policies = getattr(ort, "OrtExecutionProviderDevicePolicy", None)
+    if not hasattr(so, "set_provider_selection_policy") or policies is None:
+        out["supported"] = False
+        out["error"] = "onnxruntime %s has no automatic provider selection" % getattr(ort, "__version__", "?")
+        return out
+    out["ep_devices"] = ep_devices(ort) or []
+    mark = log_mark()
+    phase_start("gpu.select")
+    try:
+        if mode == "devices":
+            _select_devices(ort, so, out)
+        else:
+            so.set_provider_selection_policy(getattr(policies, wanted))
+        session = ort.InferenceSession(model, sess_options=so)
+    except Exception as error:  # noqa: BLE001
+        phase_end(False)
+        out["error"] = "%s: %s" % (type(error).__name__, error)
+        out["messages"] = _warnings(log_since(mark))
+        return out
+    phase_end(True)
+    log = log_since(mark)
+    active = list(session.get_providers())
+    out["active_providers"] = active
+    out["nodes_per_provider"], out["nodes_source"], _detail = placement(session, log)
+    out["messages"] = _warnings(log)
+    out["silent"] = not any(p in _GPU_PROVIDERS for p in active) and not out["messages"]
+    return out
+
+
+def plugin_eps(ort: Any, build_info: Optional[str]) -> Tuple[List[str], List[str]]:
+    """Plugin execution providers: the bundled CUDA plugin (build info "cuda-plugin-ep=") and the
+    onnxruntime-ep-* packages' libraries, each registered once to see whether it loads here."""
+    found: List[str] = []
+    notes: List[str] = []
+    if build_info and "cuda-plugin-ep=" in build_info:
+        getter = getattr(ort, "_get_cuda_plugin_ep_library_path", None)
+        path = None
+        try:
+            path = getter() if getter is not None else None
+        except Exception:  # noqa: BLE001
+            path = None
+        found.append("bundled CUDA plugin EP%s" % (" (%s)" % path if path else ""))
+    register = getattr(ort, "register_execution_provider_library", None)
+    for name, path in _plugin_libraries():
+        if register is None:
+            found.append("%s: %s (this onnxruntime cannot register plugin providers)" % (name, path))
+            continue
+        try:
+            register("gfd_probe_" + name, path)
+        except Exception as error:  # noqa: BLE001 (a missing dependency: ONNX Runtime's own message)
+            found.append("%s: %s did not load: %s" % (name, path, str(error).strip()[:400]))
+            continue
+        found.append("%s: %s loaded" % (name, path))
+        try:
+            ort.unregister_execution_provider_library("gfd_probe_" + name)
+        except Exception:  # noqa: BLE001
+            notes.append("%s could not be unregistered again" % path)
+    return found, notes
+
+
+def _plugin_libraries() -> List[Tuple[str, str]]:
+    """(distribution, library) of each installed onnxruntime-ep-* package, found the package's own
+    way where it has one (``import`` it, ``get_library_path()``: that also runs its preloading of
+    the libraries it bundles), else by the shared libraries its RECORD lists."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return []
+    out: List[Tuple[str, str]] = []
+    for dist in metadata.distributions():
+        name = str(dist.metadata["Name"] or "")
+        if not name.lower().replace("_", "-").startswith("onnxruntime-ep-"):
+            continue
+        found = _plugin_by_module(dist)
+        if found:
+            out.extend((name, path) for path in found)
+            continue
+        for item in dist.files or []:
+            base = os.path.basename(str(item))
+            if base.startswith(("libonnxruntime_providers_", "onnxruntime_providers_")):
+                out.append((name, str(dist.locate_file(item))))
+    return out[:8]
+
+
+def _plugin_by_module(dist: Any) -> List[str]:
+    """The library paths a plugin package's modules report (get_library_path()), or []."""
+    import importlib
+
+    paths: List[str] = []
+    for top in (dist.read_text("top_level.txt") or "").split():
+        try:
+            module = importlib.import_module(top)
+            getter = getattr(module, "get_library_path", None)
+            if getter is not None:
+                paths.append(str(getter()))
+        except Exception:  # noqa: BLE001 (a broken plugin package: its files are scanned instead)
+            continue
+    return paths
 
 
 def lower_priority(nice: Any) -> None:
@@ -315,26 +523,6 @@ def digest(np: Any, name: str, value: Any) -> Dict[str, Any]:
     return info
 
 
-def latency_stats(np: Any, times: List[float], warmup: int, batch: Optional[int]) -> Dict[str, Any]:
-    """Percentiles (ms) and throughput of timed runs."""
-    ms = np.array(times, dtype="float64") * 1000.0
-    mean = float(ms.mean())
-    stats: Dict[str, Any] = {
-        "runs": len(times),
-        "warmup": warmup,
-        "p50_ms": float(np.percentile(ms, 50)),
-        "p95_ms": float(np.percentile(ms, 95)),
-        "p99_ms": float(np.percentile(ms, 99)),
-        "mean_ms": mean,
-        "min_ms": float(ms.min()),
-        "max_ms": float(ms.max()),
-        "batches_per_s": 1000.0 / mean if mean > 0 else 0.0,
-    }
-    if batch:
-        stats["items_per_s"] = stats["batches_per_s"] * batch
-    return stats
-
-
 def compare(
     np: Any, names: List[str], gpu_values: Any, cpu_values: Any, atol: float, rtol: float
 ) -> Dict[str, Any]:
@@ -402,7 +590,7 @@ def timed_runs(
         outputs = session.run(None, feeds, options)
         times.append(time.perf_counter() - begin)
     phase_end()
-    return latency_stats(np, times, warmup, batch), outputs
+    return latency(times, warmup, batch), outputs
 
 
 def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:
@@ -416,6 +604,8 @@ def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bo
         so.log_severity_level = 0
     if strict:
         so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    if has_assignment_api(ort):
+        so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
     return so
 
 
@@ -526,13 +716,13 @@ def run_cpu(
     ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], model: str
 ) -> Tuple[Optional[Dict[str, Any]], Optional[List[str]], Any]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
-    offset = capture_offset()
+    mark = log_mark()
     phase_start("cpu.session")
     begin = time.perf_counter()
     session, error = create_session(ort, model, session_options(ort, request, True), ["CPUExecutionProvider"])
     create_s = time.perf_counter() - begin
     phase_end(session is not None)
-    log = capture_since(offset)
+    log = log_since(mark)
     cpu: Dict[str, Any] = {
         "requested_providers": ["CPUExecutionProvider"],
         "session_create_s": create_s,
@@ -543,9 +733,7 @@ def run_cpu(
         result["cpu"] = cpu
         return None, None, None
     cpu["active_providers"] = list(session.get_providers())
-    nodes = count_placements(log)
-    cpu["nodes_per_provider"] = nodes
-    cpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
+    cpu["nodes_per_provider"], cpu["nodes_source"], cpu["placement"] = placement(session, log)
     feeds, described = make_inputs(np, session.get_inputs(), request)
     result["model"]["inputs"] = described
     result["model"]["outputs"] = [
@@ -575,6 +763,48 @@ def run_cpu(
     return feeds, names, outputs
 
 
+def gpu_session(
+    ort: Any, request: Dict[str, Any], model: str, providers: List[str]
+) -> Tuple[Any, Optional[str], float]:
+    """The "gpu.session" phase: the session with the GPU provider(s), ORT's default log at VERBOSE."""
+    phase_start("gpu.session")
+    test_misbehave(request.get("test_mode"), "gpu.session")
+    try:
+        ort.set_default_logger_severity(0)
+    except Exception:  # noqa: BLE001
+        pass
+    begin = time.perf_counter()
+    session, error = create_session(
+        ort, model, session_options(ort, request, True), provider_arg(request, providers)
+    )
+    seconds = time.perf_counter() - begin
+    try:
+        ort.set_default_logger_severity(2)
+    except Exception:  # noqa: BLE001
+        pass
+    phase_end(session is not None)
+    return session, error, seconds
+
+
+def compare_with_baseline(
+    np: Any, request: Dict[str, Any], names: List[str], outputs: Any, baseline: Optional[Tuple[Any, Any]]
+) -> Dict[str, Any]:
+    """The GPU outputs against the CPU baseline's, or why there is no comparison."""
+    atol = float(request.get("tolerance_abs", 1e-3))
+    rtol = float(request.get("tolerance_rel", 1e-3))
+    if baseline is not None:
+        return compare(np, names, outputs, baseline[1], atol, rtol)
+    return {
+        "equal": False,
+        "bitwise_equal": False,
+        "max_abs_diff": None,
+        "max_rel_diff": None,
+        "tolerance_abs": atol,
+        "tolerance_rel": rtol,
+        "detail": "no CPU baseline to compare with",
+    }
+
+
 def run_gpu(
     ort: Any,
     np: Any,
@@ -588,25 +818,10 @@ def run_gpu(
     providers = list(request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
     wanted_gpu = [p for p in providers if p in _GPU_PROVIDERS]
     gpu: Dict[str, Any] = {"requested_providers": providers}
-    offset = capture_offset()
+    mark = log_mark()
     mapped_before = mapped_libraries()
-    phase_start("gpu.session")
-    test_misbehave(request.get("test_mode"), "gpu.session")
-    try:
-        ort.set_default_logger_severity(0)
-    except Exception:  # noqa: BLE001
-        pass
-    begin = time.perf_counter()
-    session, error = create_session(
-        ort, model, session_options(ort, request, True), provider_arg(request, providers)
-    )
-    gpu["session_create_s"] = time.perf_counter() - begin
-    try:
-        ort.set_default_logger_severity(2)
-    except Exception:  # noqa: BLE001
-        pass
-    phase_end(session is not None)
-    log = capture_since(offset)
+    session, error, gpu["session_create_s"] = gpu_session(ort, request, model, providers)
+    log = log_since(mark)
     mapped_after = mapped_libraries()
     gpu["ort_messages"] = important_lines(log)
     result["log_excerpt"].extend(gpu["ort_messages"])
@@ -621,9 +836,8 @@ def run_gpu(
         return gpu
     active = list(session.get_providers())
     gpu["active_providers"] = active
-    nodes = count_placements(log)
+    nodes, gpu["nodes_source"], gpu["placement"] = placement(session, log)
     gpu["nodes_per_provider"] = nodes
-    gpu["nodes_source"] = "verbose log" if nodes else "no node placement lines in the VERBOSE log"
     on_gpu = [p for p in active if p in _GPU_PROVIDERS]
     if on_gpu:
         gpu["stage"] = "session_created"
@@ -644,7 +858,7 @@ def run_gpu(
             phase_end(False)
         gpu["error"] = "%s: %s" % (type(run_error).__name__, run_error)
         gpu["verdict"] = "failed"
-        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(capture_since(offset))
+        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(log_since(mark))
         return gpu
     names = [o.name for o in session.get_outputs()]
     gpu["latency"] = stats
@@ -655,25 +869,7 @@ def run_gpu(
         gpu["verdict"] = "gpu_active"
     else:
         gpu["verdict"] = "fell_back_to_cpu"
-    if baseline is not None:
-        gpu["comparison"] = compare(
-            np,
-            names,
-            outputs,
-            baseline[1],
-            float(request.get("tolerance_abs", 1e-3)),
-            float(request.get("tolerance_rel", 1e-3)),
-        )
-    else:
-        gpu["comparison"] = {
-            "equal": False,
-            "bitwise_equal": False,
-            "max_abs_diff": None,
-            "max_rel_diff": None,
-            "tolerance_abs": float(request.get("tolerance_abs", 1e-3)),
-            "tolerance_rel": float(request.get("tolerance_rel", 1e-3)),
-            "detail": "no CPU baseline to compare with",
-        }
+    gpu["comparison"] = compare_with_baseline(np, request, names, outputs, baseline)
     gpu["gpu_memory"] = gpu_memory(os.getpid())
     del session
     if request.get("strict", True) and wanted_gpu:
@@ -687,13 +883,13 @@ def run_strict(
 ) -> Tuple[Dict[str, Any], List[str]]:
     """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
     phase_start("gpu.strict")
-    offset = capture_offset()
+    mark = log_mark()
     strict_providers = [p for p in providers if p != "CPUExecutionProvider"]
     session, error = create_session(
         ort, model, session_options(ort, request, False, strict=True), provider_arg(request, strict_providers)
     )
     phase_end(session is not None)
-    log = capture_since(offset)
+    log = log_since(mark)
     out: Dict[str, Any] = {"attempted": True, "session_created": session is not None, "error": error}
     if session is not None:
         active = list(session.get_providers())
@@ -709,6 +905,137 @@ def run_strict(
         # the provider's own error comes first.
         out["error"] = "%s (then: %s)" % (ep_errors[0], out["error"])
     return out, lines
+
+
+def describe_runtime(ort: Any, runtime: Dict[str, Any], notes: List[str]) -> None:
+    """Where the log is read from, get_device(), get_ep_devices() and the plugin providers."""
+    runtime["log_source"] = install_logger_callback(ort)
+    try:
+        runtime["get_device"] = str(ort.get_device())
+    except Exception:  # noqa: BLE001
+        runtime["get_device"] = None
+    runtime["ep_devices"] = ep_devices(ort) or []
+    runtime["plugin_eps"], plugin_notes = plugin_eps(ort, runtime.get("build_info"))
+    notes.extend(plugin_notes)
+
+
+def new_result(request: Dict[str, Any]) -> Dict[str, Any]:
+    """The result document before anything ran."""
+    return {
+        "kind": "python",
+        "schema": 1,
+        "completed": False,
+        "notes": [],
+        "log_excerpt": [],
+        "runtime": {
+            "interpreter": sys.executable,
+            "python_version": sys.version.split()[0],
+            "pid": os.getpid(),
+        },
+        "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
+    }
+
+
+def read_model_file(model: Any, result: Dict[str, Any]) -> bool:
+    """The model's sha256 and size into the result; False (and a failure) when it cannot be read."""
+    try:
+        with open(model, "rb") as handle:
+            data = handle.read()
+    except (OSError, TypeError) as error:  # None or a non-path: open() fails
+        result["failure"] = {"kind": "unusable_model", "sentence": "the model could not be read: %s" % error}
+        return False
+    result["model"]["sha256"] = hashlib.sha256(data).hexdigest()
+    result["model"]["size_bytes"] = len(data)
+    return True
+
+
+def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any, Any]]:
+    """import numpy and onnxruntime (the "import" phase) and describe them; None on failure."""
+    offset = capture_offset()
+    phase_start("import")
+    import_begin = time.perf_counter()
+    try:
+        import numpy as np
+        import onnxruntime as ort  # type: ignore[import-untyped]
+    except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
+        phase_end(False)
+        result["failure"] = {
+            "kind": "error",
+            "phase": "import",
+            "sentence": "ONNX Runtime could not be imported by the application's Python: %s" % error,
+            "stderr_tail": capture_since(offset)[-4000:],
+        }
+        result["strategies"] = [{"name": strategy, "stage": "nothing"}]
+        return None
+    result["cost"] = {"import_s": time.perf_counter() - import_begin}
+    phase_end()
+    runtime: Dict[str, Any] = result["runtime"]
+    runtime["ort_version"] = getattr(ort, "__version__", None)
+    runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
+    runtime["numpy_version"] = getattr(np, "__version__", None)
+    runtime["available_providers"] = list(ort.get_available_providers())
+    runtime["cuda_version"] = getattr(ort, "cuda_version", None)
+    try:
+        runtime["build_info"] = ort.get_build_info()
+    except Exception:  # noqa: BLE001
+        runtime["build_info"] = None
+    describe_runtime(ort, runtime, result["notes"])
+    return ort, np
+
+
+def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
+    """The strategy's entry; runs preload_dlls() for that strategy ("skipped" where it has none)."""
+    entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
+    if strategy == "as_is":
+        entry["description"] = "the application's environment as it is"
+        return entry
+    if strategy != "preload_dlls":
+        entry["description"] = "LD_LIBRARY_PATH=%s" % os.environ.get("LD_LIBRARY_PATH", "")
+        return entry
+    entry["description"] = "onnxruntime.preload_dlls() before creating the session"
+    if not hasattr(ort, "preload_dlls"):
+        entry["skipped"] = "onnxruntime %s has no preload_dlls() (it appeared in 1.21)" % getattr(
+            ort, "__version__", "?"
+        )
+        return entry
+    phase_start("preload")
+    preload_mark = log_mark()
+    try:
+        ort.preload_dlls()
+        phase_end()
+    except Exception as error:  # noqa: BLE001
+        phase_end(False)
+        result["notes"].append("preload_dlls() failed: %s" % error)
+    result["log_excerpt"].extend(important_lines(log_since(preload_mark)))
+    return entry
+
+
+def run_sessions(
+    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
+) -> None:
+    """The CPU baseline, the GPU retry and (as is) the automatic selection, into the result."""
+    model = request.get("model")
+    feeds = None
+    baseline = None
+    try:
+        if request.get("cpu_baseline", True):
+            feeds, names, outputs = run_cpu(ort, np, request, result, str(model))
+            if outputs is not None:
+                baseline = (names, outputs)
+            result["cost"]["cpu_session_create_s"] = result["cpu"].get("session_create_s")
+        else:
+            baseline = load_baseline(np, request.get("baseline_dir"))
+        if request.get("gpu_retry", True):
+            gpu = run_gpu(ort, np, request, result, str(model), feeds, baseline)
+            entry["gpu"] = gpu
+            entry["stage"] = gpu.get("stage", "runtime_loaded")
+            result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
+            if entry["name"] == "as_is" and request.get("selection", "PREFER_GPU"):
+                entry["selection"] = run_selection(ort, request, str(model))
+    except UnusableModelError as error:
+        while _OPEN_PHASES:
+            phase_end(False)
+        result["failure"] = {"kind": "unusable_model", "sentence": str(error)}
 
 
 def main(argv: List[str]) -> int:
@@ -727,107 +1054,21 @@ def main(argv: List[str]) -> int:
     test_misbehave(request.get("test_mode"), "start")
     lower_priority(request.get("nice", 10))
     strategy = request.get("strategy") or "as_is"
-    result: Dict[str, Any] = {
-        "kind": "python",
-        "schema": 1,
-        "completed": False,
-        "notes": [],
-        "log_excerpt": [],
-        "runtime": {
-            "interpreter": sys.executable,
-            "python_version": sys.version.split()[0],
-            "pid": os.getpid(),
-        },
-        "model": {"path": request.get("model", ""), "inputs": [], "outputs": []},
-    }
-    model: Any = request.get("model")  # None or a non-path: open() fails below
-    try:
-        with open(model, "rb") as handle:
-            data = handle.read()
-        result["model"]["sha256"] = hashlib.sha256(data).hexdigest()
-        result["model"]["size_bytes"] = len(data)
-        del data
-    except (OSError, TypeError) as error:
-        result["failure"] = {"kind": "unusable_model", "sentence": "the model could not be read: %s" % error}
-        emit({"event": "result", "result": result})
-        return 0
-    offset = capture_offset()
-    phase_start("import")
-    import_begin = time.perf_counter()
-    try:
-        import numpy as np
-        import onnxruntime as ort  # type: ignore[import-untyped]
-    except BaseException as error:  # noqa: BLE001 (an ImportError, or a native failure surfacing)
-        phase_end(False)
-        result["failure"] = {
-            "kind": "error",
-            "phase": "import",
-            "sentence": "ONNX Runtime could not be imported by the application's Python: %s" % error,
-            "stderr_tail": capture_since(offset)[-4000:],
-        }
-        result["strategies"] = [{"name": strategy, "stage": "nothing"}]
-        emit({"event": "result", "result": result})
-        return 0
-    import_s = time.perf_counter() - import_begin
-    phase_end()
-    result["cost"] = {"import_s": import_s}
-    runtime: Dict[str, Any] = result["runtime"]
-    runtime["ort_version"] = getattr(ort, "__version__", None)
-    runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
-    runtime["numpy_version"] = getattr(np, "__version__", None)
-    runtime["available_providers"] = list(ort.get_available_providers())
-    runtime["cuda_version"] = getattr(ort, "cuda_version", None)
-    try:
-        runtime["build_info"] = ort.get_build_info()
-    except Exception:  # noqa: BLE001
-        runtime["build_info"] = None
-    strategy_entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
-    if strategy == "preload_dlls":
-        strategy_entry["description"] = "onnxruntime.preload_dlls() before creating the session"
-        if not hasattr(ort, "preload_dlls"):
-            strategy_entry["skipped"] = (
-                "onnxruntime %s has no preload_dlls() (it appeared in 1.21)" % runtime["ort_version"]
-            )
-            result["strategies"] = [strategy_entry]
-            result["completed"] = True
+    result = new_result(request)
+    if read_model_file(request.get("model"), result):
+        imported = import_runtime(result, strategy)
+        if imported is not None:
+            ort, np = imported
+            entry = prepare_strategy(ort, strategy, result)
+            if "skipped" not in entry:
+                run_sessions(ort, np, request, result, entry)
+            if _CALLBACK:
+                result["notes"].append(
+                    "%d of ONNX Runtime's messages came through set_default_logger_callback" % len(_CALLBACK)
+                )
+            result["strategies"] = [entry]
+            result["completed"] = "failure" not in result
             result["phases"] = _PHASES
-            emit({"event": "result", "result": result})
-            return 0
-        phase_start("preload")
-        offset = capture_offset()
-        try:
-            ort.preload_dlls()
-            phase_end()
-        except Exception as error:  # noqa: BLE001
-            phase_end(False)
-            result["notes"].append("preload_dlls() failed: %s" % error)
-        result["log_excerpt"].extend(important_lines(capture_since(offset)))
-    elif strategy == "as_is":
-        strategy_entry["description"] = "the application's environment as it is"
-    else:
-        strategy_entry["description"] = "LD_LIBRARY_PATH=%s" % os.environ.get("LD_LIBRARY_PATH", "")
-    feeds = None
-    baseline = None
-    try:
-        if request.get("cpu_baseline", True):
-            feeds, names, outputs = run_cpu(ort, np, request, result, model)
-            if outputs is not None:
-                baseline = (names, outputs)
-            result["cost"]["cpu_session_create_s"] = result["cpu"].get("session_create_s")
-        else:
-            baseline = load_baseline(np, request.get("baseline_dir"))
-        if request.get("gpu_retry", True):
-            gpu = run_gpu(ort, np, request, result, model, feeds, baseline)
-            strategy_entry["gpu"] = gpu
-            strategy_entry["stage"] = gpu.get("stage", "runtime_loaded")
-            result["cost"]["gpu_session_create_s"] = gpu.get("session_create_s")
-    except UnusableModelError as error:
-        while _OPEN_PHASES:
-            phase_end(False)
-        result["failure"] = {"kind": "unusable_model", "sentence": str(error)}
-    result["strategies"] = [strategy_entry]
-    result["completed"] = "failure" not in result
-    result["phases"] = _PHASES
     emit({"event": "result", "result": result})
     return 0
 

@@ -26,7 +26,7 @@ def resolve_target(
     env: Mapping[str, str],
     *,
     roots: Sequence[str] | None = None,
-    load_library: bool = True,
+    load_library: bool = False,
 ) -> TargetFacts:
     """The target's facts: its kind, root, configuration (checked, with positions) and libPath.
 
@@ -52,6 +52,13 @@ def resolve_target(
         )
     if kind == TargetKind.PYTHON:
         return _python_target(spec)
+    if kind == TargetKind.NATIVE:
+        from fallback_doctor.core.targets.native import NativeTargetError, native_target
+
+        try:
+            return native_target(spec, env, load_library=load_library)
+        except NativeTargetError as error:
+            raise TargetNotFound(str(error)) from None
     found = _bareun_root(spec, env, roots)
     if found is None:
         if kind == TargetKind.BAREUN:
@@ -79,6 +86,10 @@ def _check_named_files(spec: TargetSpec) -> None:
         raise TargetNotFound(f"--python {spec.python}: no such file")
     if spec.pid is not None and spec.pid <= 0:
         raise TargetNotFound(f"--pid {spec.pid}: not a process id")
+    if spec.pid is not None and os.path.isdir("/proc/self") and not os.path.isdir(f"/proc/{spec.pid}"):
+        raise TargetNotFound(f"--pid {spec.pid}: no such process")
+    if spec.lib_dir is not None and not os.path.isdir(spec.lib_dir):
+        raise TargetNotFound(f"--lib-dir {spec.lib_dir}: no such directory")
 
 
 def _python_target(spec: TargetSpec) -> TargetFacts:
@@ -111,7 +122,7 @@ def _bareun_root(
 
 
 def bareun_target(
-    spec: TargetSpec, env: Mapping[str, str], root: str, how: str, *, load_library: bool = True
+    spec: TargetSpec, env: Mapping[str, str], root: str, how: str, *, load_library: bool = False
 ) -> TargetFacts:
     """The Bareun installation at ``root``: its configuration read and checked, its libPath read.
 

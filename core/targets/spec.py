@@ -13,6 +13,8 @@ class TargetKind(StrEnum):
     BAREUN = "bareun"
     PYTHON = "python"
     LOG = "log"
+    NATIVE = "native"
+    """Any native application's own library folder (--lib-dir, or the --pid process's maps)."""
 
 
 @dataclass(frozen=True)
@@ -32,3 +34,7 @@ class TargetSpec:
     """Log text pasted into the wizard (no file)."""
     pid: int | None = None
     """--pid: the running server's process."""
+    lib_dir: str | None = None
+    """--lib-dir: a native application's ONNX Runtime folder (libonnxruntime.so / onnxruntime.dll)."""
+    app: str | None = None
+    """The native application's kind ("node", "dotnet", "java", "rust", "c"); None: recognised."""

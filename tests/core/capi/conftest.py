@@ -62,9 +62,10 @@ def gpu_wheel_ort() -> Path:
     target = folder / GPU_MEMBERS[0]
     if all((folder / member).is_file() for member in GPU_MEMBERS):
         return target
-    wheel = WHEELS / GPU_WHEEL
-    if not wheel.is_file():
-        pytest.skip(f"{wheel} is not in the wheel cache")
+    folders = (WHEELS, CACHE / "loader-wheels")
+    wheel = next((f / GPU_WHEEL for f in folders if (f / GPU_WHEEL).is_file()), None)
+    if wheel is None:
+        pytest.skip(f"{GPU_WHEEL} is not in the wheel cache ({WHEELS}, {CACHE / 'loader-wheels'})")
     with zipfile.ZipFile(wheel) as archive:
         for member in GPU_MEMBERS:
             if not (folder / member).is_file():

@@ -11,7 +11,8 @@ from fallback_doctor.core.inference.capi import child_script
 
 def _child_indices() -> dict[str, int]:
     """API_INDEX from the child's source (it is run by path, never imported)."""
-    tree = ast.parse(Path(child_script()).read_text(encoding="utf-8"))
+    table = Path(child_script()).parent / "capi_probe" / "api.py"
+    tree = ast.parse(table.read_text(encoding="utf-8"))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "API_INDEX" for t in node.targets

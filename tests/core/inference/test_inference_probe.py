@@ -179,3 +179,51 @@ def test_test_mode_is_ignored_without_the_test_variable() -> None:
     )
     assert proc.returncode == 0
     assert '"event": "result"' in proc.stdout
+
+
+def test_the_whole_test_inference_is_bounded_not_each_strategy() -> None:
+    # A probe that hangs used to cost the timeout once per strategy (361 s for two of 180 s).
+    started = time.monotonic()
+    result = run_python_probe(
+        sys.executable,
+        _request(test_mode="hang", cpu_baseline=False),
+        env=_env(),
+        strategies=tuple(StrategyName),
+        lib_dirs=[str(ROOT)],
+        timeout_s=6,
+    )
+    assert time.monotonic() - started < 20
+    first, *later = result.strategies
+    assert first.failure is not None and first.failure.kind == FailureKind.TIMEOUT
+    assert [s.name for s in later] == [StrategyName.PRELOAD_DLLS, StrategyName.LIB_PATH_FIRST]
+    assert all("the test inference's 6 s were used up" in (s.skipped or "") for s in later)
+    assert not _probe_processes()
+
+
+def test_a_child_that_exits_without_a_result_says_so() -> None:
+    from fallback_doctor.core.inference.capi import parse_capi_output
+    from fallback_doctor.core.inference.python_probe import parse_child_output
+    from fallback_doctor.core.probes.runner import ChildOutcome
+
+    begin = '{"event": "phase", "name": "gpu.session", "state": "start", "t": 0.1}\n'
+    outcome = ChildOutcome(("python",), 0, begin, "", False, 0.5)
+    python = parse_child_output(outcome, _request())
+    assert python.failure is not None
+    said = "the probe exited without writing its result while creating the CUDA session"
+    assert python.failure.sentence == said
+    capi_begin = '{"event": "begin", "phase": "gpu.session", "step": "phase", "t": 0.1}\n'
+    capi = parse_capi_output(ChildOutcome(("python",), 0, capi_begin, "", False, 0.5), {})
+    assert capi.failure is not None
+    assert capi.failure.sentence.startswith("the probe exited without writing its result while creating")
+    assert "finished" not in python.failure.sentence + capi.failure.sentence
+
+
+def test_a_strategy_that_cannot_differ_is_skipped_with_the_reason() -> None:
+    from fallback_doctor.core.inference.python_probe import _strategy_env
+
+    env = {"LD_LIBRARY_PATH": "/opt/lib:/usr/lib"}
+    reason = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/opt/lib"])
+    assert reason == "cannot differ from as is: LD_LIBRARY_PATH already starts with /opt/lib"
+    prepared = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/srv/lib"])
+    assert not isinstance(prepared, str)
+    assert prepared[1] == {"LD_LIBRARY_PATH": "/srv/lib:/opt/lib:/usr/lib"}

@@ -191,7 +191,8 @@ def test_version_choice(
 
 
 def test_checks_are_registered() -> None:
-    assert (ort_not_installed, package_conflict, ep_not_in_build) == package.CHECKS
+    assert (ort_not_installed, package_conflict, ep_not_in_build) == package.CHECKS[:3]
+    assert [check.__name__ for check in package.CHECKS[3:]] == ["native_library", "directml_coreml_package"]
 
 
 def _with_pythonpath(venv_name: str, extra_venv: str) -> EnvironmentSnapshot:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -29,29 +30,34 @@ def _env() -> dict[str, str]:
 # --- libPath ---------------------------------------------------------------------------------------
 
 
-def test_cpu_only_lib_path_version_from_the_c_api(tmp_path: Path) -> None:
+def test_cpu_only_lib_path_version_from_the_file_without_loading_it(tmp_path: Path) -> None:
     root = make_install(tmp_path, lib="cpu")
     lib = inspect_lib_path(str(root / "lib"), _env())
     assert lib.core_library == str(root / "lib" / "libonnxruntime.so.1")
-    assert (lib.version, lib.version_source) == ("1.23.2", "C API")
+    # libonnxruntime.so.1 names no version; its bytes do (VERS_1.23.2), and it was never loaded.
+    assert (lib.version, lib.version_source) == ("1.23.2", "ELF version definition")
     assert lib.gpu_providers == () and lib.provider_libraries == ()
     facts = lib_path_ort_facts(lib)
     assert facts.providers_in_build == ("CPUExecutionProvider",)
     assert not facts.has_cuda_provider
 
 
-def test_version_from_the_file_name_where_it_is_not_loaded(tmp_path: Path) -> None:
-    root = make_install(tmp_path, lib="cpu")
-    os.rename(root / "lib" / "libonnxruntime.so.1", root / "lib" / "libonnxruntime.so.1.23.2")
-    lib = inspect_lib_path(str(root / "lib"), _env(), load=False)
-    assert (lib.version, lib.version_source) == ("1.23.2", "file name")
+def test_version_from_the_c_api_only_when_asked_to_load(tmp_path: Path) -> None:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    # The real library with its VERS_ node renamed: only loading it can tell the version.
+    data = (make_install(tmp_path / "src", lib="cpu") / "lib" / "libonnxruntime.so.1").read_bytes()
+    (folder / "libonnxruntime.so.1").write_bytes(data.replace(b"VERS_1.23.2", b"XERS_1.23.2"))
+    assert inspect_lib_path(str(folder), _env()).version is None
+    lib = inspect_lib_path(str(folder), _env(), load=True)
+    assert (lib.version, lib.version_source) == ("1.23.2", "C API")
 
 
 def test_a_library_that_does_not_load_falls_back_to_its_name(tmp_path: Path) -> None:
     folder = tmp_path / "lib"
     folder.mkdir()
     (folder / "libonnxruntime.so.1.20.1").write_bytes(b"\x7fELF" + b"\0" * 60)
-    lib = inspect_lib_path(str(folder), _env())
+    lib = inspect_lib_path(str(folder), _env(), load=True)
     assert (lib.version, lib.version_source) == ("1.20.1", "file name")
     assert lib.load_error
 
@@ -59,7 +65,7 @@ def test_a_library_that_does_not_load_falls_back_to_its_name(tmp_path: Path) -> 
 def test_gpu_lib_path_providers_and_requirements(tmp_path: Path) -> None:
     root = make_install(tmp_path, lib="gpu")
     lib = inspect_lib_path(str(root / "lib"), _env())
-    assert (lib.version, lib.version_source) == ("1.31.1", "C API")
+    assert (lib.version, lib.version_source) == ("1.31.1", "ELF version definition")
     assert set(lib.gpu_providers) == {"CUDAExecutionProvider", "TensorrtExecutionProvider"}
     facts = lib_path_ort_facts(lib)
     assert facts.has_cuda_provider
@@ -67,6 +73,47 @@ def test_gpu_lib_path_providers_and_requirements(tmp_path: Path) -> None:
     assert facts.required_cudnn_major == 9
     assert facts.shared_library == str(root / "lib" / "libonnxruntime_providers_shared.so")
     assert "needs libcublasLt.so.13" in (facts.requirement_source or "")
+
+
+@pytest.mark.parametrize("fifo_name", ["libonnxruntime.so.1", "libonnxruntime_providers_cuda.so"])
+def test_a_fifo_in_lib_path_is_refused_at_once_and_named(tmp_path: Path, fifo_name: str) -> None:
+    root = make_install(tmp_path, lib="cpu")
+    folder = root / "lib"
+    if (folder / fifo_name).exists():
+        (folder / fifo_name).unlink()
+    os.mkfifo(folder / fifo_name)
+    started = time.monotonic()
+    lib = inspect_lib_path(str(folder), _env(), load=True)
+    facts = lib_path_ort_facts(lib)
+    assert time.monotonic() - started < 5
+    said = f"{fifo_name} was not read: it is a FIFO (named pipe), not a regular file"
+    assert said in (lib.load_error or "")
+    assert str(folder / fifo_name) not in lib.provider_libraries
+    assert facts.providers_in_build == ("CPUExecutionProvider",)
+
+
+def test_quick_inspection_runs_none_of_the_librarys_code(tmp_path: Path) -> None:
+    # A library whose constructor writes a file: reading its version must not create the file.
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    marker = tmp_path / "constructor-ran"
+    source = tmp_path / "evil.c"
+    source.write_text(
+        "#include <stdio.h>\n"
+        f'__attribute__((constructor)) static void ran(void) {{ FILE *f = fopen("{marker}", "w"); '
+        "if (f) fclose(f); }\n"
+        'const char vers[] = "VERS_1.23.2";\n',
+        encoding="utf-8",
+    )
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-o", str(folder / "libonnxruntime.so.1"), str(source)], check=True
+    )
+    lib = inspect_lib_path(str(folder), _env())
+    assert (lib.version, lib.version_source) == ("1.23.2", "ELF version definition")
+    assert not marker.exists()
 
 
 def test_log_files_leave_rotations_to_the_reader(tmp_path: Path) -> None:

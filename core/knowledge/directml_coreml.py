@@ -1,0 +1,24 @@
+"""DirectML (Windows) and CoreML (macOS) as their real wheels ship them.
+
+The data is resources/compat/directml_coreml.json (read from the real win_amd64 and macOS
+wheels); core/collect/ort_binaries.py checks a package folder against it. Neither provider can
+run on the Linux machines this tool is tested on.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+_RESOURCE = "compat/directml_coreml.json"
+
+
+@cache
+def facts() -> dict[str, Any]:
+    """The whole data file."""
+    text = resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert isinstance(data, dict)
+    return data
