@@ -44,9 +44,7 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
         return [("text", head), ("code", str(data.get("code") or ""))]
     if kind == "config":
         value = json.dumps(data.get("value"), ensure_ascii=False)
-        text = label(
-            "remedy.config", lang, file=data.get("file"), pointer=data.get("pointer"), value=value
-        )
+        text = label("remedy.config", lang, file=data.get("file"), pointer=data.get("pointer"), value=value)
         return [("text", text)]
     if kind == "manual":
         return [("text", str(data.get("text") or ""))]
