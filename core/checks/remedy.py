@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from fallback_doctor.core.checks.resolution import preload_dlls_applies, unresolved
 from fallback_doctor.core.facts.libraries import DependencyReport
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import CodeStep, EnvironmentStep, Evidence, RunStep, Step
+from fallback_doctor.core.model import CodeStep, EnvironmentStep, Evidence, ManualStep, RunStep, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 PRELOAD_CODE = "import onnxruntime\nonnxruntime.preload_dlls()"
@@ -164,3 +164,33 @@ def provider_wanted(report: DependencyReport) -> list[str]:
         if names.is_cuda_runtime(item.name) or names.is_cudnn(item.name)
     ]
     return list(dict.fromkeys(wanted))
+
+
+def release_archive_steps(lib_path: str, version: str | None, windows: bool, restart: str) -> list[Step]:
+    """Put ONNX Runtime's GPU release into a native server's libPath: the exact archive of its
+    version (onnxruntime-linux-x64-gpu-VERSION.tgz, github.com/microsoft/onnxruntime/releases),
+    its lib folder unpacked into libPath, then the server restarted."""
+    if not version or version == "?":
+        return [ManualStep(f"Put the GPU build of ONNX Runtime of the server's version into {lib_path}.")]
+    stem = f"onnxruntime-{'win' if windows else 'linux'}-x64-gpu-{version}"
+    archive = stem + (".zip" if windows else ".tgz")
+    url = f"https://github.com/microsoft/onnxruntime/releases/download/v{version}/{archive}"
+    if windows:
+        return [
+            ManualStep(f"Download {url}, copy the DLLs of its lib folder into {lib_path}, then {restart}.")
+        ]
+    return [
+        RunStep(("curl", "-fLO", url), "host"),
+        RunStep(("tar", "-xzf", archive, "-C", lib_path, "--strip-components=2", f"{stem}/lib"), "host"),
+        ManualStep(restart[:1].upper() + restart[1:] + "."),
+    ]
+
+
+def restart_words(snapshot: EnvironmentSnapshot) -> str:
+    """How the server is restarted: its unit, its container, else "restart the server"."""
+    scope, unit = environment_scope(snapshot)
+    if scope == "systemd" and unit:
+        return f"restart the server: systemctl restart {unit}"
+    if scope == "container":
+        return "restart the server's container: docker restart <container>"
+    return "restart the server"
