@@ -145,3 +145,28 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
     left = {f["layer"] for f in diag.findings if f["severity"] != "info"}
     assert left <= {*HARDWARE, "tensorrt"}, diag.describe()
     assert left & set(HARDWARE), diag.describe()
+
+
+def test_a_bareun_libpath_with_a_cpu_only_runtime_gets_steps_for_that_server(tmp_path):
+    """Not followed to the end: its remedy fetches ONNX Runtime's GPU release archive, and this
+    machine is offline. The steps are checked instead: the exact archive of the library's own
+    version, unpacked into that libPath on the host, no pip and no bare ``python``."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import make_install
+
+    root = make_install(tmp_path)
+    cmd = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root)]
+    proc = subprocess.run(
+        [*cmd, "--json", "--quick"], capture_output=True, text=True, timeout=300, check=False
+    )
+    doc = json.loads(proc.stdout)
+    [finding] = [f for f in doc["findings"] if f["id"] == "target.libpath_cpu_only"]
+    steps = first_steps(finding)
+    assert [s["kind"] for s in steps] == ["run", "run", "manual"], steps
+    fetch, unpack = steps[0]["argv"], steps[1]["argv"]
+    assert fetch[-1].endswith("/v1.23.2/onnxruntime-linux-x64-gpu-1.23.2.tgz")
+    assert str(root / "lib") in unpack and all(s.get("where") == "host" for s in steps[:2])
+    assert "pip" not in json.dumps(finding["remediation"])
+    assert not any(c.startswith("python ") for c in finding["remediation"]["commands"])

@@ -110,3 +110,13 @@ def test_a_native_server_gets_the_exact_release_archive_of_its_version() -> None
     assert run_fetch.argv[-1].endswith("/v1.23.2/onnxruntime-linux-x64-gpu-1.23.2.tgz")
     assert isinstance(run_unpack, RunStep) and "/opt/bareun/lib" in run_unpack.argv
     assert isinstance(restart, ManualStep)
+
+
+def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu() -> None:
+    from fallback_doctor.core.texts import render_text as words
+
+    for lang in ("en", "ko"):
+        detail = words("inference.fell_back", lang, {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
+        assert "GPU" in detail and "213.6" in detail and "44.1" in detail
+    english = words("inference.fell_back", "en", {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
+    assert "no GPU figure" in english and "two CPU runs" in english
