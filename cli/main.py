@@ -15,6 +15,7 @@ from fallback_doctor.cli.output import write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.report import diagnosis_document, render_text
+from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
 from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
@@ -161,9 +162,12 @@ def _say_before_inference(step: str) -> None:
 
 def run_diagnose(args: argparse.Namespace) -> int:
     """`fallback-doctor diagnose`: collect, check, rank, print; exit 0, 1 or 2."""
+    if args.python:
+        try:
+            args.python = interpreter_of(args.python)  # a venv's folder names its interpreter
+        except NotAnInterpreterError as error:
+            raise UsageError(str(error)) from error
     python = args.python or sys.executable
-    if args.python and not os.path.exists(args.python):
-        raise UsageError(f"--python {args.python}: no such file")
     spec = target_spec(args)
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),

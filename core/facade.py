@@ -26,6 +26,7 @@ from fallback_doctor.core.pages import (
     strategy_lines,
     verdict_words,
 )
+from fallback_doctor.core.remedy import remedy_lines, remedy_plain
 from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_language
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "new_sampler",
     "open_bundle",
     "preload",
+    "remedy_lines",
+    "remedy_plain",
     "session_rows",
     "stack_layers",
     "strategy_lines",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class Severity(StrEnum):
@@ -47,12 +49,127 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class RunStep:
+    """A command to run: ``argv`` as is (argv[0] the target's own interpreter or tool).
+
+    ``where``: "application" (in the application's environment, as its user), "host" (on the
+    machine, as root where it changes the system), "container_host" (on the host of the container).
+    """
+
+    argv: tuple[str, ...]
+    where: str = "application"
+    option: int = 1
+    """Steps of one option are done together; a second option is an alternative to the first."""
+    kind: str = "run"
+
+
+@dataclass(frozen=True)
+class EnvironmentStep:
+    """Variables the application must start with. ``mode`` "prepend": before the current value
+    (joined with ``separator``), "set": instead of it. ``scope``: "process" (the shell or launcher
+    that starts it), "systemd" (a drop-in of ``unit``), "container" (``-e`` of the container)."""
+
+    variables: dict[str, str]
+    scope: str = "process"
+    mode: str = "prepend"
+    separator: str = ":"
+    unit: str | None = None
+    option: int = 1
+    kind: str = "environment"
+
+
+@dataclass(frozen=True)
+class CodeStep:
+    """Statements in the application's language, shown as code (never as a shell command)."""
+
+    code: str
+    language: str = "python"
+    where: str = "before the first InferenceSession"
+    option: int = 1
+    kind: str = "code"
+
+
+@dataclass(frozen=True)
+class ConfigStep:
+    """One value in a JSON configuration file: ``pointer`` (RFC 6901) gets ``value``."""
+
+    file: str
+    pointer: str
+    value: Any
+    option: int = 1
+    kind: str = "config"
+
+
+@dataclass(frozen=True)
+class ManualStep:
+    """What cannot be a command: a reboot, a driver installed on the host."""
+
+    text: str
+    option: int = 1
+    kind: str = "manual"
+
+
+Step = RunStep | EnvironmentStep | CodeStep | ConfigStep | ManualStep
+
+
+@dataclass(frozen=True)
 class Remediation:
-    """The fix: what to do, the exact commands, and how to verify it by hand."""
+    """The fix: what to do, the exact commands, and how to verify it by hand.
+
+    ``steps`` is the same fix as typed records a machine can apply (``commands`` stays their
+    shell form for people and older readers)."""
 
     summary: str
     commands: tuple[str, ...] = ()
     verify: str | None = None
+    steps: tuple[Step, ...] = ()
+
+
+def step_shell(step: Step) -> str | None:
+    """The step as one shell command a person can paste (None: code, config and manual steps)."""
+    if isinstance(step, RunStep):
+        return shlex.join(step.argv)
+    if not isinstance(step, EnvironmentStep):
+        return None
+    windows = step.separator == ";"
+    parts = []
+    for name, value in step.variables.items():
+        if step.scope == "container":
+            parts.append(f"-e {name}={shlex.quote(value)}")
+        elif step.scope == "systemd":
+            parts.append(f'Environment="{name}={value}"')
+        elif windows:
+            parts.append(f"set {name}={value}" + (f";%{name}%" if step.mode == "prepend" else ""))
+        else:
+            tail = f"{step.separator}${name}" if step.mode == "prepend" else ""
+            parts.append(f"export {name}={shlex.quote(value)}{tail}")
+    if step.scope == "systemd":
+        unit = step.unit or "the-service"
+        return f"systemctl edit {unit}  # add under [Service]: " + " ".join(parts)
+    return " ".join(parts) if step.scope == "container" else "; ".join(parts)
+
+
+def step_from_dict(data: dict[str, Any]) -> Step:
+    """A step read back from the report document (a schema-valid ``remediation.steps[]`` item)."""
+    kind = data.get("kind")
+    option = int(data.get("option") or 1)
+    if kind == "run":
+        return RunStep(tuple(str(a) for a in data["argv"]), str(data.get("where") or "application"), option)
+    if kind == "environment":
+        return EnvironmentStep(
+            {str(k): str(v) for k, v in dict(data["variables"]).items()},
+            str(data.get("scope") or "process"),
+            str(data.get("mode") or "prepend"),
+            str(data.get("separator") or ":"),
+            data.get("unit"),
+            option,
+        )
+    if kind == "code":
+        language = str(data.get("language") or "python")
+        return CodeStep(str(data["code"]), language, str(data.get("where") or ""), option)
+    if kind == "config":
+        return ConfigStep(str(data["file"]), str(data["pointer"]), data.get("value"), option)
+    return ManualStep(str(data.get("text") or ""), option)
 
 
 @dataclass(frozen=True)
@@ -118,6 +235,7 @@ def finding_from_dict(data: dict[str, object]) -> Finding:
                 summary=str(remediation.get("summary") or ""),
                 commands=tuple(str(c) for c in remediation.get("commands") or ()),
                 verify=remediation.get("verify"),
+                steps=tuple(step_from_dict(step) for step in remediation.get("steps") or ()),
             )
             if isinstance(remediation, dict)
             else None

@@ -18,6 +18,7 @@ from fallback_doctor.core.document import (
     checked,
     to_jsonable,
 )
+from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.texts import has_label, label
 
 if TYPE_CHECKING:
@@ -123,8 +124,9 @@ def render_text(document: dict[str, Any], lang: str = "en", width: int = 100) ->
                     subsequent_indent="        ",
                 )
             )
-        for command in remediation.get("commands") or []:
-            lines.append(f"     $ {command}")
+        for style, step_text in remedy_lines(remediation, lang):
+            prefix = "$ " if style == "command" else ("    " if style == "code" else "")
+            lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
         if text["verify"]:
             lines.append(f"   {labels['verify']}: {text['verify']}")
     return "\n".join(lines) + "\n"

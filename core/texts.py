@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any
 
 from fallback_doctor.core.findings.registry import check_declared
-from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity, Step, step_shell
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
 
@@ -129,13 +129,15 @@ def make_finding(
     evidence: tuple[Evidence, ...] = (),
     commands: tuple[str, ...] = (),
     verify: str | None = None,
+    steps: tuple[Step, ...] = (),
 ) -> Finding:
     """Build a finding whose words come from resources/texts in every language.
 
     The English text fills title, detail and remediation summary; every language
     (English included) is kept in ``texts`` so a renderer can pick one. How to verify the
     fix by hand comes from the data when it has a "verify" text (in every language), else
-    from the check's own ``verify`` (English only). The id must be declared in core/findings/
+    from the check's own ``verify`` (English only). ``steps`` (typed records) give ``commands``
+    their shell form when no commands are passed. The id must be declared in core/findings/
     with this cause, layer and severity (UndeclaredFindingError otherwise).
     """
     check_declared(finding_id, cause, layer, severity)
@@ -144,8 +146,10 @@ def make_finding(
     english = texts["en"]
     verify = english.get("verify") or verify
     remediation = None
-    if english["fix"] or commands or verify:
-        remediation = Remediation(summary=english["fix"], commands=commands, verify=verify)
+    if steps and not commands:
+        commands = tuple(shell for shell in map(step_shell, steps) if shell)
+    if english["fix"] or commands or verify or steps:
+        remediation = Remediation(summary=english["fix"], commands=commands, verify=verify, steps=steps)
     return Finding(
         id=finding_id,
         cause=cause,

@@ -138,8 +138,8 @@ class DiagnosisPage(StepPage):
         if finding is None:
             return ""
         words = facade.finding_words(finding, language())
-        commands = (finding.get("remediation") or {}).get("commands") or []
-        return "\n".join([words["fix"], *commands]).strip()
+        steps = facade.remedy_plain(finding.get("remediation"), language())
+        return "\n".join([words["fix"], *steps]).strip()
 
     @Slot()
     def _on_copy(self) -> None:

@@ -88,12 +88,15 @@ def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
     ]
     if words["fix"]:
         parts.append(f"<p><b>{esc(t('diag.fix'))}</b><br>{esc(words['fix'])}</p>")
-    commands = remediation.get("commands") or []
-    if commands:
-        parts.append(
-            f"<p><b>{esc(t('diag.commands.english' if lang != 'en' else 'diag.commands'))}</b></p>"
-            f"<pre style='font-family:{mono()}'>" + esc("\n".join(commands)) + "</pre>"
-        )
+    steps = facade.remedy_lines(remediation, lang)
+    if steps:
+        parts.append(f"<p><b>{esc(t('diag.commands.english' if lang != 'en' else 'diag.commands'))}</b></p>")
+        for style, text in steps:  # commands and code in monospace, code never with "$"
+            if style == "text":
+                parts.append(f"<p>{esc(text)}</p>")
+            else:
+                prefix = "$ " if style == "command" else ""
+                parts.append(f"<pre style='font-family:{mono()}'>{esc(prefix + text)}</pre>")
     # A translated "how to verify" (texts[lang]["verify"]) is used when the document carries it,
     # else the English line, labelled as English.
     own_verify = str(((finding.get("texts") or {}).get(lang) or {}).get("verify") or "")

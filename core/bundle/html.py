@@ -14,6 +14,7 @@ from typing import Any
 
 from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import stack_layers, verdict_words
+from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import label
 
@@ -158,9 +159,13 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
     remediation = finding.get("remediation") or {}
     if text["fix"]:
         out.append(f"<p><b>{_e(labels['fix'])}:</b> {_e(text['fix'])}</p>")
-    commands = [str(c) for c in remediation.get("commands") or []] if isinstance(remediation, dict) else []
-    if commands:
-        out.append("<pre>" + "\n".join("$ " + _e(c) for c in commands) + "</pre>")
+    for style, step_text in remedy_lines(remediation if isinstance(remediation, dict) else None, lang):
+        if style == "command":
+            out.append('<pre class="command">$ ' + _e(step_text) + "</pre>")
+        elif style == "code":
+            out.append('<pre class="code"><code>' + _e(step_text) + "</code></pre>")
+        else:
+            out.append("<p>" + _e(step_text) + "</p>")
     if isinstance(remediation, dict) and remediation.get("verify"):
         out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(remediation['verify'])}</p>")
     out.append("</div>")

@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.remedy import release_archive_steps, restart_words
 from fallback_doctor.core.facts.target import ConfigIssue, TargetFacts
 from fallback_doctor.core.findings.config import config_issue_finding
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
@@ -169,6 +170,11 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "version": version,
         },
         evidence=tuple(evidence),
+        steps=tuple(
+            release_archive_steps(
+                lib.directory, lib.version, lib.core_library.lower().endswith(".dll"), restart_words(snapshot)
+            )
+        ),
     )
 
 

@@ -22,22 +22,22 @@ from fallback_doctor.core.checks.cuda_major import (
     other_build_path,
     packages_for,
 )
+from fallback_doctor.core.checks.remedy import library_fix_steps, pip_steps, provider_wanted
 from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
-    loader_path_commands,
     ordered_reports,
     other_major_copies,
-    pip_install,
     python_executable,
     resolution_evidence,
     shadowed_findings,
     unresolved,
     verify_command,
 )
+from fallback_doctor.core.checks.version_needs import version_needs
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryFacts, Resolution
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -86,7 +86,7 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "count": len(all_names),
             "cuda_major": major if major is not None else "?",
             "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
-            "verify_command": verify_command(report, windows),
+            "verify_command": verify_command(snapshot, report, windows),
         }
         evidence = resolution_evidence(missing)
         if elsewhere:
@@ -96,7 +96,7 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "cuda.runtime_not_on_loader_path",
                 {**params, "elsewhere": [item.name for item in elsewhere], "dirs": dirs},
                 evidence,
-                loader_path_commands(snapshot, dirs, windows),
+                library_fix_steps(snapshot, provider_wanted(report), major, windows),
             )
         if absent:
             # Not installed anywhere known: the pip packages of the CUDA major the build needs.
@@ -109,12 +109,12 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     "packages": packages or ["the CUDA toolkit runtime"],
                 },
                 evidence,
-                pip_install(snapshot, packages),
+                library_fix_steps(snapshot, provider_wanted(report), major, windows),
             )
 
 
 def _runtime_finding(
-    finding_id: str, params: dict[str, object], evidence: tuple[Evidence, ...], commands: list[str]
+    finding_id: str, params: dict[str, object], evidence: tuple[Evidence, ...], steps: list[Step]
 ) -> Finding:
     return make_finding(
         finding_id,
@@ -123,7 +123,7 @@ def _runtime_finding(
         Severity.ERROR,
         params=params,
         evidence=evidence,
-        commands=tuple(commands),
+        steps=tuple(steps),
     )
 
 
@@ -144,8 +144,9 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         if not missing:
             continue
         major = cuda_major_needed(snapshot, report)
-        packages = packages_for([names.family_of(item.name) or "" for item in missing], major)
-        commands = tuple(pip_install(snapshot, packages))
+        absent = [item for item in missing if not item.installed_elsewhere]
+        packages = packages_for([names.family_of(item.name) or "" for item in absent], major)
+        steps = library_fix_steps(snapshot, [item.name for item in missing], major, windows)
         yield make_finding(
             "cuda.optional_runtime_missing",
             Cause.CUDA_RUNTIME_MISSING,
@@ -154,11 +155,11 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             params={
                 "provider": report.provider,
                 "names": [item.name for item in missing],
-                "packages": packages or ["the CUDA toolkit runtime"],
-                "verify_command": verify_command(report, windows, [item.name for item in missing]),
+                "packages": packages or ["none: all are installed, their folders are not on the loader path"],
+                "verify_command": verify_command(snapshot, report, windows, [item.name for item in missing]),
             },
             evidence=resolution_evidence(missing),
-            commands=commands,
+            steps=tuple(steps),
         )
 
 
@@ -184,9 +185,7 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             continue
         covered.update(item.name for item in case.items)
         finding_id, severity = _mismatch_kind(case, report)
-        commands = pip_install(snapshot, case.packages)
-        if finding_id == "cuda.major_mismatch" and case.other is not None:
-            commands.append(f'{case.python} -m pip install "onnxruntime-gpu=={case.other.ort_version}"')
+        steps = _mismatch_steps(snapshot, report, case, windows, finding_id == "cuda.major_mismatch")
         yield make_finding(
             finding_id,
             Cause.CUDA_MAJOR_MISMATCH,
@@ -194,11 +193,34 @@ def cuda_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             severity,
             params={
                 **_mismatch_params(snapshot, report, case),
-                "verify_command": verify_command(report, windows),
+                "verify_command": verify_command(snapshot, report, windows),
             },
             evidence=_mismatch_evidence(case, windows),
-            commands=tuple(commands),
+            steps=tuple(steps),
         )
+
+
+def _mismatch_steps(
+    snapshot: EnvironmentSnapshot, report: DependencyReport, case: _Mismatch, windows: bool, other_fits: bool
+) -> list[Step]:
+    """Option 1: the libraries of the build's own major (cuDNN of that major too, when the build
+    needs it), installed and put first on the loader path; option 2: the build for the major here."""
+    wanted = [item.name for item in case.needed_here]
+    wanted += [
+        item.name
+        for item in report.resolutions
+        if names.is_cudnn(item.name)
+        and item.name not in wanted
+        and names.cuda_major_of_name(item.name) is None
+    ]
+    steps = library_fix_steps(snapshot, wanted, case.major, windows)
+    steps = [step for step in steps if step.option == 1]
+    other = case.other
+    if other is not None and other_fits:
+        needs = version_needs(snapshot, other.ort_version, other.cuda_major)
+        requirement = f"onnxruntime-gpu=={other.ort_version}"
+        steps += pip_steps(snapshot, [requirement, *(needs.packages if needs else ())], option=2)
+    return steps
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,18 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.cuda_major import foreign_resolutions
+from fallback_doctor.core.checks.remedy import (
+    elsewhere_dirs,
+    library_fix_steps,
+    loader_path_steps,
+    pip_steps,
+    target_python,
+)
 from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
-    loader_path_commands,
     ordered_reports,
     other_major_copies,
-    pip_install,
-    python_executable,
     resolution_evidence,
     shadowed_findings,
     unresolved,
@@ -27,7 +31,7 @@ from fallback_doctor.core.checks.resolution import (
 from fallback_doctor.core.facts.libraries import Resolution
 from fallback_doctor.core.knowledge.cuda_packages import cudnn_packages
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, RunStep, Severity, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -66,11 +70,11 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "name": item.name,
                 "cuda_major": cuda_major if cuda_major is not None else "?",
                 "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
-                "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
+                "verify_command": verify_command(snapshot, report, windows, [item.name] if item.lazy else ()),
             }
             if item.installed_elsewhere:
                 directory = os.path.dirname(item.installed_elsewhere[0])
-                commands = loader_path_commands(snapshot, [directory], windows)
+                steps = loader_path_steps(snapshot, elsewhere_dirs(report), windows)
                 yield make_finding(
                     "cudnn.not_on_loader_path.lazy" if item.lazy else "cudnn.not_on_loader_path",
                     Cause.CUDNN_MISSING,
@@ -78,11 +82,11 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     Severity.ERROR,
                     params={**params, "dirs": [directory]},
                     evidence=resolution_evidence([item]),
-                    commands=tuple(commands),
+                    steps=tuple(steps),
                 )
                 continue
             package = cudnn_packages().get(cuda_major or 0)
-            commands = pip_install(snapshot, [package])
+            steps = library_fix_steps(snapshot, [item.name], cuda_major, windows)
             yield make_finding(
                 "cudnn.missing.lazy" if item.lazy else "cudnn.missing",
                 Cause.CUDNN_MISSING,
@@ -90,7 +94,7 @@ def cudnn_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 Severity.ERROR,
                 params={**params, "package": package or "cuDNN for your CUDA major"},
                 evidence=resolution_evidence([item]),
-                commands=tuple(commands),
+                steps=tuple(steps),
             )
 
 
@@ -128,12 +132,12 @@ def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "names": [item.name for item in subs],
                     "cudnn": subs[0].needed_by,
                     "dir": directory,
-                    "verify_command": verify_command(report, windows, [item.name for item in subs]),
+                    "verify_command": verify_command(snapshot, report, windows, [item.name for item in subs]),
                 },
                 evidence=resolution_evidence(subs),
             )
         if zlib:
-            commands = ("sudo apt-get install zlib1g",) if not windows else ()
+            zlib_steps = (RunStep(("apt-get", "install", "-y", "zlib1g"), "host"),) if not windows else ()
             yield make_finding(
                 "cudnn.zlib_missing",
                 Cause.ZLIBWAPI_MISSING,
@@ -143,10 +147,10 @@ def cudnn_sublibraries_missing(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "provider": report.provider,
                     "name": zlib[0].name,
                     "needed_by": zlib[0].needed_by,
-                    "verify_command": verify_command(report, windows, [zlib[0].name]),
+                    "verify_command": verify_command(snapshot, report, windows, [zlib[0].name]),
                 },
                 evidence=resolution_evidence(zlib),
-                commands=commands,
+                steps=zlib_steps,
             )
 
 
@@ -171,7 +175,7 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             cuda_major = cuda_major_needed(snapshot, report)
             package = cudnn_packages().get(cuda_major or 0)
             wanted = names.parse_library_name(item.name)
-            commands = pip_install(snapshot, [package])
+            steps = pip_steps(snapshot, [package])
             yield make_finding(
                 "cudnn.major_mismatch",
                 Cause.CUDNN_MAJOR_MISMATCH,
@@ -183,10 +187,12 @@ def cudnn_major_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                     "copies": copies,
                     "cudnn_major": wanted.major if wanted and wanted.major else "?",
                     "package": package or "cuDNN for your CUDA major",
-                    "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
+                    "verify_command": verify_command(
+                        snapshot, report, windows, [item.name] if item.lazy else ()
+                    ),
                 },
                 evidence=resolution_evidence([item]),
-                commands=tuple(commands),
+                steps=tuple(steps),
             )
 
 
@@ -247,16 +253,17 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
             seen.add(item.name)
             package = cudnn_packages().get(major or 0)
             wrong = cudnn_packages().get(entry.belongs.major)
-            python = python_executable(snapshot)
-            commands = []
+            python = target_python(snapshot)
+            steps: list[Step] = []
             if (
                 wrong
+                and python is not None
                 and snapshot.python is not None
                 and any(dist.normalized_name == wrong for dist in snapshot.python.distributions)
             ):
-                commands.append(f"{python} -m pip uninstall -y {wrong}")
-            if package:
-                commands.append(f"{python} -m pip install --force-reinstall {package}")
+                steps.append(RunStep((python, "-m", "pip", "uninstall", "-y", wrong)))
+            if package and python is not None:
+                steps.append(RunStep((python, "-m", "pip", "install", "--force-reinstall", package)))
             yield make_finding(
                 "cudnn.built_for_other_cuda",
                 Cause.CUDNN_MAJOR_MISMATCH,
@@ -271,13 +278,15 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "cuda_major": major if major is not None else "?",
                     "package": package or "cuDNN for your CUDA major",
                     "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}",
-                    "verify_command": verify_command(report, windows, [item.name] if item.lazy else ()),
+                    "verify_command": verify_command(
+                        snapshot, report, windows, [item.name] if item.lazy else ()
+                    ),
                 },
                 evidence=(
                     *resolution_evidence([item]),
                     Evidence(f"CUDA {entry.belongs.major} file", f"{item.path}: {entry.belongs.reason}"),
                 ),
-                commands=tuple(commands),
+                steps=tuple(steps),
             )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.driver_missing import driver_missing_in_container
 from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_NO_DEVICE,
     container_gpu_commands,
@@ -175,6 +176,8 @@ def container_without_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     if device.device_nodes or device.dxg_present:
         return
+    if driver_missing_in_container(snapshot):
+        return  # one cause: driver.missing.container carries the device evidence
     evidence = [
         Evidence("container", f"{device.container} ({'; '.join(device.container_evidence)})"),
         Evidence("/dev/nvidia*", "none", source="ls -l /dev/nvidia*"),

@@ -39,17 +39,40 @@ def driver_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         "branch": requirement.branch if requirement else "580",
         "container": device.container if device and device.container else "container",
     }
-    nvml_missing = driver is not None and driver.nvml_status == "library_not_found"
     libcuda = libcuda_loaded(native)
-    nvml_unknown = driver is None or driver.nvml_status == "pynvml_missing"
     if native is not None and native.cu_init_result == CUDA_ERROR_STUB_LIBRARY:
         yield _stub_library(native)
     elif driver is not None and driver.nvml_status == "driver_not_loaded" and libcuda is not True:
         yield _not_loaded(snapshot, params)
-    elif (nvml_missing and libcuda is not True) or (nvml_unknown and libcuda is False):
+    elif no_driver_at_all(snapshot):
         yield _missing_finding(snapshot, device, system, params)
     elif libcuda is False and driver is not None and driver.nvml_status == "ok":
         yield _libcuda_missing(snapshot, driver, native, device)
+
+
+def no_driver_at_all(snapshot: EnvironmentSnapshot) -> bool:
+    """Neither NVML's library nor libcuda loads (and it is not the stub or an unloaded module)."""
+    driver, native = snapshot.driver, snapshot.native
+    if native is not None and native.cu_init_result == CUDA_ERROR_STUB_LIBRARY:
+        return False
+    libcuda = libcuda_loaded(native)
+    if driver is not None and driver.nvml_status == "driver_not_loaded" and libcuda is not True:
+        return False
+    nvml_missing = driver is not None and driver.nvml_status == "library_not_found"
+    nvml_unknown = driver is None or driver.nvml_status == "pynvml_missing"
+    return (nvml_missing and libcuda is not True) or (nvml_unknown and libcuda is False)
+
+
+def driver_missing_in_container(snapshot: EnvironmentSnapshot) -> bool:
+    """Whether driver.missing.container is the finding: no driver, inside a Linux container.
+
+    A container started without GPU access has neither the driver's libraries nor the device
+    files: one cause, so device.container_without_gpu leaves it to this finding (its device
+    evidence is added there)."""
+    device = snapshot.device
+    if device is None or not device.container or device.wsl or os_of(snapshot) == "windows":
+        return False
+    return no_driver_at_all(snapshot)
 
 
 def _stub_library(native: NativeFacts) -> Finding:
@@ -156,7 +179,13 @@ def _where_missing(
         )
         return "driver.missing.wsl", wsl_evidence, _WSL_COMMANDS
     if device is not None and device.container:
-        return "driver.missing.container", (), container_gpu_commands(device.container)
+        nodes = ", ".join(device.device_nodes) if device.device_nodes else "none"
+        device_evidence: tuple[Evidence, ...] = (
+            Evidence("/dev/nvidia*", nodes, source="ls -l /dev/nvidia*"),
+        )
+        if device.nvidia_visible_devices is not None:
+            device_evidence += (Evidence("NVIDIA_VISIBLE_DEVICES", repr(device.nvidia_visible_devices)),)
+        return "driver.missing.container", device_evidence, container_gpu_commands(device.container)
     linux_commands = (
         "lspci -nn | grep -i nvidia",
         "sudo ubuntu-drivers list    # Ubuntu: the drivers that fit this GPU",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.cuda import other_build_path
+from fallback_doctor.core.checks.remedy import install_build_steps
 from fallback_doctor.core.collect.onnxruntime import CPU_ONLY_PACKAGES
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.python_env import Distribution, normalize_name
@@ -175,6 +176,7 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     evidence = [Evidence("interpreter", python), Evidence("import path", ", ".join(snapshot.python.sys_path))]
     evidence.extend(Evidence("note", note) for note in ort.notes)
     evidence.append(_why(choice))
+    steps, needs = install_build_steps(snapshot, choice.requirement, choice.version, choice.cuda_major)
     if not ort.distributions:
         yield make_finding(
             "package.ort_not_installed",
@@ -187,8 +189,8 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "cuda_major": choice.cuda_major,
                 "verify_python": _verify_python(snapshot),
             },
-            evidence=tuple(evidence),
-            commands=(pip(snapshot, f'install "{choice.requirement}"'),),
+            evidence=tuple(evidence) + needs,
+            steps=tuple(steps),
         )
         return
     listed = "; ".join(_describe(dist) for dist in ort.distributions)
@@ -205,10 +207,16 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "cuda_major": choice.cuda_major,
             "verify_python": _verify_python(snapshot),
         },
-        evidence=tuple(evidence),
-        commands=(
-            pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
-            pip(snapshot, f'install --force-reinstall "{choice.requirement}"'),
+        evidence=tuple(evidence) + needs,
+        steps=tuple(
+            install_build_steps(
+                snapshot,
+                choice.requirement,
+                choice.version,
+                choice.cuda_major,
+                _uninstall_names(ort),
+                force=True,
+            )[0]
         ),
     )
 
@@ -266,6 +274,9 @@ def package_conflict(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         finding_id = "package.conflict.cpu_in_effect"
     elif ort.has_cuda_provider and cpu_dists and owner_key not in CPU_ONLY_PACKAGES:
         finding_id = "package.conflict.gpu_in_effect"
+    steps, needs = install_build_steps(
+        snapshot, choice.requirement, choice.version, choice.cuda_major, _uninstall_names(ort)
+    )
     leftovers = ", ".join(os.path.basename(lib.path) for lib in ort.leftover_libraries)
     yield make_finding(
         finding_id,
@@ -285,11 +296,8 @@ def package_conflict(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "leftovers": leftovers or "none",
             "verify_python": _verify_python(snapshot),
         },
-        evidence=tuple(evidence),
-        commands=(
-            pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
-            pip(snapshot, f'install "{choice.requirement}"'),
-        ),
+        evidence=tuple(evidence) + needs,
+        steps=tuple(steps),
     )
 
 
@@ -314,6 +322,9 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     evidence.extend(Evidence("leftover library", lib.path) for lib in ort.leftover_libraries)
     evidence.extend(Evidence("note", note) for note in ort.notes)
     evidence.append(_why(choice))
+    steps, needs = install_build_steps(
+        snapshot, choice.requirement, choice.version, choice.cuda_major, _uninstall_names(ort)
+    )
     cpu_only = not set(ort.providers_in_build) - HOST_ONLY_PROVIDERS
     yield make_finding(
         "package.ep_not_in_build" if cpu_only else "package.ep_not_in_build.other_accelerator",
@@ -328,11 +339,8 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "cuda_major": choice.cuda_major,
             "verify_python": _verify_python(snapshot),
         },
-        evidence=tuple(evidence),
-        commands=(
-            pip(snapshot, "uninstall -y " + " ".join(_uninstall_names(ort))),
-            pip(snapshot, f'install "{choice.requirement}"'),
-        ),
+        evidence=tuple(evidence) + needs,
+        steps=tuple(steps),
     )
 
 

@@ -98,13 +98,21 @@ def loader_path_commands(snapshot: EnvironmentSnapshot, dirs: Sequence[str], win
     return commands
 
 
-def verify_command(report: DependencyReport, windows: bool, lazy_names: Sequence[str] = ()) -> str:
-    """How a technician checks by hand that the loader now finds everything."""
+def verify_command(
+    snapshot: EnvironmentSnapshot, report: DependencyReport, windows: bool, lazy_names: Sequence[str] = ()
+) -> str:
+    """How a technician checks by hand that the loader now finds everything: with the target's own
+    interpreter where it has one; a native target without one gets ``ldconfig``/``ldd``."""
+    python = (
+        snapshot.python.executable if snapshot.python is not None and snapshot.python.executable else None
+    )
     if windows:
-        return f"python -c \"import ctypes; ctypes.WinDLL(r'{report.root}')\""
+        return f"{python or 'python'} -c \"import ctypes; ctypes.WinDLL(r'{report.root}')\""
     if lazy_names:
+        if python is None:
+            return "ldconfig -p | grep -F " + " ".join(f"-e {name}" for name in lazy_names)
         loads = "; ".join(f"ctypes.CDLL('{name}')" for name in lazy_names)
-        return f'python -c "import ctypes; {loads}"'
+        return f'{python} -c "import ctypes; {loads}"'
     return f'ldd {report.root} | grep "not found"'
 
 
@@ -186,7 +194,7 @@ def shadowed_findings(
                     "actual": actual,
                     "via": item.via,
                     "provider": report.provider,
-                    "verify_command": verify_command(report, windows),
+                    "verify_command": verify_command(snapshot, report, windows),
                 },
                 evidence=resolution_evidence([item]),
                 commands=(f"ls -l {item.path}",) if not windows else (),

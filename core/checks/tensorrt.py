@@ -10,12 +10,11 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.remedy import loader_path_steps, pip_steps
 from fallback_doctor.core.checks.resolution import (
     cuda_major_needed,
     is_windows,
-    ld_path_command,
     other_major_copies,
-    python_executable,
     resolution_evidence,
     shadowed_findings,
     unresolved,
@@ -50,13 +49,11 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         package = tensorrt_packages().get(cuda_major or 0, "tensorrt")
         elsewhere = [copy for item in missing for copy in item.installed_elsewhere]
         others = [copy for item in missing for copy in other_major_copies(libraries, item)]
-        commands: list[str] = []
         if elsewhere:
-            commands.append(
-                ld_path_command(list(dict.fromkeys(os.path.dirname(copy) for copy in elsewhere)), windows)
-            )
+            dirs = list(dict.fromkeys(os.path.dirname(copy) for copy in elsewhere))
+            steps = loader_path_steps(snapshot, dirs, windows)
         else:
-            commands.append(f"{python_executable(snapshot)} -m pip install {package}")
+            steps = pip_steps(snapshot, [package])
         finding_id = "tensorrt.other_major" if others and not elsewhere else "tensorrt.missing"
         yield make_finding(
             finding_id,
@@ -71,10 +68,10 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "package": package,
                 "copies": others or elsewhere,
                 "cuda_major": cuda_major if cuda_major is not None else "?",
-                "verify_command": verify_command(report, windows),
+                "verify_command": verify_command(snapshot, report, windows),
             },
             evidence=resolution_evidence(missing),
-            commands=tuple(commands),
+            steps=tuple(steps),
         )
 
 

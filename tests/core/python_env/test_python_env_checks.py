@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from functools import cache
 
 import pytest
@@ -63,10 +64,11 @@ def test_cpu_only_package_is_ep_not_in_build() -> None:
     assert "onnxruntime 1.23.2" in finding.detail and "CPUExecutionProvider" in finding.detail
     assert finding.remediation is not None
     python = _python("cpu_1_23_2")
-    assert finding.remediation.commands == (
-        f'"{python}" -m pip uninstall -y onnxruntime onnxruntime-gpu',
-        f'"{python}" -m pip install "onnxruntime-gpu==1.31.1"',  # nothing else known: the newest, CUDA 13
-    )
+    uninstall, install = (shlex.split(command) for command in finding.remediation.commands)
+    assert uninstall == [python, "-m", "pip", "uninstall", "-y", "onnxruntime", "onnxruntime-gpu"]
+    # nothing else known: the newest, CUDA 13, with every CUDA 13 library and cuDNN it needs (issue 11)
+    assert install[:5] == [python, "-m", "pip", "install", "onnxruntime-gpu==1.31.1"]
+    assert {"nvidia-cublas", "nvidia-cudnn-cu13"} <= set(install[5:])
     assert finding.remediation.verify is not None and python in finding.remediation.verify
     assert finding.texts["ko"]["title"] != finding.title
 
@@ -88,10 +90,10 @@ def test_both_packages_are_a_conflict_whatever_the_order() -> None:
         )
         assert finding.remediation is not None
         python = _python(name)
-        uninstall = finding.remediation.commands[0]
-        assert uninstall.startswith(f'"{python}" -m pip uninstall -y ')
-        assert set(uninstall.split()[-2:]) == {"onnxruntime", "onnxruntime-gpu"}
-        assert finding.remediation.commands[1].startswith(f'"{python}" -m pip install "onnxruntime-gpu==')
+        uninstall, install = (shlex.split(command) for command in finding.remediation.commands)
+        assert uninstall[:5] == [python, "-m", "pip", "uninstall", "-y"]
+        assert set(uninstall[-2:]) == {"onnxruntime", "onnxruntime-gpu"}
+        assert install[:4] == [python, "-m", "pip", "install"] and install[4].startswith("onnxruntime-gpu==")
         assert any(e.label == "files in onnxruntime/ belong to" for e in finding.evidence)
 
 
@@ -120,7 +122,7 @@ def test_conflict_keeps_the_installed_gpu_version_when_it_fits() -> None:
     cuda_12_driver = _driver(12040)
     [finding] = findings(dataclasses.replace(base, driver=cuda_12_driver))
     assert finding.remediation is not None
-    assert finding.remediation.commands[1].endswith('"onnxruntime-gpu==1.23.2"')
+    assert "onnxruntime-gpu==1.23.2" in shlex.split(finding.remediation.commands[1])
 
 
 def test_gpu_packages_alone_are_fine() -> None:
@@ -144,7 +146,8 @@ def test_not_installed_at_all() -> None:
     [finding] = findings(snapshot)
     assert (finding.id, finding.cause) == ("package.ort_not_installed", "ort_not_installed")
     assert finding.remediation is not None
-    assert finding.remediation.commands == (f'"{bare.executable}" -m pip install "onnxruntime-gpu==1.31.1"',)
+    [install] = (shlex.split(command) for command in finding.remediation.commands)
+    assert install[:5] == [bare.executable, "-m", "pip", "install", "onnxruntime-gpu==1.31.1"]
 
 
 def test_nothing_is_said_without_facts() -> None:

@@ -1,0 +1,71 @@
+"""A remedy's typed steps as lines a person reads: commands as commands, code as code.
+
+Works on the report document's ``remediation`` (plain JSON), so the text report, report.html and
+the wizard show a bundle's findings the same way as a fresh diagnosis. Each line is
+``(style, text)``: "command" (a shell line, shown with ``$``), "code" (statements, shown as code
+and never with ``$``), "text" (a config edit, a manual step, a heading).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fallback_doctor.core.model import step_from_dict, step_shell
+from fallback_doctor.core.texts import label
+
+Line = tuple[str, str]
+
+
+def remedy_lines(remediation: Mapping[str, Any] | None, lang: str = "en") -> list[Line]:
+    """Every step of the remediation as styled lines (its ``commands`` when it has no steps)."""
+    if not isinstance(remediation, Mapping):
+        return []
+    steps = [step for step in remediation.get("steps") or [] if isinstance(step, Mapping)]
+    if not steps:
+        return [("command", str(command)) for command in remediation.get("commands") or []]
+    lines: list[Line] = []
+    option = 1
+    for data in steps:
+        number = int(data.get("option") or 1)
+        if number != option:
+            option = number
+            lines.append(("text", label("remedy.option", lang, option=number)))
+        lines.extend(_step_lines(data, lang))
+    return lines
+
+
+def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
+    kind = data.get("kind")
+    if kind == "code":
+        where = str(data.get("where") or "")
+        head = label("remedy.code", lang, language=str(data.get("language") or "python"), where=where)
+        return [("text", head), ("code", str(data.get("code") or ""))]
+    if kind == "config":
+        value = json.dumps(data.get("value"), ensure_ascii=False)
+        text = label("remedy.config", lang, file=data.get("file"), pointer=data.get("pointer"), value=value)
+        return [("text", text)]
+    if kind == "manual":
+        return [("text", str(data.get("text") or ""))]
+    step = step_from_dict(dict(data))
+    shell = step_shell(step) or ""
+    if kind == "environment":
+        scope = data.get("scope")
+        if scope == "systemd":
+            unit = str(data.get("unit") or "the-service")
+            lines = [("text", label("remedy.environment.systemd", lang, unit=unit))]
+            variables = dict(data.get("variables") or {})
+            return lines + [("code", f'Environment="{k}={v}"') for k, v in variables.items()]
+        if scope == "container":
+            return [("text", label("remedy.environment.container", lang)), ("command", shell)]
+        return [("command", shell)]
+    runs_on = str(data.get("where") or "")
+    if runs_on in ("host", "container_host"):
+        return [("command", f"{shell}  # {label(f'remedy.where.{runs_on}', lang)}")]
+    return [("command", shell)]
+
+
+def remedy_plain(remediation: Mapping[str, Any] | None, lang: str = "en") -> list[str]:
+    """The lines as plain text (the wizard's copy button): commands with no ``$``, code as is."""
+    return [text for _, text in remedy_lines(remediation, lang)]

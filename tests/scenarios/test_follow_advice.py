@@ -1,0 +1,172 @@
+"""Follow the advice on copies of the real broken stacks until ONNX Runtime itself agrees.
+
+For each scenario: copy the cached stack (hard links, cheap), run ``diagnose --json --quick`` on
+the copy, apply the steps of the first finding that is not about the driver or the device (the
+one thing this machine, which has no GPU, cannot fix) with ``apply_steps`` (mechanically, from the
+JSON), diagnose again; at most three rounds. Then ONNX Runtime, asked for CUDA on that copy with
+its verbose log, must fail only on the driver (``libcuda.so.1``), and the diagnosis must report
+only driver and device findings among its errors and warnings.
+
+TensorRT (a provider not asked for here) is followed only in its own scenario, where the
+package its remedy names (tensorrt-cu13, gigabytes) is not in the offline cache: that scenario
+proves the remedy names a package that is not installed, and that the CUDA path is whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scenario_runs as runs
+import scenario_stacks as stacks
+from apply_steps import Applied, StepRefusedError, apply_finding, first_steps
+
+pytestmark = [pytest.mark.scenario, pytest.mark.slow]
+
+MAX_ROUNDS = 3
+HARDWARE = ("driver", "device")
+
+#: scenario id -> (stack, loader path relative to site-packages, whether TensorRT is followed)
+FOLLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "s1_cpu_only": ("cpu-only", ()),
+    "s2_conflict": ("gpu-and-cpu", ()),
+    "s2b_conflict_gpu_last": ("cpu-and-gpu", ()),
+    "s3_no_cuda": ("gpu13-bare", ()),
+    "s4_wheels_not_on_path": ("gpu13-cuda13-wheels", ()),
+    "s5_no_cudnn": ("gpu13-cuda13-wheels", (runs.CU13_LIB,)),
+    "s6_cuda12_build_cuda13_libs": ("gpu12-cuda13-wheels", (runs.CU13_LIB,)),
+    "s8_tensorrt": ("gpu13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
+}
+
+_ORT_VERBOSE = """
+import sys, onnxruntime as ort
+o = ort.SessionOptions(); o.log_severity_level = 0
+try:
+    s = ort.InferenceSession(sys.argv[1], o, providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    print("SESSION_PROVIDERS", s.get_providers())
+except Exception as exc:
+    print("SESSION_FAILED", type(exc).__name__, exc)
+"""
+
+
+def _copy(stack: stacks.Stack, dest: Path) -> Path:
+    subprocess.run(["cp", "-a", "--link", str(stack.path), str(dest)], check=True, timeout=300)
+    return dest / "bin" / "python"
+
+
+def _diagnose(python: Path, env: dict[str, str]) -> runs.Diagnosis:
+    cmd = [*runs.tool_command(), "diagnose", "--python", str(python), "--json", "--quick"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
+    return runs.Diagnosis(json.loads(proc.stdout), proc.returncode, proc.stderr, cmd)
+
+
+def _followable(diag: runs.Diagnosis, follow_tensorrt: bool) -> dict[str, Any] | None:
+    for finding in diag.findings:
+        if finding["severity"] == "info" or finding["layer"] in HARDWARE:
+            continue
+        if finding["layer"] == "tensorrt" and not follow_tensorrt:
+            continue
+        return finding
+    return None
+
+
+def _ort_says(python: Path, env: dict[str, str]) -> str:
+    proc = subprocess.run(
+        [str(python), "-c", _ORT_VERBOSE, str(runs.MODEL)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    return proc.stdout + proc.stderr
+
+
+#: How ONNX Runtime says it stopped at the driver: the provider library cannot open libcuda.so.1
+#: (1.31: it is in its DT_NEEDED), or the CUDA runtime, loaded, finds no driver to open (1.23:
+#: cudart opens libcuda.so.1 itself and reports error 35).
+_DRIVER_WORDS = re.compile(
+    r"(libcuda\.so\.1: cannot open shared object file[^\n]*"
+    r"|CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version)"
+)
+
+
+def _said(output: str) -> str:
+    found = _DRIVER_WORDS.search(output)
+    if found:
+        return found.group(1)
+    lines = [
+        line for line in output.splitlines() if "cannot open shared object file" in line or "EP Error" in line
+    ]
+    return (lines or output.strip().splitlines() or ["(nothing)"])[0].strip()
+
+
+@pytest.mark.parametrize("scenario_id", sorted(FOLLOWED))
+def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_path, capsys):
+    stack_name, ld_path = FOLLOWED[scenario_id]
+    python = _copy(stack(stack_name), tmp_path / "copy")
+    copy_site = next((tmp_path / "copy" / "lib").glob("python3.*/site-packages"))
+    env = stacks.clean_env()
+    if ld_path:
+        env["LD_LIBRARY_PATH"] = ":".join(str(copy_site / p) for p in ld_path)
+    applied = Applied(env)
+    follow_tensorrt = scenario_id == "s8_tensorrt"
+    rounds = 0
+    diag = _diagnose(python, applied.env)
+    while (finding := _followable(diag, follow_tensorrt)) is not None:
+        if follow_tensorrt and finding["layer"] == "tensorrt":
+            run = [s for s in first_steps(finding) if s["kind"] == "run"]
+            assert run and run[0]["argv"][0] == str(python), finding
+            installed = {d["name"].lower() for d in diag.doc["environment"]["python"]["distributions"]}
+            assert not {a.lower() for a in run[0]["argv"][4:]} & installed, finding
+            applied.not_done.append("run: " + " ".join(run[0]["argv"]) + " (not in the offline cache)")
+            break
+        assert rounds < MAX_ROUNDS, f"still {finding['id']} after {rounds} rounds\n{diag.describe()}"
+        try:
+            apply_finding(finding, python, applied)
+        except StepRefusedError as exc:
+            pytest.fail(f"round {rounds + 1}, {finding['id']}: {exc}\n{diag.describe()}")
+        rounds += 1
+        diag = _diagnose(python, applied.env)
+    said = _ort_says(python, applied.env)
+    with capsys.disabled():
+        print(f"\n[{scenario_id}] rounds={rounds}")
+        for line in applied.done + [f"(not applied) {n}" for n in applied.not_done]:
+            print(f"  {line}")
+        print(f"  ONNX Runtime: {_said(said)}")
+        print(f"  findings left: {[f['id'] for f in diag.findings if f['severity'] != 'info']}")
+    missing = set(runs._CANNOT_OPEN.findall(said))
+    assert missing <= {"libcuda.so.1"}, said[-3000:]
+    assert _DRIVER_WORDS.search(said), said[:3000]
+    left = {f["layer"] for f in diag.findings if f["severity"] != "info"}
+    assert left <= {*HARDWARE, "tensorrt"}, diag.describe()
+    assert left & set(HARDWARE), diag.describe()
+
+
+def test_a_bareun_libpath_with_a_cpu_only_runtime_gets_steps_for_that_server(tmp_path):
+    """Not followed to the end: its remedy fetches ONNX Runtime's GPU release archive, and this
+    machine is offline. The steps are checked instead: the exact archive of the library's own
+    version, unpacked into that libPath on the host, no pip and no bare ``python``."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import make_install
+
+    root = make_install(tmp_path)
+    cmd = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root)]
+    proc = subprocess.run(
+        [*cmd, "--json", "--quick"], capture_output=True, text=True, timeout=300, check=False
+    )
+    doc = json.loads(proc.stdout)
+    [finding] = [f for f in doc["findings"] if f["id"] == "target.libpath_cpu_only"]
+    steps = first_steps(finding)
+    assert [s["kind"] for s in steps] == ["run", "run", "manual"], steps
+    fetch, unpack = steps[0]["argv"], steps[1]["argv"]
+    assert fetch[-1].endswith("/v1.23.2/onnxruntime-linux-x64-gpu-1.23.2.tgz")
+    assert str(root / "lib") in unpack and all(s.get("where") == "host" for s in steps[:2])
+    assert "pip" not in json.dumps(finding["remediation"])
+    assert not any(c.startswith("python ") for c in finding["remediation"]["commands"])
