@@ -14,6 +14,7 @@ from fallback_doctor import __version__
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
@@ -140,7 +141,7 @@ def target_spec(args: argparse.Namespace) -> TargetSpec:
 
 def run_diagnose(args: argparse.Namespace) -> int:
     """`fallback-doctor diagnose`: collect, check, rank, print; exit 0, 1 or 2."""
-    python = args.python or sys.executable
+    python = args.python or default_python()
     if args.python and not os.path.exists(args.python):
         raise UsageError(f"--python {args.python}: no such file")
     spec = target_spec(args)

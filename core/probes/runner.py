@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
 
+from fallback_doctor.core.frozen import target_environment
+
 _OUTPUT_LIMIT = 4 * 1024 * 1024
 """Keep at most this many bytes of each stream: a child that floods its output cannot exhaust us."""
 
@@ -184,7 +186,7 @@ def _spawn(
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=dict(env) if env is not None else None,
+        env=target_environment(env if env is not None else os.environ),
         cwd=cwd,
         **kwargs,  # type: ignore[call-overload]
     )
