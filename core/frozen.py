@@ -7,9 +7,14 @@ to :func:`run_probe_if_asked` before anything else is imported. The Python probe
 the application's interpreter, by path: the probe scripts ship in the build as plain files.
 
 PyInstaller's bootloader puts its own folder first on ``LD_LIBRARY_PATH`` (keeping the original
-in ``LD_LIBRARY_PATH_ORIG``) and sets a few ``_PYI_*`` variables. A child that inherited that
-would load the build's copy of a library where the target's own should be, so every child the
-tool starts gets :func:`target_environment` of its environment.
+in ``LD_LIBRARY_PATH_ORIG``): a child that inherited that would load the build's copy of a
+library where the target's own should be, so every child the tool starts gets
+:func:`target_environment` of its environment. The ``_PYI_*`` variables stay: with them the
+executable re-invoked for a probe is the application's "subprocess" and does not put its folder
+back on the loader path (the bootloader restarts itself with it only as a top-level process).
+In a probe child the frozen runtime's ctypes patch (it tries the build's folder first and
+replaces the loader's own error with "not found when the application was frozen") is undone:
+the probe must see what ``dlopen`` says, as under the application's interpreter.
 
 By hand: ``tr '\\0' '\\n' < /proc/$(pgrep -f fallback-doctor)/environ | grep -E 'LD_|_PYI'``.
 Nothing here imports more than the standard library: ``main`` calls it first.
@@ -29,8 +34,9 @@ PROBE_ARGUMENT = "--run-probe"
 MODULE_ARGUMENT = "--run-module"
 """``fallback-doctor --run-module MODULE``: ``python -m MODULE`` of the tool's own child modules."""
 
-CHILD_MODULES = frozenset({"fallback_doctor.gui.steps"})
-"""The modules ``--run-module`` runs (the wizard's step child): no other code runs that way."""
+CHILD_MODULES = frozenset({"fallback_doctor.gui.steps", "gfd_first_paint"})
+"""The modules ``--run-module`` runs (the wizard's step child; the packaging check of the wizard,
+packaging/gfd_first_paint.py): no other code runs that way."""
 
 _PATH_VARIABLES = ("LD_LIBRARY_PATH", "PATH", "QT_PLUGIN_PATH", "QML2_IMPORT_PATH")
 """Search paths a frozen build's bootloader or runtime hooks may have put its folder on."""
@@ -110,11 +116,25 @@ def run_probe_if_asked(argv: Sequence[str]) -> int | None:
         sys.stderr.write(f"fallback-doctor: {argv[1]} is not one of the tool's probes\n")
         return 2
     sys.argv = [script, *argv[2:]]
+    _undo_frozen_ctypes()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as stop:
         return _exit_status(stop.code)
     return 0
+
+
+def _undo_frozen_ctypes() -> None:
+    """Give ctypes back its own library classes (PyInstaller's loader subclasses them)."""
+    import ctypes
+
+    for name, loader in (("CDLL", "cdll"), ("PyDLL", "pydll"), ("WinDLL", "windll"), ("OleDLL", "oledll")):
+        current = getattr(ctypes, name, None)
+        if current is None or not current.__name__.startswith("PyInstaller"):
+            continue
+        original = current.__mro__[1]
+        setattr(ctypes, name, original)
+        setattr(ctypes, loader, ctypes.LibraryLoader(original))
 
 
 def _exit_status(code: object) -> int:
@@ -137,7 +157,7 @@ def target_environment(env: Mapping[str, str], bundle: str | None = None) -> dic
     Each search path (LD_LIBRARY_PATH, PATH, QT_PLUGIN_PATH, QML2_IMPORT_PATH) loses the entries
     inside the build's folder (``bundle``, default :func:`bundle_dir`); an emptied one is removed.
     LD_LIBRARY_PATH_ORIG is taken back where LD_LIBRARY_PATH is exactly the bootloader's
-    (its folder, then the original); the ``_PYI_*`` variables go. Entries anyone else put there
+    (its folder, then the original), and removed. Entries anyone else put there
     (a libPath, the server's own LD_LIBRARY_PATH) stay. Outside a frozen build: a copy of ``env``.
     """
     folder = bundle if bundle is not None else bundle_dir()
@@ -145,8 +165,6 @@ def target_environment(env: Mapping[str, str], bundle: str | None = None) -> dic
     if folder is None:
         return result
     original = result.pop("LD_LIBRARY_PATH_ORIG", None)
-    for name in [key for key in result if key.startswith("_PYI_") or key == "_MEIPASS2"]:
-        del result[name]
     current = result.get("LD_LIBRARY_PATH")
     if original is not None and current in (folder, f"{folder}{os.pathsep}{original}"):
         result["LD_LIBRARY_PATH"] = original
