@@ -75,13 +75,27 @@ def stage(work: Path) -> Path:
     """The tool's wheel, and a folder with it installed (no dependencies: they come from the venv)."""
     wheels = work / "wheel"
     shutil.rmtree(wheels, ignore_errors=True)
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
-         stderr=subprocess.DEVNULL)
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+        stderr=subprocess.DEVNULL,
+    )
     target = work / "stage"
     shutil.rmtree(target, ignore_errors=True)
     wheel = next(wheels.glob("*.whl"))
-    _run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-          "--target", str(target), str(wheel)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--target",
+            str(target),
+            str(wheel),
+        ]
+    )
     return target
 
 
@@ -100,8 +114,23 @@ def build(dist: Path, work: Path) -> Path:
     work.mkdir(parents=True, exist_ok=True)
     staged = stage(work)
     env = dict(os.environ, GFD_STAGE=str(staged))
-    _run([sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
-          "--distpath", str(dist), "--workpath", str(work / "pyinstaller"), str(SPEC)], env=env, cwd=ROOT)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--log-level",
+            "WARN",
+            "--distpath",
+            str(dist),
+            "--workpath",
+            str(work / "pyinstaller"),
+            str(SPEC),
+        ],
+        env=env,
+        cwd=ROOT,
+    )
     folder = dist / NAME
     leaked = check_folder(folder)
     if leaked:
@@ -128,10 +157,10 @@ def cached_build() -> Path:
         folder = build(home / "dist", home / "work")
         shutil.rmtree(home / "work", ignore_errors=True)
         (home / MARKER).write_text(key + "\n")
-    for old in CACHE.iterdir():  # keep the cache to the two newest builds
-        if old.is_dir() and old.name != key and old.stat().st_mtime < home.stat().st_mtime:
-            if sum(1 for d in CACHE.iterdir() if d.is_dir()) > 2:
-                shutil.rmtree(old, ignore_errors=True)
+    builds = sorted((d for d in CACHE.iterdir() if d.is_dir()), key=lambda d: d.stat().st_mtime)
+    for stale in builds[:-2]:  # keep the two newest builds (another branch's, this one's)
+        if stale.name != key:
+            shutil.rmtree(stale, ignore_errors=True)
     return folder
 
 

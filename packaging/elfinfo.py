@@ -53,7 +53,9 @@ def read_needs(path: Path) -> ElfNeeds:
             elf = ELFFile(handle)
             for section in elf.iter_sections():
                 if isinstance(section, DynamicSection):
-                    result.needed += [tag.needed for tag in section.iter_tags() if tag.entry.d_tag == "DT_NEEDED"]
+                    result.needed += [
+                        tag.needed for tag in section.iter_tags() if tag.entry.d_tag == "DT_NEEDED"
+                    ]
                 elif isinstance(section, GNUVerNeedSection):
                     for _verneed, auxiliaries in section.iter_versions():
                         for aux in auxiliaries:

@@ -21,14 +21,15 @@ def main(argv: list[str]) -> int:
     """Show the wizard on the Python target, grab it after its first paint, print the facts."""
     out = argv[0] if argv else os.path.join(tempfile.gettempdir(), "gfd-first-paint.png")
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
-
     from fallback_doctor.gui.app import make_application
+    from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 
     app = make_application()
     from fallback_doctor.gui.wizard import DoctorWizard
 
-    settings = QSettings(os.path.join(tempfile.mkdtemp(prefix="gfd-paint-"), "s.ini"), QSettings.Format.IniFormat)
+    settings = QSettings(
+        os.path.join(tempfile.mkdtemp(prefix="gfd-paint-"), "s.ini"), QSettings.Format.IniFormat
+    )
     wizard = DoctorWizard({"kind": "python"}, settings=settings, lang="en")
     result: dict[str, object] = {}
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fallback_doctor.core import frozen
 
 BUNDLE = "/opt/fallback-doctor/_internal"
@@ -36,12 +35,17 @@ def test_outside_a_frozen_build_the_environment_is_kept_as_it_is() -> None:
 
 
 def test_the_bootloaders_library_path_is_taken_back() -> None:
-    env = {"LD_LIBRARY_PATH": f"{BUNDLE}:/usr/local/cuda/lib64", "LD_LIBRARY_PATH_ORIG": "/usr/local/cuda/lib64"}
+    env = {
+        "LD_LIBRARY_PATH": f"{BUNDLE}:/usr/local/cuda/lib64",
+        "LD_LIBRARY_PATH_ORIG": "/usr/local/cuda/lib64",
+    }
     assert frozen.target_environment(env, BUNDLE) == {"LD_LIBRARY_PATH": "/usr/local/cuda/lib64"}
 
 
 def test_no_original_library_path_means_none_at_all() -> None:
-    assert frozen.target_environment({"LD_LIBRARY_PATH": BUNDLE, "HOME": "/root"}, BUNDLE) == {"HOME": "/root"}
+    assert frozen.target_environment({"LD_LIBRARY_PATH": BUNDLE, "HOME": "/root"}, BUNDLE) == {
+        "HOME": "/root"
+    }
 
 
 def test_an_empty_original_is_restored_empty() -> None:
@@ -74,7 +78,9 @@ def test_a_folder_that_only_starts_like_the_bundle_is_not_inside_it() -> None:
 
 
 def test_probe_commands_outside_a_frozen_build() -> None:
-    assert frozen.probe_argv("/usr/bin/python3", Path("/x/native_child.py"), "--driver-first", flags=("-I",)) == [
+    assert frozen.probe_argv(
+        "/usr/bin/python3", Path("/x/native_child.py"), "--driver-first", flags=("-I",)
+    ) == [
         "/usr/bin/python3",
         "-I",
         "/x/native_child.py",
@@ -101,7 +107,11 @@ def test_a_frozen_build_re_invokes_itself_for_its_own_probes(as_frozen: Path) ->
         "fallback_doctor.gui.steps",
     ]
     # The application's interpreter is still run by path, with its flags.
-    assert frozen.probe_argv("/srv/app/bin/python", script, flags=("-I",)) == ["/srv/app/bin/python", "-I", str(script)]
+    assert frozen.probe_argv("/srv/app/bin/python", script, flags=("-I",)) == [
+        "/srv/app/bin/python",
+        "-I",
+        str(script),
+    ]
 
 
 def test_a_frozen_build_diagnoses_python3_of_the_path(as_frozen: Path, tmp_path: Path) -> None:
