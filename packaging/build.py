@@ -27,8 +27,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "packaging" / "fallback-doctor.spec"
 CACHE = Path(os.environ.get("GFD_CACHE_DIR", Path.home() / ".cache" / "gpu-fallback-doctor")) / "frozen"
 NAME = "fallback-doctor"
-SOURCES = ("pyproject.toml", "package", "launcher", "core", "cli", "gui", "resources", "packaging")
-"""What goes into the build: its hash keys the cache."""
+SOURCES = (
+    "pyproject.toml",
+    "launcher",
+    "core",
+    "cli",
+    "gui",
+    "resources",
+    "packaging/build.py",
+    "packaging/entry.py",
+    "packaging/fallback-doctor.spec",
+    "packaging/gfd_first_paint.py",
+)
+"""What goes into the frozen folder: its hash keys the cache (the .deb has its own, in the tests)."""
 MARKER = ".gfd-frozen-key"
 
 TARGET_ONLY = re.compile(
@@ -60,7 +71,7 @@ def source_key() -> str:
         base = ROOT / top
         files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
         for path in files:
-            if "__pycache__" in path.parts or path.suffix == ".pyc" or "ansible" in path.parts:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
                 continue
             digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
