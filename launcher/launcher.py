@@ -76,9 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0].startswith("--run-"):  # a frozen build re-invoked for its own probes
         from fallback_doctor.core.frozen import run_probe_if_asked
 
-        status = run_probe_if_asked(args)
-        if status is not None:
-            return status
+        probe_status = run_probe_if_asked(args)
+        if probe_status is not None:
+            return probe_status
     wants_gui = not args or args[0] == "gui"
     if not wants_gui:
         if args[0] == "diagnose" and "--target" not in args and os.path.exists(_wanted_python(args)):
