@@ -34,7 +34,7 @@ PROBE_ARGUMENT = "--run-probe"
 MODULE_ARGUMENT = "--run-module"
 """``fallback-doctor --run-module MODULE``: ``python -m MODULE`` of the tool's own child modules."""
 
-CHILD_MODULES = frozenset({"fallback_doctor.gui.steps", "gfd_first_paint"})
+CHILD_MODULES = frozenset({"fallback_doctor.core.step_child", "gfd_first_paint"})
 """The modules ``--run-module`` runs (the wizard's step child; the packaging check of the wizard,
 packaging/gfd_first_paint.py): no other code runs that way."""
 

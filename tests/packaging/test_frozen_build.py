@@ -222,3 +222,42 @@ def test_a_bareun_libpath_and_what_its_probe_children_load(
             name = Path(path).name
             if re.match(r"lib(onnxruntime|cudart|cublas|cudnn|cuda|nvinfer|stdc\+\+|gcc_s|z\.)", name):
                 assert not path.startswith(build), f"{path}: the target's library came from the build"
+
+
+def step(cmd: list[str], request: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """One wizard step in its child process (what gui/jobs.py starts), its result event's data."""
+    proc = subprocess.run(
+        ["env", "-i", *cmd],
+        input=json.dumps(request),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    events = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    results = [event for event in events if event.get("event") == "result"]
+    assert results, f"rc={proc.returncode} {events[-3:]} {proc.stderr[-2000:]}"
+    data: dict[str, Any] = results[-1]["data"]
+    return data
+
+
+def test_the_wizards_steps_run_in_the_frozen_executable(
+    frozen_exe: Path, empty: Path, tmp_path: Path
+) -> None:
+    """The wizard runs each step as ``--run-module fallback_doctor.core.step_child``: the inspection
+    and the CPU baseline on a Bareun-like libPath give what the pip-installed tool's steps give."""
+    root = make_install(tmp_path, lib="gpu")
+    target = {"kind": "bareun", "bareun_root": str(root)}
+    frozen_cmd = [str(frozen_exe), "--run-module", "fallback_doctor.core.step_child"]
+    pip_cmd = [sys.executable, "-m", "fallback_doctor.core.step_child"]
+    inspection = step(frozen_cmd, {"step": "diagnose", "target": target}, empty)
+    assert findings(inspection) == findings(step(pip_cmd, {"step": "diagnose", "target": target}, empty))
+    options = {"runs": 2, "warmup": 1}
+    frozen_cpu = step(frozen_cmd, {"step": "cpu", "target": target, "options": options}, empty)
+    pip_cpu = step(pip_cmd, {"step": "cpu", "target": target, "options": options}, empty)
+    assert json.dumps(frozen_cpu, sort_keys=True).count("sha256") == json.dumps(
+        pip_cpu, sort_keys=True
+    ).count("sha256")
+    hashes = re.findall(r'"sha256": "([0-9a-f]{64})"', json.dumps(frozen_cpu))
+    assert hashes and hashes == re.findall(r'"sha256": "([0-9a-f]{64})"', json.dumps(pip_cpu))

@@ -86,10 +86,10 @@ def test_probe_commands_outside_a_frozen_build() -> None:
         "/x/native_child.py",
         "--driver-first",
     ]
-    assert frozen.module_argv("/v/bin/python", "fallback_doctor.gui.steps") == [
+    assert frozen.module_argv("/v/bin/python", "fallback_doctor.core.step_child") == [
         "/v/bin/python",
         "-m",
-        "fallback_doctor.gui.steps",
+        "fallback_doctor.core.step_child",
     ]
 
 
@@ -101,10 +101,10 @@ def test_a_frozen_build_re_invokes_itself_for_its_own_probes(as_frozen: Path) ->
         str(script),
         "--driver-first",
     ]
-    assert frozen.module_argv(str(as_frozen), "fallback_doctor.gui.steps") == [
+    assert frozen.module_argv(str(as_frozen), "fallback_doctor.core.step_child") == [
         str(as_frozen),
         frozen.MODULE_ARGUMENT,
-        "fallback_doctor.gui.steps",
+        "fallback_doctor.core.step_child",
     ]
     # The application's interpreter is still run by path, with its flags.
     assert frozen.probe_argv("/srv/app/bin/python", script, flags=("-I",)) == [
