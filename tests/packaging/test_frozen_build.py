@@ -70,11 +70,14 @@ def findings(doc: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def inference_outcome(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the test inference found, without timings: verdicts, providers, the outputs' hashes."""
-    inference = doc["environment"].get("inference") or {}
-    result = inference.get("result") or {}
+    """What the test inference found, without timings: verdicts, providers, the outputs' hashes.
+
+    The report's ``inference`` (schema 2): the CPU baseline's session and the GPU retry's strategies.
+    """
+    inference = doc.get("inference") or {}
+    retry = inference.get("gpu_retry") or {}
     strategies = []
-    for item in result.get("strategies") or []:
+    for item in retry.get("strategies") or []:
         gpu = item.get("gpu") or {}
         strategies.append(
             {
@@ -85,15 +88,14 @@ def inference_outcome(doc: dict[str, Any]) -> dict[str, Any]:
                 "outputs": [out.get("sha256") for out in gpu.get("outputs") or []],
             }
         )
-    cpu = result.get("cpu") or {}
+    session = (inference.get("cpu_baseline") or {}).get("session") or {}
     return {
         "verdict": inference.get("verdict"),
         "gpu_verified": inference.get("gpu_verified"),
-        "kind": result.get("kind"),
-        "failure": (result.get("failure") or {}).get("phase")
-        if isinstance(result.get("failure"), dict)
-        else None,
-        "cpu_outputs": [out.get("sha256") for out in cpu.get("outputs") or []],
+        "kind": retry.get("kind"),
+        "failure": bool(retry.get("failure")),
+        "cpu_active": session.get("active_providers"),
+        "cpu_outputs": [out.get("sha256") for out in session.get("outputs") or []],
         "strategies": strategies,
     }
 
