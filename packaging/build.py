@@ -29,6 +29,7 @@ CACHE = Path(os.environ.get("GFD_CACHE_DIR", Path.home() / ".cache" / "gpu-fallb
 NAME = "fallback-doctor"
 SOURCES = (
     "pyproject.toml",
+    "setup.py",
     "launcher",
     "core",
     "cli",
