@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: wizard test lint setup
+.PHONY: wizard test lint setup package package-test wheelhouse
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
@@ -32,3 +32,18 @@ lint: $(BIN)/.installed
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# The frozen one-folder build, its .tar.gz, the .deb (and .rpm where rpmbuild is installed),
+# all under dist/ (packaging/README.md). The tests build it themselves, cached by source hash
+# outside the clone (~/.cache/gpu-fallback-doctor/frozen/<hash>): `make package-test`.
+package: $(BIN)/.installed
+	nice -n 10 $(BIN)/python packaging/build.py
+	nice -n 10 $(BIN)/python packaging/linux_packages.py dist/fallback-doctor --out dist
+
+package-test: $(BIN)/.installed
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m packaging tests/packaging
+
+# One archive with the tool's wheel and every dependency's wheel for Python 3.11 to 3.13, and
+# the script that installs them offline into the tool's own virtual environment.
+wheelhouse: $(BIN)/.installed
+	$(BIN)/python packaging/wheelhouse.py --out dist

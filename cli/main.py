@@ -14,6 +14,7 @@ from fallback_doctor.cli.common import UsageError, default_language, install_sig
 from fallback_doctor.cli.output import write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
 from fallback_doctor.core.targets.resolve import TargetNotFound
@@ -167,7 +168,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
             args.python = interpreter_of(args.python)  # a venv's folder names its interpreter
         except NotAnInterpreterError as error:
             raise UsageError(str(error)) from error
-    python = args.python or sys.executable
+    python = args.python or default_python()
     spec = target_spec(args)
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),

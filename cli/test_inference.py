@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.inference.findings import gpu_verified, inference_findings, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
@@ -130,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             warmup=args.warmup,
             threads=args.threads,
         )
-        python = args.python or target.python or sys.executable
+        python = args.python or target.python or default_python()
         result = run_sampled_inference(
             target, plan, python=python, env=env, timeout_s=args.timeout, lib_dirs=args.lib_path
         )

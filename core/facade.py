@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fallback_doctor.core.frozen import module_argv
 from fallback_doctor.core.pages import (
     STACK_LAYERS,
     all_findings,
@@ -50,6 +51,7 @@ __all__ = [
     "issue_words",
     "label",
     "log_view",
+    "module_argv",
     "new_sampler",
     "open_bundle",
     "preload",

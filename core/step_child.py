@@ -18,6 +18,8 @@ import os
 import sys
 from typing import Any
 
+from fallback_doctor.core.frozen import default_python
+
 
 def _emit(event: str, **fields: Any) -> None:
     sys.stdout.write(json.dumps({"event": event, **fields}, ensure_ascii=False) + "\n")
@@ -46,7 +48,7 @@ def run_inspection(target: dict[str, Any]) -> dict[str, Any]:
     from fallback_doctor.core.diagnosis import DiagnoseRequest, inspect_target
 
     spec = target_spec(target)
-    python = spec.python or sys.executable
+    python = spec.python or default_python()
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=False,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.steps import StepOutcome
 
 if TYPE_CHECKING:
@@ -221,7 +221,7 @@ def wizard_step(
     ``progress`` hears "inference: <words>" before the probe starts (the wizard shows them as they are).
     """
     env = dict(os.environ)
-    chosen = python or target.python or sys.executable
+    chosen = python or target.python or default_python()
     reason = skip_reason(target, None)
     if reason is not None:
         return StepOutcome(step="gpu_retry" if gpu else "cpu_baseline", skipped=reason)

@@ -120,7 +120,7 @@ class StepJob(QRunnable):
         with tempfile.TemporaryFile() as errors:
             try:
                 process = subprocess.Popen(
-                    [self.python, "-m", facade.STEP_CHILD_MODULE],
+                    facade.module_argv(self.python, facade.STEP_CHILD_MODULE),
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=errors,

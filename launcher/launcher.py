@@ -73,6 +73,12 @@ def _start_listing_early(args: list[str]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0].startswith("--run-"):  # a frozen build re-invoked for its own probes
+        from fallback_doctor.core.frozen import run_probe_if_asked
+
+        probe_status = run_probe_if_asked(args)
+        if probe_status is not None:
+            return probe_status
     wants_gui = not args or args[0] == "gui"
     if not wants_gui:
         if args[0] == "diagnose" and "--target" not in args and os.path.exists(_wanted_python(args)):

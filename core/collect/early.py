@@ -10,10 +10,10 @@ not taken is killed when the process exits: none outlives the run.
 from __future__ import annotations
 
 import atexit
-import sys
 from collections.abc import Mapping
 from importlib import util
 
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.probes.runner import StartedChild, kill_process_group, start_child
 
 _STARTED: dict[tuple[str, tuple[tuple[str, str], ...]], StartedChild] = {}
@@ -59,4 +59,4 @@ def wanted_python(argv: list[str]) -> str:
             return argv[index + 1]
         if item.startswith("--python="):
             return item.split("=", 1)[1]
-    return sys.executable
+    return default_python()

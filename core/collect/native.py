@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.native import LoadAttempt, NativeFacts
+from fallback_doctor.core.frozen import probe_argv
 from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import (
     ChildOutcome,
@@ -52,7 +53,7 @@ def collect_native(
     if started is not None:
         return parse_child_output(finish_child(started, timeout_s=timeout_s, stdin_text=request), python)
     outcome = run_child(
-        [python, "-I", "-S", str(child_script())],
+        probe_argv(python, child_script(), flags=("-I", "-S")),
         env=dict(env),
         timeout_s=timeout_s,
         stdin_text=request,
@@ -66,7 +67,7 @@ def start_native(env: Mapping[str, str], python: str = sys.executable) -> Starte
     Pass the result to ``collect_native(..., started=...)`` once the libraries are resolved.
     """
     return start_child(
-        [python, "-I", "-S", str(child_script()), "--driver-first"], env=dict(env), stdin_text=""
+        probe_argv(python, child_script(), "--driver-first", flags=("-I", "-S")), env=dict(env), stdin_text=""
     )
 
 

@@ -21,6 +21,7 @@ from fallback_doctor.core.collect.environment import relevant_environment as rel
 from fallback_doctor.core.collect.environment import service_environment as service_environment
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.frozen import default_python, target_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
@@ -33,7 +34,7 @@ Progress = Callable[[str], None]
 class CollectRequest:
     """What to collect: the target, its interpreter and the environment it runs with."""
 
-    python: str = sys.executable
+    python: str = field(default_factory=default_python)
     """The interpreter of a Python target when ``target.python`` is not given."""
     env: Mapping[str, str] = field(default_factory=dict)
     """The environment the tool runs in (the technician's); a found server process's own
@@ -131,7 +132,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     from fallback_doctor.core.probes.runner import abandon_child
     from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 
-    shell_env = dict(request.env)
+    shell_env = target_environment(request.env)  # a frozen build's own folder is not the target's
     budget = request.timeout_s
     spec = request.target
     with contextlib.ExitStack() as stack:

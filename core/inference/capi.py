@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.frozen import probe_argv
 from fallback_doctor.core.inference.python_probe import lib_first_env
 from fallback_doctor.core.inference.result import (
     FailureKind,
@@ -104,7 +105,7 @@ def run_capi_probe(
         child_request = dict(request)
         child_request.update(lib_path=str(lib_path), model=str(model), work_dir=work_dir)
         outcome = run_child(
-            [python, "-I", str(child_script())],
+            probe_argv(python, child_script(), flags=("-I",)),
             env=dict(env),
             timeout_s=timeout_s,
             stdin_text=json.dumps(child_request),

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from fallback_doctor.core.frozen import target_environment
 from fallback_doctor.core.probes.pipes import OUTPUT_LIMIT, Tail, feed, pump
 from fallback_doctor.core.probes.reaper import (
     TOKEN_NAME,
@@ -204,7 +205,7 @@ def _spawn(
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=child_env,
+        env=target_environment(child_env),
         cwd=cwd,
         **kwargs,  # type: ignore[call-overload]
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.target import LibPathOrt
+from fallback_doctor.core.frozen import probe_argv
 from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS, PROVIDER_ORDER
 
 # --- libPath -------------------------------------------------------------------------------------
@@ -60,7 +61,9 @@ def read_library_version(
     variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
     current = child_env.get(variable)
     child_env[variable] = folder + (os.pathsep + current if current else "")
-    outcome = run_child([python, "-I", _child_script(), path], env=child_env, timeout_s=timeout_s)
+    outcome = run_child(
+        probe_argv(python, _child_script(), path, flags=("-I",)), env=child_env, timeout_s=timeout_s
+    )
     for line in reversed(outcome.stdout.splitlines()):
         try:
             reply = json.loads(line)

@@ -9,10 +9,10 @@ error (TargetNotFound, exit 2); whatever is wrong inside the installation is a f
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 
 from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.targets import bareun
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
@@ -100,7 +100,7 @@ def _python_target(spec: TargetSpec) -> TargetFacts:
         log_paths=spec.logs,
         lib_path=None,
         requested_provider=None,
-        python=spec.python or sys.executable,
+        python=spec.python or default_python(),
         pid=spec.pid,
         log_text=spec.log_text,
     )
