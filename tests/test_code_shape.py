@@ -25,25 +25,10 @@ NOT_A_PROBE_SCRIPT = {"core/probes/ort_capi_child.py"}
 # Modules over the limit that their owners are splitting in this sitting. The lead removes an
 # entry when the split is merged.
 LARGE_MODULES: dict[str, str] = {
-    "core/probes/ort_capi_child.py": "being split by h14 (runs under our interpreter)",
-    "core/targets/bareun.py": "being split by h14",
-    "core/inference/result.py": "being split by h14",
-    "core/inference/model_info.py": "being split by h14",
-    "core/collect/onnxruntime.py": "being split by h14",
-    "core/bundle/redact.py": "being split by h10",
-    "core/bundle/export.py": "being split by h10",
-    "core/collect/process.py": "being split by h10",
 }
 
 # Functions over the limit, as "path::qualified.name", in files their owners are changing.
 LONG_FUNCTIONS: dict[str, str] = {
-    "core/probes/ort_python_child.py::run_gpu": "probe script (h14): split within the file",
-    "core/probes/ort_python_child.py::main": "probe script (h14): split within the file",
-    "core/inference/python_probe.py::run_python_probe": "core/inference is h14's",
-    "core/inference/findings.py::_gpu_findings": "core/inference is h14's",
-    "core/collect/run.py::collect_snapshot": "being split by h10",
-    "core/collect/process.py::collect_process": "being split by h10",
-    "core/bundle/export.py::prepare_bundle": "being split by h10",
     "core/loader/elf.py::_parse_program_headers": "no owner in this sitting: the lead assigns it",
     "core/collect/libraries.py::collect_libraries": "no owner in this sitting: the lead assigns it",
 }
