@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts
 from fallback_doctor.core.loader import names
+from fallback_doctor.core.loader.elf_cache import ElfReader, open_cache
 from fallback_doctor.core.loader.ldcache import DEFAULT_CACHE_PATH, LdCache, load_ld_cache
-from fallback_doctor.core.loader.resolve import DependencyResolver
+from fallback_doctor.core.loader.resolve import DependencyResolver, DirectoryIndex
 from fallback_doctor.core.loader.search_path import (
     LinuxHost,
     default_dirs_for,
@@ -144,12 +145,15 @@ def _unique_dirs(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _copies_in(
-    directory: str, place: str, loader_dirs: set[str], cache: LdCache | None, windows: bool
+    directory: str,
+    place: str,
+    loader_dirs: set[str],
+    cache: LdCache | None,
+    windows: bool,
+    index: DirectoryIndex,
 ) -> list[LibraryCopy]:
-    try:
-        entries = sorted(os.listdir(directory))
-    except OSError:
-        return []
+    # The resolver reads the same folders: one listing each, shared through ``index``.
+    entries = sorted(index.listing(directory).values())
     chosen: dict[str, str] = {}
     for name in entries:
         if not _is_stack_library(name):
@@ -185,6 +189,7 @@ def collect_libraries(
     cache_path: str | None = DEFAULT_CACHE_PATH,
     system_places: bool = True,
     host: LinuxHost | None = None,
+    persistent_cache: bool = True,
 ) -> LibraryFacts:
     """Inventory the GPU-stack libraries in the known places and resolve each provider's tree.
 
@@ -192,6 +197,9 @@ def collect_libraries(
     ``ldd /path/libonnxruntime_providers_cuda.so | grep "not found"``.
     ``cache_path=None`` ignores the ldconfig cache and ``system_places=False`` skips
     /usr/local/cuda*, WSL and the Windows toolkit folders (for hermetic tests).
+    Each folder is listed once (the inventory and the resolver share the listing); the ELF
+    dynamic sections read are kept by file identity in the user's cache directory
+    (core/cache.py; ``persistent_cache=False`` keeps them in memory only).
     """
     deadline = time.monotonic() + budget_s
     windows = platform.startswith("win")
@@ -233,13 +241,14 @@ def collect_libraries(
     loader_dirs = {os.path.normpath(item) for item in loader_dirs_ordered}
     loader_dirs |= {os.path.realpath(item) for item in loader_dirs_ordered}
 
+    index = DirectoryIndex(windows=windows)
     inventory: list[LibraryCopy] = []
     exhausted = False
     for directory, place in unique:
         if time.monotonic() > deadline:
             exhausted = True
             break
-        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows))
+        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows, index))
 
     search_dirs = tuple(dict.fromkeys(search_order))
 
@@ -249,6 +258,8 @@ def collect_libraries(
         cache=cache,
         host=linux_host,
         known_dirs=[directory for directory, _place in unique],
+        elf=ElfReader(open_cache(persistent=persistent_cache)),
+        index=index,
     )
     reports: list[DependencyReport] = []
     for provider, path in provider_libraries:
@@ -256,6 +267,7 @@ def collect_libraries(
         report = resolver.resolve(provider, path, preloaded=preloaded, deadline=deadline)
         exhausted = exhausted or report.budget_exhausted
         reports.append(report)
+    resolver.elf.save()
     return LibraryFacts(
         search_dirs=search_dirs,
         inventory=tuple(inventory),

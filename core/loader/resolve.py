@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from fallback_doctor.core.facts.libraries import DependencyReport, Resolution
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.loader.elf import ElfDynamic, NotAnElfFile, elf_identity, read_elf_dynamic
+from fallback_doctor.core.loader.elf import ElfDynamic, NotAnElfFile
+from fallback_doctor.core.loader.elf_cache import ElfReader
 from fallback_doctor.core.loader.ldcache import LdCache
 from fallback_doctor.core.loader.pe import NotAPeFile, read_pe_imports
 from fallback_doctor.core.loader.search_path import (
@@ -57,7 +58,7 @@ PROGRAM_INTERPRETERS: frozenset[str] = frozenset(
 
 
 @dataclass
-class _DirectoryIndex:
+class DirectoryIndex:
     """Directory listings, read once each (lower-cased keys on Windows)."""
 
     windows: bool
@@ -153,6 +154,8 @@ class DependencyResolver:
         host_rpath: Sequence[str] = (),
         known_dirs: Sequence[str] = (),
         cwd: str | None = None,
+        elf: ElfReader | None = None,
+        index: DirectoryIndex | None = None,
     ) -> None:
         self.env = env
         self.windows = platform.startswith("win")
@@ -161,7 +164,9 @@ class DependencyResolver:
         self.host_rpath = tuple(host_rpath)
         self.known_dirs = tuple(dict.fromkeys(known_dirs))
         self.cwd = cwd
-        self.index = _DirectoryIndex(windows=self.windows)
+        self.index = index if index is not None else DirectoryIndex(windows=self.windows)
+        self.elf = elf if elf is not None else ElfReader()
+        """ELF dynamic sections by file identity (core/loader/elf_cache.py)."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -197,7 +202,7 @@ class DependencyResolver:
         root = os.path.abspath(root)
         if self.windows:
             return self._resolve_windows(provider, root, preloaded, lazy, deadline)
-        dynamic = read_elf_dynamic(root)
+        dynamic = self.elf.dynamic(root)
         identity = (dynamic.elf_class, dynamic.machine)
         host = self.host or detect_linux_host(dynamic.elf_class, dynamic.machine)
         loaded: dict[str, str] = {}
@@ -290,7 +295,7 @@ class DependencyResolver:
                 for path in self.cache.lookup(name, *identity):
                     if not os.path.exists(path):
                         continue
-                    if elf_identity(path) not in (identity, None):
+                    if self.elf.identity(path) not in (identity, None):
                         skipped.append(path)
                         continue
                     found, via = path, step.via
@@ -301,7 +306,7 @@ class DependencyResolver:
                     candidate = self.index.find(directory, name)
                     if candidate is None:
                         continue
-                    if elf_identity(candidate) != identity:
+                    if self.elf.identity(candidate) != identity:
                         skipped.append(candidate)
                         continue
                     found, via = os.path.normpath(candidate), step.via
@@ -316,7 +321,7 @@ class DependencyResolver:
         found_dynamic: ElfDynamic | None = None
         if found is not None and via != VIA_LOADED:
             try:
-                found_dynamic = read_elf_dynamic(found)
+                found_dynamic = self.elf.dynamic(found)
             except (OSError, NotAnElfFile):
                 found_dynamic = None
         searched_dirs = tuple(dict.fromkeys(searched))
