@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: wizard test lint setup
+.PHONY: wizard test lint setup bench
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
@@ -32,3 +32,7 @@ lint: $(BIN)/.installed
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# Every benchmark (benchmarks/bench_*.py); writes the table into docs/performance.md.
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/run_all.py
