@@ -124,8 +124,24 @@ def series_peak(path: str) -> float | None:
 # --- expectations -------------------------------------------------------------------------------
 
 
+def inference_of(doc: dict[str, Any]) -> dict[str, Any]:
+    """The test inference of a report: ``inference`` (schema 2) or ``environment.inference`` (1)."""
+    top = doc.get("inference")
+    if isinstance(top, dict):
+        return top
+    return (doc.get("environment") or {}).get("inference") or {}
+
+
+def _cpu_session(inference: dict[str, Any]) -> dict[str, Any]:
+    baseline = inference.get("cpu_baseline")
+    if isinstance(baseline, dict):
+        return baseline.get("session") or {}
+    return (inference.get("result") or {}).get("cpu") or {}
+
+
 def _as_is_gpu(inference: dict[str, Any]) -> dict[str, Any]:
-    result = inference.get("result") or {}
+    retry = inference.get("gpu_retry")
+    result = retry if isinstance(retry, dict) else inference.get("result") or {}
     for strategy in result.get("strategies") or ():
         if strategy.get("name") == "as_is":
             return strategy.get("gpu") or {}
@@ -146,9 +162,9 @@ def expectations(case: str, doc: dict[str, Any], series: str | None = None) -> l
     """(passed, what, evidence) for one case's report."""
     title, cause, gpu_expected = CASES[case]
     del title
-    inference = (doc.get("environment") or {}).get("inference") or {}
+    inference = inference_of(doc)
     gpu = _as_is_gpu(inference)
-    cpu = (inference.get("result") or {}).get("cpu") or {}
+    cpu = _cpu_session(inference)
     causes = [finding.get("cause") for finding in doc.get("findings") or ()]
     nodes = gpu.get("nodes_per_provider") or {}
     checks: list[tuple[bool, str, str]] = []

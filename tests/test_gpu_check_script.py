@@ -67,7 +67,7 @@ def _session(verdict: str, providers: dict[str, int], p50: float, memory: int | 
     }
 
 
-def _report(*, on_gpu: bool, causes: list[str]) -> dict[str, Any]:
+def _report_1(*, on_gpu: bool, causes: list[str]) -> dict[str, Any]:
     gpu = (
         _session("gpu_active", {"CUDAExecutionProvider": 104, "CPUExecutionProvider": 5}, 12.0, 512 << 20)
         if on_gpu
@@ -89,7 +89,21 @@ def _report(*, on_gpu: bool, causes: list[str]) -> dict[str, Any]:
     }
 
 
-def test_the_expectations_hold_on_a_gpu_report_and_fail_on_a_fallback(tmp_path: Path) -> None:
+def _schema_2(report: dict[str, Any]) -> dict[str, Any]:
+    """The same report in the document of schema 2 (the test inference at the top level)."""
+    inference = report["environment"].pop("inference")
+    result = inference.pop("result")
+    inference["cpu_baseline"] = {"session": result["cpu"]}
+    inference["gpu_retry"] = {"strategies": result["strategies"]}
+    return {**report, "inference": inference}
+
+
+@pytest.mark.parametrize("schema", [1, 2])
+def test_the_expectations_hold_on_a_gpu_report_and_fail_on_a_fallback(tmp_path: Path, schema: int) -> None:
+    def _report(**kwargs: Any) -> dict[str, Any]:
+        made = _report_1(**kwargs)
+        return made if schema == 1 else _schema_2(made)
+
     busy = tmp_path / "busy.csv"
     busy.write_text(
         "timestamp, index, name, utilization.gpu [%], memory.used [MiB], memory.total [MiB]\n"
@@ -191,7 +205,7 @@ def test_a_fake_run_goes_through_every_step(fake_driver: Path, tmp_path: Path) -
     # Each diagnosis really ran with the case's environment.
     for case in by_case:
         report = json.loads((out / "work" / f"{case}.json").read_text())
-        assert report["environment"]["inference"]["result"] is not None, case
+        assert gpu_check.inference_of(report).get("verdict") == "fell_back_to_cpu", case
     environment = json.loads((out / "work" / "no_visible_gpu.json").read_text())["environment"]
     assert environment["environment"].get("CUDA_VISIBLE_DEVICES") == "-1"
     # The recordings: five header lines, then a series the recording parsers read back.
