@@ -17,12 +17,13 @@ import os
 import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.loader.elf_cache import ElfReader, open_cache
 from fallback_doctor.core.loader.ldcache import DEFAULT_CACHE_PATH, LdCache, load_ld_cache
+from fallback_doctor.core.loader.realpaths import realpath_function
 from fallback_doctor.core.loader.resolve import DependencyResolver, DirectoryIndex
 from fallback_doctor.core.loader.search_path import (
     LinuxHost,
@@ -129,14 +130,14 @@ def _system_dirs(windows: bool) -> list[tuple[str, str]]:
     return found
 
 
-def _unique_dirs(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def _unique_dirs(items: Sequence[tuple[str, str]], realpath: Callable[[str], str]) -> list[tuple[str, str]]:
     """First place wins; a directory reached twice (symlinks) is listed once."""
     seen: set[str] = set()
     unique: list[tuple[str, str]] = []
     for directory, place in items:
         if not directory or not os.path.isdir(directory):
             continue
-        real = os.path.realpath(directory)
+        real = realpath(directory)
         if real in seen:
             continue
         seen.add(real)
@@ -151,6 +152,7 @@ def _copies_in(
     cache: LdCache | None,
     windows: bool,
     index: DirectoryIndex,
+    realpath: Callable[[str], str],
 ) -> list[LibraryCopy]:
     # The resolver reads the same folders: one listing each, shared through ``index``.
     entries = sorted(index.listing(directory).values())
@@ -161,19 +163,19 @@ def _copies_in(
         path = os.path.join(directory, name)
         if not os.path.exists(path):
             continue
-        real = os.path.realpath(path)
+        real = realpath(path)
         current = chosen.get(real)
         # One copy per file: keep the shortest name (the soname link, not libx.so.13.0.96).
         if current is None or len(name) < len(current):
             chosen[real] = name
     copies: list[LibraryCopy] = []
-    real_dir = os.path.realpath(directory)
+    real_dir = realpath(directory)
     for real, name in sorted(chosen.items(), key=lambda item: item[1]):
         path = os.path.join(directory, name)
         version = names.version_from_filename(os.path.basename(real)) or names.version_from_filename(name)
         on_path = os.path.normpath(directory) in loader_dirs or real_dir in loader_dirs
         if not on_path and cache is not None and not windows:
-            on_path = any(os.path.realpath(item) == real for item in cache.lookup(name))
+            on_path = any(realpath(item) == real for item in cache.lookup(name))
         copies.append(LibraryCopy(path=path, name=name, version=version, place=place, on_loader_path=on_path))
     return copies
 
@@ -237,9 +239,10 @@ def collect_libraries(
     if system_places:
         places.extend(_system_dirs(windows))
     places.extend(provider_dirs)
-    unique = _unique_dirs(places)
+    realpath = realpath_function()
+    unique = _unique_dirs(places, realpath)
     loader_dirs = {os.path.normpath(item) for item in loader_dirs_ordered}
-    loader_dirs |= {os.path.realpath(item) for item in loader_dirs_ordered}
+    loader_dirs |= {realpath(item) for item in loader_dirs_ordered}
 
     index = DirectoryIndex(windows=windows)
     inventory: list[LibraryCopy] = []
@@ -248,7 +251,7 @@ def collect_libraries(
         if time.monotonic() > deadline:
             exhausted = True
             break
-        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows, index))
+        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows, index, realpath))
 
     search_dirs = tuple(dict.fromkeys(search_order))
 
@@ -260,6 +263,7 @@ def collect_libraries(
         known_dirs=[directory for directory, _place in unique],
         elf=ElfReader(open_cache(persistent=persistent_cache)),
         index=index,
+        realpath=realpath,
     )
     reports: list[DependencyReport] = []
     for provider, path in provider_libraries:

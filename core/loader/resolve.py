@@ -20,7 +20,7 @@ import bisect
 import os
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fallback_doctor.core.facts.libraries import DependencyReport, Resolution
@@ -156,6 +156,7 @@ class DependencyResolver:
         cwd: str | None = None,
         elf: ElfReader | None = None,
         index: DirectoryIndex | None = None,
+        realpath: Callable[[str], str] = os.path.realpath,
     ) -> None:
         self.env = env
         self.windows = platform.startswith("win")
@@ -166,6 +167,7 @@ class DependencyResolver:
         self.cwd = cwd
         self.index = index if index is not None else DirectoryIndex(windows=self.windows)
         self.elf = elf if elf is not None else ElfReader()
+        self.realpath = realpath
         """ELF dynamic sections by file identity (core/loader/elf_cache.py)."""
 
     # -- public -----------------------------------------------------------------------------
@@ -265,7 +267,7 @@ class DependencyResolver:
             installed_elsewhere=(),
             other_majors=(),
             lazy=requester.lazy,
-            version=names.version_from_filename(os.path.basename(os.path.realpath(path))),
+            version=names.version_from_filename(os.path.basename(self.realpath(path))),
         )
 
     def _resolve_linux_name(
@@ -335,9 +337,7 @@ class DependencyResolver:
             lazy=requester.lazy,
             searched=searched_dirs,
             skipped=tuple(dict.fromkeys(skipped)),
-            version=(
-                names.version_from_filename(os.path.basename(os.path.realpath(found))) if found else None
-            ),
+            version=(names.version_from_filename(os.path.basename(self.realpath(found))) if found else None),
             soname=found_dynamic.soname if found_dynamic else None,
         )
         return resolution, found_dynamic
@@ -439,13 +439,13 @@ class DependencyResolver:
 
     def _elsewhere(self, name: str, searched: Sequence[str], found: str | None) -> tuple[str, ...]:
         searched_set = {os.path.normpath(_to_local(item)) for item in searched}
-        found_real = os.path.realpath(found) if found else None
+        found_real = self.realpath(found) if found else None
         copies: list[str] = []
         for directory in self.known_dirs:
             if os.path.normpath(directory) in searched_set:
                 continue
             path = self.index.find(directory, name)
-            if path is None or (found_real and os.path.realpath(path) == found_real):
+            if path is None or (found_real and self.realpath(path) == found_real):
                 continue
             copies.append(path)
         return tuple(dict.fromkeys(copies))
