@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -56,6 +57,13 @@ def default_cache_dir(env: Mapping[str, str] | None = None) -> str | None:
     if ENV_DIR in environ:
         value = environ[ENV_DIR].strip()
         return None if value in ("", "off", "0") else value
+    if sys.platform.startswith("linux"):
+        # What platformdirs' user_cache_dir answers on Linux (the XDG base directory), without
+        # its import (about 10 ms of the quick diagnosis).
+        base = environ.get("XDG_CACHE_HOME", "").strip()
+        if not os.path.isabs(base):
+            base = os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(base, APP_NAME, "facts")
     try:
         from platformdirs import user_cache_dir
     except ImportError:  # pragma: no cover - a dependency of the tool

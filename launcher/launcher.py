@@ -7,7 +7,6 @@ the CLI never imports Qt, and the GUI is only imported when a display is there.
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -43,6 +42,8 @@ def _x_display_reachable(display: str) -> bool:
         return False
     if host in {"", "unix"}:
         return os.path.exists(f"/tmp/.X11-unix/X{number}")
+    import socket  # only for a display over TCP (about 10 ms of every command's start-up)
+
     try:
         with socket.create_connection((host, 6000 + int(number)), timeout=0.5):
             return True

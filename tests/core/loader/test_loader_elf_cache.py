@@ -178,6 +178,20 @@ def test_caching_can_be_turned_off_and_moved() -> None:
     assert default_cache_dir({}) is not None
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the XDG folders")
+def test_the_default_folder_is_platformdirs_user_cache_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    from platformdirs import user_cache_dir
+
+    for value in (None, "/srv/cache", "relative/ignored"):
+        if value is None:
+            monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_CACHE_HOME", value)
+        env = {key: item for key, item in os.environ.items() if key != "FALLBACK_DOCTOR_CACHE_DIR"}
+        expected = os.path.join(user_cache_dir("gpu-fallback-doctor", appauthor=False), "facts")
+        assert default_cache_dir(env) == expected
+
+
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),

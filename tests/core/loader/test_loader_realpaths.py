@@ -8,10 +8,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from fallback_doctor.core.loader.realpaths import RealPaths
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fallback_doctor.core.loader.realpaths import RealPaths
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX symlinks")
 
