@@ -36,6 +36,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="timed runs of the test model")
     parser.add_argument("--replay", action="store_true", help="replay a real GPU recording into the plot")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--where", action="store_true", help="sample the GUI thread's stack during each stall (a profile)"
+    )
     args = parser.parse_args()
     if not args.one and not args.replay and len(sys.argv) == 1:
         return _both(rounds(10, 3))
@@ -63,6 +66,8 @@ def main() -> int:
         now = time.perf_counter()
         gaps.append(((now - last[0]) * 1000 - 5, phase[0]))
         last[0] = now
+
+    watchdog = _Watchdog(last) if args.where else None
 
     with tempfile.TemporaryDirectory() as folder:
         settings = QSettings(os.path.join(folder, "s.ini"), QSettings.Format.IniFormat)
@@ -97,6 +102,9 @@ def main() -> int:
             time.sleep(0.002)
         total = time.perf_counter() - started
         heartbeat.stop()
+        if watchdog is not None:
+            watchdog.stop()
+            watchdog.report()
         wizard.shutdown()
     worst = sorted(gaps, reverse=True)[:5]
     print(f"full run: {total:.1f} s, {len(gaps)} heartbeats")
@@ -106,6 +114,51 @@ def main() -> int:
         "STALL " + json.dumps({"ms": round(worst[0][0], 1), "where": worst[0][1], "total_s": round(total, 1)})
     )
     return 0
+
+
+class _Watchdog:
+    """Every 2 ms: when the heartbeat is 20 ms late, sample the GUI thread's stack (our frames)."""
+
+    def __init__(self, last: list[float]) -> None:
+        import collections
+        import threading
+
+        self.last = last
+        self.main = threading.main_thread().ident
+        self.stacks: collections.Counter[str] = collections.Counter()
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import traceback
+
+        while self.running:
+            time.sleep(0.002)
+            if (time.perf_counter() - self.last[0]) * 1000 < 20:
+                continue
+            frame = sys._current_frames().get(self.main or 0)
+            if frame is None:
+                continue
+            ours = [
+                f"{Path(item.filename).parent.name}/{Path(item.filename).name}:{item.name}"
+                for item in traceback.extract_stack(frame)
+                if "fallback_doctor" in item.filename
+                or "/gui/" in item.filename
+                or "/core/" in item.filename
+                or "pyqtgraph" in item.filename
+            ]
+            self.stacks[" > ".join(ours[-4:]) or "(Qt / the interpreter, no Python frame of ours)"] += 1
+
+    def stop(self) -> None:
+        self.running = False
+        self.thread.join()
+
+    def report(self) -> None:
+        total = sum(self.stacks.values())
+        print(f"stall samples (every 2 ms while the heartbeat was 20 ms late): {total}")
+        for stack, count in self.stacks.most_common(12):
+            print(f"  {count * 2:5d} ms  {stack}")
 
 
 def _both(runs: int) -> int:

@@ -24,7 +24,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -194,6 +193,8 @@ class FactCache:
             "version": self.version,
             "entries": {key: [list(identity), encode(value)] for key, (identity, value) in entries.items()},
         }
+        import tempfile  # only when something is written (most runs write nothing)
+
         directory = os.path.dirname(self.path)
         try:
             os.makedirs(directory, mode=0o700, exist_ok=True)
