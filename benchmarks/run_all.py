@@ -225,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in discover(args.only):
         print(f"running {path.name} …", file=sys.stderr, flush=True)
         results.append(run_one(path, env, args.timeout))
+    if hasattr(os, "getloadavg"):
+        where += f", {os.getloadavg()[0]:.1f} at the end"
     section = render(results, when, where, args.quick)
     print(section)
     if not args.no_write:
