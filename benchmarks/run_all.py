@@ -27,6 +27,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DOC = ROOT / "docs" / "performance.md"
+RESULTS = ROOT / "docs" / "performance-results.json"
+"""Every benchmark's latest result (with when and where), so ``--only`` updates its rows alone."""
 BEGIN, END = "<!-- run_all:begin -->", "<!-- run_all:end -->"
 ROW_KEYS = ("what", "now", "peer", "unit", "ratio", "aim", "met", "note")
 
@@ -167,11 +169,18 @@ def _figure(value: float | None, unit: str) -> str:
 
 
 def render(results: list[dict[str, Any]], when: str, where: str, quick: bool) -> str:
-    """The generated section of docs/performance.md."""
+    """The generated section of docs/performance.md (a result measured earlier says when and where)."""
     lines = [
         BEGIN,
         "",
         f"Measured {when} by `benchmarks/run_all.py`{' --quick' if quick else ''} on: {where}.",
+    ]
+    for result in results:
+        if result.get("when", when) != when or result.get("where", where) != where:
+            lines.append(
+                f"`bench_{result['benchmark']}.py` kept from {result['when']} on: {result['where']}."
+            )
+    lines += [
         "",
         "| what | now | peer | ratio | aim | met | benchmark |",
         "|---|---|---|---|---|---|---|",
@@ -207,6 +216,30 @@ def write_section(section: str, doc: Path = DOC) -> None:
     doc.write_text(text, encoding="utf-8")
 
 
+def merge(previous: list[dict[str, Any]], fresh: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fresh results, and the previous ones of benchmarks not run this time (by name)."""
+    names = {result["benchmark"] for result in fresh}
+    kept = [result for result in previous if result.get("benchmark") not in names]
+    return sorted([*kept, *fresh], key=lambda result: str(result.get("benchmark")))
+
+
+def _previous(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, list):
+        return []
+    return [
+        {**item, "rows": [_clean_row(row) for row in item["rows"] if isinstance(row, dict)]}
+        for item in data
+        if isinstance(item, dict)
+        and isinstance(item.get("rows"), list)
+        and "when" in item
+        and "where" in item
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run, print the table, write it into docs/performance.md (unless --no-write)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -215,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per benchmark")
     parser.add_argument("--no-write", action="store_true", help="print the table, do not write the file")
     parser.add_argument("--doc", type=Path, default=DOC, help=argparse.SUPPRESS)
+    parser.add_argument("--results", type=Path, default=RESULTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     env = dict(os.environ)
     if args.quick:
@@ -227,10 +261,15 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_one(path, env, args.timeout))
     if hasattr(os, "getloadavg"):
         where += f", {os.getloadavg()[0]:.1f} at the end"
+    for result in results:
+        result.update(when=when, where=where)
+    if args.only:
+        results = merge(_previous(args.results), results)
     section = render(results, when, where, args.quick)
     print(section)
     if not args.no_write:
         write_section(section, args.doc)
+        args.results.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return 0
 
 

@@ -92,3 +92,16 @@ def test_paired_rounds_alternate_and_measure_both(tmp_path: Path) -> None:
     a, b = _common.paired(ours, theirs, dict(os.environ), 4)
     assert len(a) == len(b) == 4 and all(value > 0 for value in a + b)
     assert marker.read_text() == "ab" + "ab" + "ba" + "ab" + "ba"  # warm-ups, then alternating
+
+
+def test_a_partial_run_keeps_the_other_benchmarks_with_their_date() -> None:
+    old = [
+        {"benchmark": "a", "when": "day 1", "where": "m", "rows": [run_all._clean_row({"what": "a1"})]},
+        {"benchmark": "b", "when": "day 1", "where": "m", "rows": [run_all._clean_row({"what": "b1"})]},
+    ]
+    fresh = [{"benchmark": "b", "when": "day 2", "where": "m", "rows": [run_all._clean_row({"what": "b2"})]}]
+    merged = run_all.merge(old, fresh)
+    assert [(r["benchmark"], r["rows"][0]["what"]) for r in merged] == [("a", "a1"), ("b", "b2")]
+    section = run_all.render(merged, "day 2", "m", quick=False)
+    assert "`bench_a.py` kept from day 1 on: m." in section
+    assert "`bench_b.py` kept" not in section
