@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: wizard test lint setup package package-test wheelhouse
+.PHONY: wizard test lint setup package package-test wheelhouse bench
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
@@ -47,3 +47,7 @@ package-test: $(BIN)/.installed
 # the script that installs them offline into the tool's own virtual environment.
 wheelhouse: $(BIN)/.installed
 	$(BIN)/python packaging/wheelhouse.py --out dist
+
+# Every benchmark (benchmarks/bench_*.py); writes the table into docs/performance.md.
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/run_all.py

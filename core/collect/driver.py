@@ -37,6 +37,22 @@ def collect_driver(env: Mapping[str, str], *, root: str = "/") -> DriverFacts:
     del env  # NVML sees every GPU whatever *_VISIBLE_DEVICES say.
     proc_line = read_proc_driver_version(root)
     kernel_module = parse_proc_driver_version(proc_line) if proc_line else None
+    if _nvml_cannot_load():
+        # What pynvml's nvmlInit would say (its first step is the same dlopen), without its
+        # import (about 30 ms of the quick diagnosis on every machine without a driver).
+        meaning = describe_nvml_error(12)
+        return DriverFacts(
+            nvml_status=meaning.status,
+            nvml_error=_error_text(meaning, 12),
+            driver_version=None,
+            cuda_driver_version=None,
+            gpus=(),
+            proc_driver_version=proc_line,
+            nvml_error_code=12,
+            kernel_module_version=kernel_module,
+            nvml_library_path=None,
+            nvml_library_version=None,
+        )
     try:
         import pynvml
     except ImportError as error:
@@ -50,6 +66,27 @@ def collect_driver(env: Mapping[str, str], *, root: str = "/") -> DriverFacts:
             kernel_module_version=kernel_module,
         )
     return _query_nvml(pynvml, proc_line, kernel_module)
+
+
+def _nvml_cannot_load() -> bool:
+    """True when pynvml is installed but its library cannot be loaded (Linux: libnvidia-ml.so.1).
+
+    pynvml loads it with ``CDLL("libnvidia-ml.so.1")`` on its first nvmlInit; the same call
+    here decides without importing pynvml. Windows keeps pynvml's own search (two paths).
+    """
+    if sys.platform.startswith("win"):
+        return False
+    from importlib.util import find_spec
+
+    if find_spec("pynvml") is None:
+        return False  # the import below reports "pynvml_missing", as before
+    import ctypes
+
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return True
+    return False
 
 
 def _query_nvml(pynvml: Any, proc_line: str | None, kernel_module: str | None) -> DriverFacts:

@@ -1,10 +1,12 @@
 """Children started before the heavy imports, so their start-up overlaps with ours.
 
 `fallback-doctor diagnose` needs the application interpreter's package listing first, and
-that child spends most of its time starting Python. The launcher starts it before importing
-the core (about a tenth of a second of imports), and the collector takes it over when the
-interpreter and the environment are the ones it would have used. A started child that is
-not taken is killed when the process exits: none outlives the run.
+that child spends most of its time starting Python; the native child (core/probes/native_child.py)
+probes the driver first and then waits for the libraries to load. The launcher starts both
+before importing the core (about a tenth of a second of imports, on one core while the children
+run on the others), and the collectors take them over when the interpreter and the
+environment are the ones they would have used. A started child that is not taken is killed
+when the process exits: none outlives the run.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import atexit
 from collections.abc import Mapping
 from importlib import util
+from pathlib import Path
 
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.probes.runner import StartedChild, kill_process_group, start_child
 
 _STARTED: dict[tuple[str, tuple[tuple[str, str], ...]], StartedChild] = {}
+_NATIVE: dict[tuple[str, tuple[tuple[str, str], ...]], StartedChild] = {}
 
 
 def python_env_script() -> str:
@@ -43,13 +47,41 @@ def take_python_env(python: str, env: Mapping[str, str]) -> StartedChild | None:
     return _STARTED.pop(_key(python, env), None)
 
 
+def native_argv(python: str) -> list[str]:
+    """The native child's command line in its driver-first mode (core/collect/native.py)."""
+    script = Path(__file__).resolve().parent.parent / "probes" / "native_child.py"
+    return [python, "-I", "-S", str(script), "--driver-first"]
+
+
+def start_native(python: str, env: Mapping[str, str]) -> None:
+    """Start the native child of ``python`` under ``env`` now (for ``take_native``)."""
+    key = _key(python, env)
+    if key not in _NATIVE:
+        _NATIVE[key] = start_child(native_argv(python), env=env, stdin_text="")
+
+
+def take_native(python: str, env: Mapping[str, str]) -> StartedChild | None:
+    """The native child started early for exactly this interpreter and environment, if any."""
+    return _NATIVE.pop(_key(python, env), None)
+
+
+def start_diagnose_children(python: str, env: Mapping[str, str]) -> None:
+    """Both children of ``diagnose`` for a Python target: the listing, then the native child.
+
+    The native child runs under our own interpreter (``sys.executable``) with the same env.
+    """
+    start_python_env(python, env)
+    start_native(sys.executable, env)
+
+
 @atexit.register
 def _kill_untaken() -> None:
-    for child in _STARTED.values():
+    for child in [*_STARTED.values(), *_NATIVE.values()]:
         if child.process is not None:
             kill_process_group(child.process)
             child.process.wait()
     _STARTED.clear()
+    _NATIVE.clear()
 
 
 def wanted_python(argv: list[str]) -> str:

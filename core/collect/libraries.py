@@ -17,12 +17,14 @@ import os
 import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts
 from fallback_doctor.core.loader import names
+from fallback_doctor.core.loader.elf_cache import ElfReader, open_cache
 from fallback_doctor.core.loader.ldcache import DEFAULT_CACHE_PATH, LdCache, load_ld_cache
-from fallback_doctor.core.loader.resolve import DependencyResolver
+from fallback_doctor.core.loader.realpaths import realpath_function
+from fallback_doctor.core.loader.resolve import DependencyResolver, DirectoryIndex
 from fallback_doctor.core.loader.search_path import (
     LinuxHost,
     default_dirs_for,
@@ -128,14 +130,14 @@ def _system_dirs(windows: bool) -> list[tuple[str, str]]:
     return found
 
 
-def _unique_dirs(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def _unique_dirs(items: Sequence[tuple[str, str]], realpath: Callable[[str], str]) -> list[tuple[str, str]]:
     """First place wins; a directory reached twice (symlinks) is listed once."""
     seen: set[str] = set()
     unique: list[tuple[str, str]] = []
     for directory, place in items:
         if not directory or not os.path.isdir(directory):
             continue
-        real = os.path.realpath(directory)
+        real = realpath(directory)
         if real in seen:
             continue
         seen.add(real)
@@ -144,12 +146,16 @@ def _unique_dirs(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _copies_in(
-    directory: str, place: str, loader_dirs: set[str], cache: LdCache | None, windows: bool
+    directory: str,
+    place: str,
+    loader_dirs: set[str],
+    cache: LdCache | None,
+    windows: bool,
+    index: DirectoryIndex,
+    realpath: Callable[[str], str],
 ) -> list[LibraryCopy]:
-    try:
-        entries = sorted(os.listdir(directory))
-    except OSError:
-        return []
+    # The resolver reads the same folders: one listing each, shared through ``index``.
+    entries = sorted(index.listing(directory).values())
     chosen: dict[str, str] = {}
     for name in entries:
         if not _is_stack_library(name):
@@ -157,19 +163,19 @@ def _copies_in(
         path = os.path.join(directory, name)
         if not os.path.exists(path):
             continue
-        real = os.path.realpath(path)
+        real = realpath(path)
         current = chosen.get(real)
         # One copy per file: keep the shortest name (the soname link, not libx.so.13.0.96).
         if current is None or len(name) < len(current):
             chosen[real] = name
     copies: list[LibraryCopy] = []
-    real_dir = os.path.realpath(directory)
+    real_dir = realpath(directory)
     for real, name in sorted(chosen.items(), key=lambda item: item[1]):
         path = os.path.join(directory, name)
         version = names.version_from_filename(os.path.basename(real)) or names.version_from_filename(name)
         on_path = os.path.normpath(directory) in loader_dirs or real_dir in loader_dirs
         if not on_path and cache is not None and not windows:
-            on_path = any(os.path.realpath(item) == real for item in cache.lookup(name))
+            on_path = any(realpath(item) == real for item in cache.lookup(name))
         copies.append(LibraryCopy(path=path, name=name, version=version, place=place, on_loader_path=on_path))
     return copies
 
@@ -185,6 +191,7 @@ def collect_libraries(
     cache_path: str | None = DEFAULT_CACHE_PATH,
     system_places: bool = True,
     host: LinuxHost | None = None,
+    persistent_cache: bool = True,
 ) -> LibraryFacts:
     """Inventory the GPU-stack libraries in the known places and resolve each provider's tree.
 
@@ -192,6 +199,9 @@ def collect_libraries(
     ``ldd /path/libonnxruntime_providers_cuda.so | grep "not found"``.
     ``cache_path=None`` ignores the ldconfig cache and ``system_places=False`` skips
     /usr/local/cuda*, WSL and the Windows toolkit folders (for hermetic tests).
+    Each folder is listed once (the inventory and the resolver share the listing); the ELF
+    dynamic sections read are kept by file identity in the user's cache directory
+    (core/cache.py; ``persistent_cache=False`` keeps them in memory only).
     """
     deadline = time.monotonic() + budget_s
     windows = platform.startswith("win")
@@ -229,17 +239,19 @@ def collect_libraries(
     if system_places:
         places.extend(_system_dirs(windows))
     places.extend(provider_dirs)
-    unique = _unique_dirs(places)
+    realpath = realpath_function()
+    unique = _unique_dirs(places, realpath)
     loader_dirs = {os.path.normpath(item) for item in loader_dirs_ordered}
-    loader_dirs |= {os.path.realpath(item) for item in loader_dirs_ordered}
+    loader_dirs |= {realpath(item) for item in loader_dirs_ordered}
 
+    index = DirectoryIndex(windows=windows)
     inventory: list[LibraryCopy] = []
     exhausted = False
     for directory, place in unique:
         if time.monotonic() > deadline:
             exhausted = True
             break
-        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows))
+        inventory.extend(_copies_in(directory, place, loader_dirs, cache, windows, index, realpath))
 
     search_dirs = tuple(dict.fromkeys(search_order))
 
@@ -249,6 +261,9 @@ def collect_libraries(
         cache=cache,
         host=linux_host,
         known_dirs=[directory for directory, _place in unique],
+        elf=ElfReader(open_cache(persistent=persistent_cache)),
+        index=index,
+        realpath=realpath,
     )
     reports: list[DependencyReport] = []
     for provider, path in provider_libraries:
@@ -256,6 +271,7 @@ def collect_libraries(
         report = resolver.resolve(provider, path, preloaded=preloaded, deadline=deadline)
         exhausted = exhausted or report.budget_exhausted
         reports.append(report)
+    resolver.elf.save()
     return LibraryFacts(
         search_dirs=search_dirs,
         inventory=tuple(inventory),

@@ -65,7 +65,14 @@ def start_native(env: Mapping[str, str], python: str = sys.executable) -> Starte
     """Start the native child now: it probes the driver at once and waits for the libraries.
 
     Pass the result to ``collect_native(..., started=...)`` once the libraries are resolved.
+    One the launcher started before the imports (core/collect/early.py) is taken when its
+    interpreter and environment are these.
     """
+    from fallback_doctor.core.collect.early import take_native
+
+    early = take_native(python, env)
+    if early is not None:
+        return early
     return start_child(
         probe_argv(python, child_script(), "--driver-first", flags=("-I", "-S")), env=dict(env), stdin_text=""
     )

@@ -20,12 +20,13 @@ import bisect
 import os
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fallback_doctor.core.facts.libraries import DependencyReport, Resolution
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.loader.elf import ElfDynamic, NotAnElfFile, elf_identity, read_elf_dynamic
+from fallback_doctor.core.loader.elf import ElfDynamic, NotAnElfFile
+from fallback_doctor.core.loader.elf_cache import ElfReader
 from fallback_doctor.core.loader.ldcache import LdCache
 from fallback_doctor.core.loader.pe import NotAPeFile, read_pe_imports
 from fallback_doctor.core.loader.search_path import (
@@ -57,7 +58,7 @@ PROGRAM_INTERPRETERS: frozenset[str] = frozenset(
 
 
 @dataclass
-class _DirectoryIndex:
+class DirectoryIndex:
     """Directory listings, read once each (lower-cased keys on Windows)."""
 
     windows: bool
@@ -153,6 +154,9 @@ class DependencyResolver:
         host_rpath: Sequence[str] = (),
         known_dirs: Sequence[str] = (),
         cwd: str | None = None,
+        elf: ElfReader | None = None,
+        index: DirectoryIndex | None = None,
+        realpath: Callable[[str], str] = os.path.realpath,
     ) -> None:
         self.env = env
         self.windows = platform.startswith("win")
@@ -161,7 +165,10 @@ class DependencyResolver:
         self.host_rpath = tuple(host_rpath)
         self.known_dirs = tuple(dict.fromkeys(known_dirs))
         self.cwd = cwd
-        self.index = _DirectoryIndex(windows=self.windows)
+        self.index = index if index is not None else DirectoryIndex(windows=self.windows)
+        self.elf = elf if elf is not None else ElfReader()
+        self.realpath = realpath
+        """ELF dynamic sections by file identity (core/loader/elf_cache.py)."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -197,7 +204,7 @@ class DependencyResolver:
         root = os.path.abspath(root)
         if self.windows:
             return self._resolve_windows(provider, root, preloaded, lazy, deadline)
-        dynamic = read_elf_dynamic(root)
+        dynamic = self.elf.dynamic(root)
         identity = (dynamic.elf_class, dynamic.machine)
         host = self.host or detect_linux_host(dynamic.elf_class, dynamic.machine)
         loaded: dict[str, str] = {}
@@ -260,7 +267,7 @@ class DependencyResolver:
             installed_elsewhere=(),
             other_majors=(),
             lazy=requester.lazy,
-            version=names.version_from_filename(os.path.basename(os.path.realpath(path))),
+            version=names.version_from_filename(os.path.basename(self.realpath(path))),
         )
 
     def _resolve_linux_name(
@@ -290,7 +297,7 @@ class DependencyResolver:
                 for path in self.cache.lookup(name, *identity):
                     if not os.path.exists(path):
                         continue
-                    if elf_identity(path) not in (identity, None):
+                    if self.elf.identity(path) not in (identity, None):
                         skipped.append(path)
                         continue
                     found, via = path, step.via
@@ -301,7 +308,7 @@ class DependencyResolver:
                     candidate = self.index.find(directory, name)
                     if candidate is None:
                         continue
-                    if elf_identity(candidate) != identity:
+                    if self.elf.identity(candidate) != identity:
                         skipped.append(candidate)
                         continue
                     found, via = os.path.normpath(candidate), step.via
@@ -316,7 +323,7 @@ class DependencyResolver:
         found_dynamic: ElfDynamic | None = None
         if found is not None and via != VIA_LOADED:
             try:
-                found_dynamic = read_elf_dynamic(found)
+                found_dynamic = self.elf.dynamic(found)
             except (OSError, NotAnElfFile):
                 found_dynamic = None
         searched_dirs = tuple(dict.fromkeys(searched))
@@ -330,9 +337,7 @@ class DependencyResolver:
             lazy=requester.lazy,
             searched=searched_dirs,
             skipped=tuple(dict.fromkeys(skipped)),
-            version=(
-                names.version_from_filename(os.path.basename(os.path.realpath(found))) if found else None
-            ),
+            version=(names.version_from_filename(os.path.basename(self.realpath(found))) if found else None),
             soname=found_dynamic.soname if found_dynamic else None,
         )
         return resolution, found_dynamic
@@ -434,13 +439,13 @@ class DependencyResolver:
 
     def _elsewhere(self, name: str, searched: Sequence[str], found: str | None) -> tuple[str, ...]:
         searched_set = {os.path.normpath(_to_local(item)) for item in searched}
-        found_real = os.path.realpath(found) if found else None
+        found_real = self.realpath(found) if found else None
         copies: list[str] = []
         for directory in self.known_dirs:
             if os.path.normpath(directory) in searched_set:
                 continue
             path = self.index.find(directory, name)
-            if path is None or (found_real and os.path.realpath(path) == found_real):
+            if path is None or (found_real and self.realpath(path) == found_real):
                 continue
             copies.append(path)
         return tuple(dict.fromkeys(copies))

@@ -1,0 +1,211 @@
+"""Facts read from a file, kept between runs and trusted only while the file is the same file.
+
+Some facts cannot change while the file they come from does not: the dynamic section of an
+installed library (its SONAME, NEEDED, RUNPATH) is one. Reading it again on every diagnosis
+costs a few file reads per library; a :class:`FactCache` keeps it under the user's cache
+directory (platformdirs ``user_cache_dir``, e.g. ``~/.cache/gpu-fallback-doctor``) keyed by the
+path and the file's identity: ``(st_dev, st_ino, st_size, st_mtime_ns)``. A file that was
+replaced, rewritten, touched or moved has another identity, so its old entry is never used.
+
+The cache file is an optimisation, never a source of truth, and it is treated as untrusted
+input: it is read only when it is a regular file (not a symlink) of at most ``MAX_BYTES``
+owned by this user and not writable by others; anything that does not parse, or an entry of
+the wrong shape, is ignored (``validate`` decides for each value). It is written atomically
+(a temporary file in the same folder, then a rename) with mode 0600, and every error while
+reading or writing it is swallowed: the caller then reads the file itself, as without a cache.
+
+``FALLBACK_DOCTOR_CACHE_DIR`` moves the folder; set to ``off`` (or empty) it turns caching off.
+By hand: ``ls -l ~/.cache/gpu-fallback-doctor/facts``; deleting the folder is always safe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+APP_NAME = "gpu-fallback-doctor"
+ENV_DIR = "FALLBACK_DOCTOR_CACHE_DIR"
+MAX_BYTES = 4 * 1024 * 1024
+"""A cache file larger than this is not read (a hostile or runaway file)."""
+MAX_ENTRIES = 4096
+"""At most this many entries are written back (the ones used in this run first)."""
+
+FileIdentity = tuple[int, int, int, int]
+"""(st_dev, st_ino, st_size, st_mtime_ns) of a file, symlinks followed."""
+
+
+def file_identity(path: str) -> FileIdentity | None:
+    """The identity of the file at ``path`` (symlinks followed), or None when it cannot be stat'ed."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> str | None:
+    """The folder for fact caches: FALLBACK_DOCTOR_CACHE_DIR, else platformdirs' user cache dir.
+
+    None when caching is turned off (``FALLBACK_DOCTOR_CACHE_DIR=off`` or empty).
+    """
+    environ = os.environ if env is None else env
+    if ENV_DIR in environ:
+        value = environ[ENV_DIR].strip()
+        return None if value in ("", "off", "0") else value
+    if sys.platform.startswith("linux"):
+        # What platformdirs' user_cache_dir answers on Linux (the XDG base directory), without
+        # its import (about 10 ms of the quick diagnosis).
+        base = environ.get("XDG_CACHE_HOME", "").strip()
+        if not os.path.isabs(base):
+            base = os.path.join(os.path.expanduser("~"), ".cache")
+        return os.path.join(base, APP_NAME, "facts")
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # pragma: no cover - a dependency of the tool
+        return None
+    return os.path.join(user_cache_dir(APP_NAME, appauthor=False), "facts")
+
+
+def _safe_to_read(handle_fd: int) -> bool:
+    info = os.fstat(handle_fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+        return False
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or info.st_uid == getuid()
+
+
+class FactCache:
+    """One cache file of facts about files, for one kind of fact (``name``) and format ``version``.
+
+    ``validate`` turns a stored value back into a trusted shape or None (then the entry is
+    ignored). Use ``get``/``put`` with the identity taken before reading the file, and the
+    identity taken after: ``put`` stores nothing when they differ (the file changed meanwhile).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: int,
+        directory: str | None,
+        validate: Callable[[Any], Any | None],
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.path = os.path.join(directory, f"{name}.json") if directory else None
+        self._validate = validate
+        self._entries: dict[str, tuple[FileIdentity, Any]] | None = None
+        self._used: dict[str, tuple[FileIdentity, Any]] = {}
+        self._dirty = False
+        self.hits = 0
+        self.misses = 0
+
+    def _load(self) -> dict[str, tuple[FileIdentity, Any]]:
+        if self._entries is not None:
+            return self._entries
+        self._entries = {}
+        if self.path is None:
+            return self._entries
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return self._entries
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if not _safe_to_read(handle.fileno()):
+                    return self._entries
+                raw = handle.read(MAX_BYTES + 1)
+            data = json.loads(raw.decode("utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+            return self._entries
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != self.name
+            or data.get("version") != self.version
+        ):
+            return self._entries
+        entries = data.get("entries")
+        if not isinstance(entries, dict):
+            return self._entries
+        for key, item in list(entries.items())[:MAX_ENTRIES]:
+            parsed = self._parse_entry(key, item)
+            if parsed is not None:
+                self._entries[key] = parsed
+        return self._entries
+
+    def _parse_entry(self, key: Any, item: Any) -> tuple[FileIdentity, Any] | None:
+        if not isinstance(key, str) or not isinstance(item, list) or len(item) != 2:
+            return None
+        identity, value = item
+        if (
+            not isinstance(identity, list)
+            or len(identity) != 4
+            or not all(isinstance(part, int) and not isinstance(part, bool) for part in identity)
+        ):
+            return None
+        try:
+            checked = self._validate(value)
+        except Exception:  # noqa: BLE001 - a hostile value must not break the caller
+            return None
+        if checked is None:
+            return None
+        return (identity[0], identity[1], identity[2], identity[3]), checked
+
+    def get(self, path: str, identity: FileIdentity | None) -> Any | None:
+        """The value stored for ``path`` when its identity is still ``identity``, else None."""
+        if identity is None:
+            return None
+        entry = self._load().get(path)
+        if entry is None or entry[0] != identity:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._used[path] = entry
+        return entry[1]
+
+    def put(self, path: str, before: FileIdentity | None, after: FileIdentity | None, value: Any) -> None:
+        """Keep ``value`` for ``path`` if the file stayed the same file while it was read."""
+        if before is None or before != after:
+            return
+        self._load()[path] = (before, value)
+        self._used[path] = (before, value)
+        self._dirty = True
+
+    def save(self, encode: Callable[[Any], Any]) -> None:
+        """Write the entries back (atomically) when something was added; errors are ignored.
+
+        ``encode`` turns a value into JSON data (``validate`` must accept what it returns).
+        """
+        if not self._dirty or self.path is None:
+            return
+        entries = dict(self._used)
+        for key, entry in (self._entries or {}).items():
+            if len(entries) >= MAX_ENTRIES:
+                break
+            entries.setdefault(key, entry)
+        document = {
+            "format": self.name,
+            "version": self.version,
+            "entries": {key: [list(identity), encode(value)] for key, (identity, value) in entries.items()},
+        }
+        import tempfile  # only when something is written (most runs write nothing)
+
+        directory = os.path.dirname(self.path)
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(prefix=f".{self.name}.", suffix=".tmp", dir=directory)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(document, handle, separators=(",", ":"))
+                os.replace(temporary, self.path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except (OSError, TypeError, ValueError):
+            return
+        self._dirty = False
