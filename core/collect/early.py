@@ -12,6 +12,7 @@ when the process exits: none outlives the run.
 from __future__ import annotations
 
 import atexit
+import sys
 from collections.abc import Mapping
 from importlib import util
 from pathlib import Path
