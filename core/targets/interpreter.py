@@ -2,8 +2,9 @@
 
 A folder is taken as a virtual environment when it holds ``bin/python`` (``Scripts/python.exe``
 on Windows) — the folder the wizard's label invites. A file is taken when its name (symlinks
-followed) is an interpreter's (python, python3.11, pypy3, python.exe); anything else is refused
-with a sentence naming what it is, instead of diagnosing an "environment" that never ran.
+followed) starts like an interpreter's (python, python3.11, pypy3, python.exe, python-wrapper);
+anything else is refused with a sentence naming what it is, instead of diagnosing an
+"environment" that never ran.
 Nothing is executed here.
 """
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 import os
 import re
 
-_INTERPRETER = re.compile(r"^(?:python|pypy)(?:\d+(?:\.\d+)*)?[tmd]?(?:\.exe)?$", re.IGNORECASE)
+_INTERPRETER = re.compile(r"^(?:python|pypy)[\w.+-]*$", re.IGNORECASE)
+"""python, python3.11, pypy3, python.exe, and wrappers named after them (python-debug, python3-wrapper)."""
 _IN_VENV = (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"))
 
 

@@ -126,7 +126,8 @@ def test_no_process_and_bad_targets_are_unknown(tmp_path: Path) -> None:
     with loader([], tmp_path) as server:
         pid = server.pid
     code, line = check("--pid", str(pid))  # it was killed: gone
-    assert code == 3 and line.startswith("UNKNOWN - no running "), line
+    # A --pid that does not exist is said plainly (issue 10): "--pid N: no such process".
+    assert code == 3 and line.startswith("UNKNOWN - ") and f"--pid {pid}: no such process" in line, line
     code, line = check("--bareun-root", str(tmp_path / "nothing"))
     assert code == 3 and "the target could not be read" in line
     prom = tmp_path / "unknown.prom"
