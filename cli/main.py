@@ -19,6 +19,7 @@ from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
 from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
     from fallback_doctor.core.bundle.export import ExtraMember
@@ -44,8 +45,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_diagnose(subparsers)
+    _add_gui(subparsers)
     _add_optional_commands(subparsers, only)
     return parser
+
+
+def _add_gui(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`gui`: listed here so that --help shows it; the launcher opens the wizard when it can.
+
+    Reaching this parser means there is no display: the same options then run in the terminal.
+    """
+    gui = subparsers.add_parser("gui", help=GUI_HELP, description=GUI_DESCRIPTION)
+    add_wizard_arguments(gui)
+    gui.set_defaults(handler=run_gui_headless)
+
+
+def run_gui_headless(args: argparse.Namespace) -> int:
+    """`gui` without a display: a bundle is shown (never diagnosed or written), else `diagnose`."""
+    argv = headless_argv(args)
+    print(f"fallback-doctor: no window here; running: fallback-doctor {' '.join(argv)}", file=sys.stderr)
+    return main(argv)
 
 
 def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -209,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_signal_handlers()
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((item for item in arguments if not item.startswith("-")), None)
-    parser = build_parser(command if command in OPTIONAL_COMMANDS or command == "diagnose" else None)
+    parser = build_parser(command if command in OPTIONAL_COMMANDS or command in {"diagnose", "gui"} else None)
     args = parser.parse_args(arguments)
     if getattr(args, "handler", None) is None:
         parser.print_help()

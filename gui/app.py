@@ -12,23 +12,15 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-TARGET_KINDS = ("auto", "bareun", "python", "log")
+from fallback_doctor.wizard_options import GUI_DESCRIPTION, TARGET_KINDS, add_wizard_arguments
+
+__all__ = ["TARGET_KINDS", "build_parser", "make_application", "run", "target_from_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The options of ``fallback-doctor gui``: the same target options as ``diagnose``."""
-    parser = argparse.ArgumentParser(
-        prog="fallback-doctor gui",
-        description="Open the step-by-step wizard, optionally on a given target.",
-    )
-    parser.add_argument("--target", choices=TARGET_KINDS, default=None, help="what to diagnose")
-    parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
-    parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
-    parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
-    parser.add_argument("--log", metavar="FILE", action="append", default=[], help="a log file (repeatable)")
-    parser.add_argument("--pid", metavar="PID", type=int, help="the running server's process id")
-    parser.add_argument("--bundle", metavar="ZIP", help="open a diagnostic bundle")
-    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language (default: the locale)")
+    """The options of ``fallback-doctor gui`` (launcher/wizard_options.py: shared with the CLI)."""
+    parser = argparse.ArgumentParser(prog="fallback-doctor gui", description=GUI_DESCRIPTION)
+    add_wizard_arguments(parser)
     return parser
 
 

@@ -110,13 +110,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     problem = display_problem(os.environ)
     if problem is not None:
-        print(
-            f"fallback-doctor: {problem}; running the headless diagnosis instead (fallback-doctor diagnose).",
-            file=sys.stderr,
-        )
         from fallback_doctor.cli.main import main as cli_main
 
-        return cli_main(["diagnose", *args[1:]] if args else ["diagnose"])
+        if not args:
+            print(
+                f"fallback-doctor: {problem}; running the headless diagnosis instead "
+                "(fallback-doctor diagnose).",
+                file=sys.stderr,
+            )
+            return cli_main(["diagnose"])
+        if not {"-h", "--help"} & set(args[1:]):
+            print(f"fallback-doctor: {problem}, so the wizard cannot open.", file=sys.stderr)
+        return cli_main(args)  # `gui` in the CLI: its usage, `bundle show`, or `diagnose`
     from fallback_doctor.gui.app import run
 
     status: int = run(args[1:])

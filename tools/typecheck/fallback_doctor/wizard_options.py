@@ -1,0 +1,1 @@
+../../../launcher/wizard_options.py
