@@ -27,10 +27,7 @@ NOT_A_PROBE_SCRIPT = {"core/probes/ort_capi_child.py"}
 LARGE_MODULES: dict[str, str] = {}
 
 # Functions over the limit, as "path::qualified.name", in files their owners are changing.
-LONG_FUNCTIONS: dict[str, str] = {
-    "core/loader/elf.py::_parse_program_headers": "no owner in this sitting: the lead assigns it",
-    "core/collect/libraries.py::collect_libraries": "no owner in this sitting: the lead assigns it",
-}
+LONG_FUNCTIONS: dict[str, str] = {}
 
 
 def _modules() -> list[Path]:

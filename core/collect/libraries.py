@@ -207,31 +207,7 @@ def collect_libraries(
     windows = platform.startswith("win")
     cache = load_ld_cache(cache_path) if (cache_path is not None and not windows) else None
 
-    if windows:
-        system32, _system16, windows_dir = windows_system_dirs(env)
-        path_dirs = split_windows_path(env.get("PATH") or env.get("Path"))
-        loader_dirs_ordered = [system32, windows_dir, *path_dirs]
-        search_order = loader_dirs_ordered
-        places: list[tuple[str, str]] = [
-            *((item, PLACE_PATH) for item in path_dirs),
-            (system32, PLACE_SYSTEM32),
-        ]
-        linux_host = None
-    else:
-        linux_host = host or detect_linux_host()
-        ld_dirs = [item for item in split_search_path(env.get("LD_LIBRARY_PATH")) if item != "."]
-        cache_dirs = (
-            list(dict.fromkeys(os.path.dirname(entry.path) for entry in cache.entries))
-            if cache is not None
-            else []
-        )
-        loader_dirs_ordered = [*ld_dirs, *linux_host.default_dirs]
-        search_order = [*ld_dirs, *cache_dirs, *linux_host.default_dirs]
-        places = [
-            *((item, PLACE_LD_LIBRARY_PATH) for item in ld_dirs),
-            *((item, PLACE_LDCONFIG) for item in cache_dirs),
-            *((item, PLACE_DEFAULT) for item in linux_host.default_dirs),
-        ]
+    loader_dirs_ordered, search_order, places, linux_host = _loader_places(env, windows, cache, host)
     provider_dirs = [(os.path.dirname(path), PLACE_ORT) for _provider, path in provider_libraries]
     places.extend((item, PLACE_LIB_PATH) for item in extra_dirs)
     places.extend(_site_dirs(site_packages, windows))
@@ -278,6 +254,42 @@ def collect_libraries(
         reports=tuple(reports),
         budget_exhausted=exhausted,
     )
+
+
+def _loader_places(
+    env: Mapping[str, str], windows: bool, cache: LdCache | None, host: LinuxHost | None
+) -> tuple[list[str], list[str], list[tuple[str, str]], LinuxHost | None]:
+    """The loader's own folders in its order, the search order, and each folder's place.
+
+    By hand: ``echo $LD_LIBRARY_PATH; ldconfig -p`` (Linux) or ``echo %PATH%`` (Windows).
+    """
+    places: list[tuple[str, str]]
+    if windows:
+        system32, _system16, windows_dir = windows_system_dirs(env)
+        path_dirs = split_windows_path(env.get("PATH") or env.get("Path"))
+        loader_dirs_ordered = [system32, windows_dir, *path_dirs]
+        search_order = loader_dirs_ordered
+        places = [
+            *((item, PLACE_PATH) for item in path_dirs),
+            (system32, PLACE_SYSTEM32),
+        ]
+        linux_host = None
+    else:
+        linux_host = host or detect_linux_host()
+        ld_dirs = [item for item in split_search_path(env.get("LD_LIBRARY_PATH")) if item != "."]
+        cache_dirs = (
+            list(dict.fromkeys(os.path.dirname(entry.path) for entry in cache.entries))
+            if cache is not None
+            else []
+        )
+        loader_dirs_ordered = [*ld_dirs, *linux_host.default_dirs]
+        search_order = [*ld_dirs, *cache_dirs, *linux_host.default_dirs]
+        places = [
+            *((item, PLACE_LD_LIBRARY_PATH) for item in ld_dirs),
+            *((item, PLACE_LDCONFIG) for item in cache_dirs),
+            *((item, PLACE_DEFAULT) for item in linux_host.default_dirs),
+        ]
+    return loader_dirs_ordered, search_order, places, linux_host
 
 
 def _ort_preloaded(provider_path: str, windows: bool) -> dict[str, str]:

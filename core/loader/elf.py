@@ -146,15 +146,7 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
                 dynamic = (p_offset, p_filesz)
         if dynamic is None or dynamic[1] > _MAX_DYNAMIC_BYTES:
             return None
-        stream.seek(dynamic[0])
-        raw = stream.read(dynamic[1])
-        entries: list[tuple[int, int]] = []
-        for d_tag, d_val in struct.iter_unpack(
-            dyn_format, raw[: len(raw) - len(raw) % struct.calcsize(dyn_format)]
-        ):
-            if d_tag == 0:
-                break
-            entries.append((d_tag, d_val))
+        entries = _dynamic_entries(stream, dynamic, dyn_format)
         values = dict(entries)
         strtab_vaddr, strsz = values.get(_DT_STRTAB), values.get(_DT_STRSZ)
         if strtab_vaddr is None or strsz is None or strsz > _MAX_STRTAB_BYTES:
@@ -186,6 +178,20 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
         )
     except (struct.error, OSError, IndexError, ValueError, OverflowError):
         return None
+
+
+def _dynamic_entries(stream: Any, dynamic: tuple[int, int], dyn_format: str) -> list[tuple[int, int]]:
+    """The (d_tag, d_val) pairs of PT_DYNAMIC up to DT_NULL. By hand: ``readelf -d LIB``."""
+    stream.seek(dynamic[0])
+    raw = stream.read(dynamic[1])
+    entries: list[tuple[int, int]] = []
+    for d_tag, d_val in struct.iter_unpack(
+        dyn_format, raw[: len(raw) - len(raw) % struct.calcsize(dyn_format)]
+    ):
+        if d_tag == 0:
+            break
+        entries.append((d_tag, d_val))
+    return entries
 
 
 def _parse_stream(stream: Any) -> ElfDynamic:
