@@ -27,8 +27,10 @@ from fallback_doctor.core.bundle.scan import Detector
 
 _KEY = r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,80}"
 _KV_QUOTED = re.compile(
-    rf"""(?P<kq>["']?)(?P<key>{_KEY})(?P=kq)\s*(?:=|:|=>)\s*"""
-    r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'|(?P<num>-?\d[\d.eE+\-]*)(?![\w.]))"""
+    # The key may be quoted, also with escaped quotes (``\"password\": 123`` inside a JSON string).
+    rf"""(?P<kq>(?:\\?["'])?)(?P<key>{_KEY})(?P=kq)\s*(?:=|:|=>)\s*"""
+    r"""(?:\\"(?P<edq>[^"\\\n]*)\\"|"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'"""
+    r"""|(?P<num>-?\d[\d.eE+\-]*)(?![\w.]))"""
 )
 _KV_LINE = re.compile(
     rf"""^[ \t]*(?:export[ \t]+|set[ \t]+)?(?P<key>{_KEY})[ \t]*(?:=|:)[ \t]*"""
@@ -60,16 +62,21 @@ _URL_USERINFO = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,15}://(?P<val>[^\s/@\"'<>
 
 
 def _quoted_hits(text: str, start: int, end: int) -> Iterable[Raw]:
-    for match in _KV_QUOTED.finditer(text, start, end):
+    position = start
+    while (match := _KV_QUOTED.search(text, position, end)) is not None:
         key = match.group("key")
-        group = next(name for name in ("dq", "sq", "num") if match.group(name) is not None)
+        group = next(name for name in ("edq", "dq", "sq", "num") if match.group(name) is not None)
         value = match.group(group)
+        position = match.end()
         if SERIAL_KEY.search(key) and value:
             yield match.start(group), match.end(group), "serial", IDENTITY, value
-        elif group == "num" and COUNT_LIKE.search(key):
-            continue
         elif is_secret_key(key) and value.strip().lower() not in NOT_A_VALUE:
-            yield match.start(group), match.end(group), kind_of_key(key), SECRET, None
+            if not (group == "num" and COUNT_LIKE.search(key)):
+                yield match.start(group), match.end(group), kind_of_key(key), SECRET, None
+        elif group in ("dq", "sq", "edq"):
+            # A harmless key's quoted value may open the next pair (``A= "password": 123``):
+            # search on from its opening quote, so that pair is not swallowed by this one.
+            position = match.start(group) - (2 if group == "edq" else 1)
 
 
 def key_value_hits(

@@ -318,7 +318,11 @@ def readers() -> list[Reader]:
             "bareun.json through the redactor",
             bareun_json,
             _redact_bareun,
-            examples=('{"password": 987654321, "licenseKey": 91827364, "note": "x\\ud800y"}',),
+            examples=(
+                '{"password": 987654321, "licenseKey": 91827364, "note": "x\\ud800y"}',
+                # Found by the 10,000-example run: a harmless key's value opening a secret pair.
+                '{"password": {"hostname": "A= \\"password\\": 987654321"}}',
+            ),
         ),
         Reader("report document through export", report_documents(), _export),
         Reader("bundle zip: open and show", bundle_zips(), _open_zip),
