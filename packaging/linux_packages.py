@@ -28,10 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from build import NAME, ROOT, version
 from desktop.make_icons import APP_ID, render
 from elfinfo import dotted, folder_needs
-
-from build import NAME, ROOT, version
 
 PACKAGE = "gpu-fallback-doctor"
 DESKTOP = Path(__file__).resolve().parent / "desktop"
