@@ -87,7 +87,7 @@ def test_a_quoted_sentence_is_not_followed_by_a_second_full_stop() -> None:
         params={"strict": "fallback to CPU EP has been explicitly disabled by the user.", "provider": "CUDA"},
     )
     assert "by the user.." not in finding.detail
-    assert "by the user. CPU baseline" in finding.detail
+    assert "by the user. There is no GPU figure" in finding.detail
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
