@@ -41,6 +41,7 @@ def add_parser(subparsers: Any) -> None:
     show.add_argument("file", metavar="FILE")
     show.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text report")
     show.add_argument("--json", action="store_true", help="print the report document as JSON")
+    show.add_argument("--verbose", "-v", action="store_true", help="every finding's detail and evidence")
     show.set_defaults(handler=run)
     verify = actions.add_parser(
         "verify", help="check every file against the manifest (0 good, 1 mismatch, 2 refused)"
@@ -78,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
     """``bundle show`` / ``bundle verify``."""
     if args.bundle_command == "verify":
         return _verify(args.file)
-    return _show(args.file, args.lang, args.json)
+    return _show(args.file, args.lang, args.json, verbose=args.verbose)
 
 
-def _show(path: str, lang: str | None, as_json: bool) -> int:
+def _show(path: str, lang: str | None, as_json: bool, *, verbose: bool = False) -> int:
     from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle
     from fallback_doctor.core.report import render_text
 
@@ -99,7 +100,7 @@ def _show(path: str, lang: str | None, as_json: bool) -> int:
         write_error(opened.origin())
         for problem in opened.integrity_problems:
             write_error(f"warning: {problem}")
-        write_text(render_text(opened.document, lang or default_language()))
+        write_text(render_text(opened.document, lang or default_language(), verbose=verbose))
     return EXIT_OK
 
 

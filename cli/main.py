@@ -117,6 +117,12 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         help="the running server's process id (default: found by executable, library or port)",
     )
     diag.add_argument("--json", action="store_true", help="print the versioned JSON report")
+    diag.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="the text report with every finding's detail and evidence",
+    )
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
     diag.add_argument(
         "--runs", type=int, default=20, metavar="N", help="timed runs per session in the test inference"
@@ -205,7 +211,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
         if write_json(document):
             return EXIT_USAGE
     else:
-        write_text(render_text(document, args.lang or default_language()))
+        write_text(render_text(document, args.lang or default_language(), verbose=args.verbose))
     if args.bundle:
         from fallback_doctor.cli.bundle import export_from_cli
 

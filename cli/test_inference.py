@@ -285,9 +285,12 @@ def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
         if finding.remediation is not None:
             fix = texts.get("fix") or finding.remediation.summary
             if fix:
-                lines.append(f"  Fix: {fix}")
+                lines.append(f"  {label('report.fix', lang)}: {fix}")
             for command in finding.remediation.commands:
                 lines.append(f"    {command}")
+            verify = texts.get("verify") or finding.remediation.verify
+            if verify:
+                lines.append(f"  {label('report.verify', lang)}: {verify}")
     return lines
 
 

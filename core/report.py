@@ -83,53 +83,118 @@ def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
     }
 
 
-def render_text(document: dict[str, Any], lang: str = "en", width: int = 100) -> str:
-    """The report for people: the verdict first, then each finding with its evidence and fix."""
+SUMMARY_FULL_CAUSES = 3
+"""How many causes the one-screen summary shows with their fixes (the rest: one line each)."""
+
+
+def render_text(
+    document: dict[str, Any], lang: str = "en", width: int = 100, *, verbose: bool = False
+) -> str:
+    """The report for people: the verdict first, then the ranked causes with their fixes.
+
+    By default one screen (like ``systemctl status``): the verdict, what was diagnosed, the test
+    inference, the first causes with fix, commands and how to verify, the rest one line each.
+    ``verbose`` adds every finding's detail and evidence.
+    """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
-    lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", ""]
+    lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}"]
+    lines.extend(_machine_line(document, lang))
+    lines.append("")
     lines.extend(inference_lines(document, lang))
     findings = document.get("findings", [])
     if not findings:
         lines.append(labels["none"])
-    else:
+    elif verbose:
         lines.append(labels["findings"] + ":")
-    for number, finding in enumerate(findings, start=1):
-        text = finding_text(finding, lang)
-        lines.append("")
-        lines.append(
-            f"{number}. [{finding['severity'].upper()}] {text['title']}"
-            f"  ({finding['layer']} / {finding['cause']} / {finding['id']})"
+        for number, finding in enumerate(findings, start=1):
+            lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=True))
+    else:
+        lines.extend(_summary_lines(findings, lang, width, labels))
+    return "\n".join(lines) + "\n"
+
+
+def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
+    platform = (document.get("environment") or {}).get("platform") or {}
+    if not isinstance(platform, Mapping):
+        return []
+    machine = ", ".join(
+        str(part)
+        for part in (platform.get("os_name") or platform.get("system"), platform.get("machine"))
+        if part
+    )
+    target = document.get("target") or {}
+    what = " ".join(str(target.get(key)) for key in ("kind", "python", "bareun_root") if target.get(key))
+    if not machine and not what:
+        return []
+    return [
+        label(
+            "summary.machine",
+            lang,
+            machine=machine or "?",
+            target=what or "?",
+            created=document.get("created", ""),
         )
+    ]
+
+
+def _summary_lines(
+    findings: list[dict[str, Any]], lang: str, width: int, labels: dict[str, str]
+) -> list[str]:
+    serious = [finding for finding in findings if finding.get("severity") in {"critical", "error"}]
+    full = (serious or findings)[:SUMMARY_FULL_CAUSES]
+    rest = [finding for finding in findings if not any(finding is shown for shown in full)]
+    lines = [label("summary.causes", lang)]
+    for number, finding in enumerate(full, start=1):
+        lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=False))
+    if rest:
+        lines.extend(["", label("summary.also", lang, count=len(rest))])
+        for finding in rest:
+            title = finding_text(finding, lang)["title"]
+            lines.append(f"  - [{finding['severity'].upper()}] {title}")
+    lines.extend(["", label("summary.more", lang)])
+    return lines
+
+
+def _finding_lines(
+    number: int, finding: dict[str, Any], lang: str, width: int, labels: dict[str, str], *, verbose: bool
+) -> list[str]:
+    text = finding_text(finding, lang)
+    where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
+    lines = ["", f"{number}. [{finding['severity'].upper()}] {text['title']}  ({where})"]
+    if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
         )
-        evidence = finding.get("evidence") or []
-        if evidence:
-            lines.append(f"   {labels['evidence']}:")
-            for item in evidence[:12]:
-                where = ""
-                if item.get("source"):
-                    where = f" ({item['source']}" + (f":{item['line']}" if item.get("line") else "") + ")"
-                lines.append(f"     - {item['label']}: {item['value']}{where}")
-            if len(evidence) > 12:
-                lines.append(f"     … {len(evidence) - 12} more in --json")
-        remediation = finding.get("remediation") or {}
-        if text["fix"]:
-            lines.extend(
-                textwrap.wrap(
-                    text["fix"],
-                    width=width,
-                    initial_indent=f"   {labels['fix']}: ",
-                    subsequent_indent="        ",
-                )
+        lines.extend(_evidence_lines(finding.get("evidence") or [], labels))
+    remediation = finding.get("remediation") or {}
+    if text["fix"]:
+        lines.extend(
+            textwrap.wrap(
+                text["fix"], width=width, initial_indent=f"   {labels['fix']}: ", subsequent_indent="        "
             )
-        for style, step_text in remedy_lines(remediation, lang):
-            prefix = "$ " if style == "command" else ("    " if style == "code" else "")
-            lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
-        if text["verify"]:
-            lines.append(f"   {labels['verify']}: {text['verify']}")
-    return "\n".join(lines) + "\n"
+        )
+    for style, step_text in remedy_lines(remediation, lang):
+        prefix = "$ " if style == "command" else ("    " if style == "code" else "")
+        lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
+    if text["verify"]:
+        lines.append(f"   {labels['verify']}: {text['verify']}")
+    return lines
+
+
+def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str]) -> list[str]:
+    if not evidence:
+        return []
+    lines = [f"   {labels['evidence']}:"]
+    for item in evidence[:12]:
+        where = ""
+        source = item.get("source")
+        if source and str(source) != str(item.get("value")):  # "log: X (X)" says X once
+            where = f" ({source}" + (f":{item['line']}" if item.get("line") else "") + ")"
+        lines.append(f"     - {item['label']}: {item['value']}{where}")
+    if len(evidence) > 12:
+        lines.append(f"     … {len(evidence) - 12} more in --json")
+    return lines
 
 
 _REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "evidence")

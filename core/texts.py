@@ -16,7 +16,8 @@ Each file maps a finding id to its texts::
         "ko": {"title": "...", "detail": "...", "fix": "..."},
         "source": "where the facts in the text come from"}}
 
-Templates use str.format fields filled from the check's parameters.
+Templates use str.format fields filled from the check's parameters; a Korean particle after a
+field is a spec, ``{library:이/가}``, chosen by how the value is read (core/particles.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity, Step, step_shell
+from fallback_doctor.core.particles import fill
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
 
@@ -97,7 +99,7 @@ def label(key: str, lang: str = "en", /, **params: Any) -> str:
     """The label ``key`` in ``lang`` (English where that language lacks it), ``params`` filled in."""
     entry = load_labels()[key]
     text = entry.get(lang) or entry["en"]
-    return text.format(**params) if params else text
+    return fill(text, params) if params else text
 
 
 def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str, str]:
@@ -107,9 +109,9 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
         raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/")
     texts = entry.get(lang) or entry["en"]
     mapping = _Defaulting({key: _stringify(value) for key, value in params.items()})
-    rendered = {part: str(texts.get(part, "")).format_map(mapping) for part in ("title", "detail", "fix")}
+    rendered = {part: fill(str(texts.get(part, "")), mapping) for part in ("title", "detail", "fix")}
     if texts.get("verify"):
-        rendered["verify"] = str(texts["verify"]).format_map(mapping)
+        rendered["verify"] = fill(str(texts["verify"]), mapping)
     return rendered
 
 

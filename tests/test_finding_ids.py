@@ -42,7 +42,6 @@ VERIFY_TO_WRITE: dict[str, str] = {
     "log.unreadable": "h12 (log texts)",
     "log.fell_back": "h12 (log texts)",
     "log.cause": "h12 (log texts)",
-    "inference.failed": "h14 (inference texts)",
     "inference.partial_placement": "h14 (inference texts)",
     "inference.outputs_differ": "h14 (inference texts)",
     "inference.probe_failed": "h14 (inference texts)",

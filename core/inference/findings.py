@@ -58,7 +58,7 @@ _QUOTE_CAUSES: tuple[tuple[str, Cause], ...] = (
 
 _STAGE_WORDS: dict[Stage, str] = {
     Stage.NOTHING: "ONNX Runtime not even loaded",
-    Stage.RUNTIME_LOADED: "ONNX Runtime loaded, the GPU provider's libraries not",
+    Stage.RUNTIME_LOADED: "ONNX Runtime loaded, but not the GPU provider's libraries",
     Stage.LIBRARIES_LOADED: "the GPU provider's libraries loaded, the provider not created",
     Stage.PROVIDER_CREATED: "the GPU provider created, no session",
     Stage.SESSION_CREATED: "a GPU session created",

@@ -115,7 +115,7 @@ class SourceStatus:
         return self.state == SOURCE_OK
 
     def sentence(self) -> str:
-        """One line for people: "NVML: <reason>", or "NVML: sampling" when it works."""
+        """One line for people: "NVML: <reason>", or "NVML: read throughout the probe"."""
         label = _SOURCE_LABELS.get(self.source, self.source)
         if self.reason:
             return f"{label}: {self.reason}"
@@ -139,9 +139,14 @@ class SourceStatus:
         )
 
 
-_SOURCE_LABELS = {"nvml": "NVML", "psutil": "probe CPU (psutil)", "replay": "replay", "none": "no source"}
+_SOURCE_LABELS = {
+    "nvml": "NVML",
+    "psutil": "the probe's CPU use (psutil)",
+    "replay": "replay",
+    "none": "no source",
+}
 _STATE_WORDS = {
-    SOURCE_OK: "sampling",
+    SOURCE_OK: "read throughout the probe",
     SOURCE_UNAVAILABLE: "not available",
     SOURCE_FINISHED: "finished",
     SOURCE_NOT_STARTED: "not started",

@@ -177,7 +177,7 @@ def test_a_wizard_bundle_shows_everywhere_what_its_pages_showed(
     cpu_p50, gpu_p50 = shown["cpu"][0][1], shown["gpu"][0][2]
     assert cpu_p50.endswith("ms") and gpu_p50.endswith("ms")
     text = subprocess.run(
-        [sys.executable, "-m", "fallback_doctor", "bundle", "show", "--lang", "en", str(path)],
+        [sys.executable, "-m", "fallback_doctor", "bundle", "show", "--verbose", "--lang", "en", str(path)],
         capture_output=True,
         text=True,
         timeout=120,

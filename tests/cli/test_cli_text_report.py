@@ -1,0 +1,110 @@
+"""The text report (issue 13): one screen by default, the evidence with --verbose; no doubled
+full stop, no "X (X)" evidence; test-inference points only at what it prints and says how to verify."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fallback_doctor.cli.test_inference import _finding_lines
+from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.report import SUMMARY_FULL_CAUSES, render_text
+from fallback_doctor.core.texts import make_finding
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "bundle"))
+
+ONE_SCREEN = 50
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    from bundle_plants import real_document
+
+    found = real_document()  # a real quick diagnosis of this machine: no GPU here, several findings
+    assert len(found["findings"]) >= 2
+    return found
+
+
+def _with_many_findings(document: dict[str, Any], count: int = 8) -> dict[str, Any]:
+    many = copy.deepcopy(document)
+    findings = many["findings"]
+    while len(findings) < count:
+        findings.append(copy.deepcopy(findings[len(findings) % len(document["findings"])]))
+    return many
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_default_text_is_one_screen_with_causes_fixes_and_verify(
+    document: dict[str, Any], lang: str
+) -> None:
+    many = _with_many_findings(document)
+    text = render_text(many, lang)
+    lines = text.splitlines()
+    verdict_word = "Verdict" if lang == "en" else "판정"
+    assert lines[0].startswith(f"{verdict_word}: {many['verdict']}")
+    first = many["findings"][0]["texts"][lang]
+    assert first["title"] in text
+    assert first["fix"].split()[0] in text
+    if first.get("verify"):
+        assert first["verify"] in text
+    evidence_word = "Evidence:" if lang == "en" else "근거:"
+    assert evidence_word not in text
+    # the first causes in full, every other one on a line of its own, nothing cut with "…"
+    for finding in many["findings"][SUMMARY_FULL_CAUSES:]:
+        assert any(line.endswith(finding["texts"][lang]["title"]) for line in lines)
+    assert "--verbose" in text
+    assert len(lines) <= ONE_SCREEN, text
+
+
+def test_verbose_has_every_finding_with_its_evidence(document: dict[str, Any]) -> None:
+    text = render_text(document, "en", verbose=True)
+    assert "Evidence:" in text
+    for finding in document["findings"]:
+        assert finding["id"] in text
+        assert finding["texts"]["en"]["detail"][:40] in text
+    assert len(text.splitlines()) > len(render_text(document, "en").splitlines())
+
+
+def test_evidence_whose_source_is_its_value_says_it_once(document: dict[str, Any]) -> None:
+    changed = copy.deepcopy(document)
+    changed["findings"][0]["evidence"] = [
+        {"label": "log", "value": "/var/log/app.log", "source": "/var/log/app.log"}
+    ]
+    text = render_text(changed, "en", verbose=True)
+    assert "- log: /var/log/app.log\n" in text
+    assert "(/var/log/app.log)" not in text
+
+
+def test_a_quoted_sentence_is_not_followed_by_a_second_full_stop() -> None:
+    finding = make_finding(
+        "inference.fell_back",
+        "cuda_runtime_missing",
+        Layer.CUDA,
+        Severity.ERROR,
+        params={"strict": "fallback to CPU EP has been explicitly disabled by the user.", "provider": "CUDA"},
+    )
+    assert "by the user.." not in finding.detail
+    assert "by the user. There is no GPU figure" in finding.detail
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_test_inference_names_only_what_it_prints_and_says_how_to_verify(lang: str) -> None:
+    finding = make_finding(
+        "inference.failed",
+        "cuda_runtime_missing",
+        Layer.CUDA,
+        Severity.ERROR,
+        params={
+            "runtime": "ONNX Runtime 1.31.1",
+            "requested": "CUDAExecutionProvider",
+            "error": "x",
+            "quote": "y",
+        },
+    )
+    text = "\n".join(_finding_lines([finding], lang))
+    assert "layer findings" not in text and "계층별 결과" not in text
+    assert "fallback-doctor diagnose" in text
+    assert ("Verify: " if lang == "en" else "확인 방법: ") in text
