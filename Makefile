@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: wizard test lint setup package package-test wheelhouse bench
+.PHONY: wizard test test-slow lint setup package package-test wheelhouse bench
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
@@ -32,6 +32,11 @@ lint: $(BIN)/.installed
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# The 10,000-example Hypothesis runs of every reader of outside input (about 45 minutes on two
+# cores, so not part of `make test`).
+test-slow: $(BIN)/.installed
+	QT_QPA_PLATFORM=offscreen GFD_SLOW=1 GFD_HOSTILE_SLOW=1 $(BIN)/python -m pytest -m slow tests/hostile tests/core/bundle/test_bundle_open.py
 
 # The frozen one-folder build, its .tar.gz, the .deb (and .rpm where rpmbuild is installed),
 # all under dist/ (packaging/README.md). The tests build it themselves, cached by source hash
