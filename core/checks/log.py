@@ -25,6 +25,7 @@ from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
 from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
+from fallback_doctor.core.particles import fill
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import LANGUAGES, load_texts, render_text
 
@@ -124,7 +125,7 @@ def _cause_texts(cause: str, lang: str) -> dict[str, str]:
 def _phrase(key: str, lang: str, params: dict[str, Any]) -> str:
     entry = load_texts()[LOG_CAUSE_ID]
     template = str((entry.get(lang) or entry["en"]).get(key, ""))
-    return template.format(**{name: _join(value) for name, value in params.items()})
+    return fill(template, {name: _join(value) for name, value in params.items()})
 
 
 def _join(value: Any) -> str:

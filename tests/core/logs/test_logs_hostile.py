@@ -197,6 +197,7 @@ def test_diagnose_log_on_a_fifo_says_why_not_no_such_file(tmp_path: Path) -> Non
             "log",
             "--log",
             str(fifo),
+            "--verbose",  # the evidence (why the file was not read) is in the full report
         ],
         capture_output=True,
         text=True,
