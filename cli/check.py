@@ -17,7 +17,8 @@ import os
 import sys
 from typing import Any
 
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.cli.common import target_spec
+from fallback_doctor.core.targets.spec import TargetKind
 
 
 def _pid(text: str) -> int:
@@ -25,18 +26,6 @@ def _pid(text: str) -> int:
     if not text.isdigit() or int(text) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a process id")
     return int(text)
-
-
-def target_spec(args: argparse.Namespace) -> TargetSpec:
-    """The target of ``check``'s options (those of ``diagnose``)."""
-    return TargetSpec(
-        kind=TargetKind(args.target),
-        python=args.python,
-        bareun_root=args.bareun_root,
-        config=args.config,
-        logs=tuple(args.log or ()),
-        pid=args.pid,
-    )
 
 
 def add_parser(subparsers: Any) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 from fallback_doctor.core.texts import system_language
 
 
@@ -37,3 +40,16 @@ def install_signal_handlers() -> None:
         number = getattr(signal, name, None)
         if number is not None:
             signal.signal(number, stop)
+
+
+def target_spec(args: argparse.Namespace) -> TargetSpec:
+    """The TargetSpec of the target options ``diagnose`` and ``check`` share."""
+    return TargetSpec(
+        kind=TargetKind(args.target),
+        python=args.python,
+        bareun_root=args.bareun_root,
+        config=args.config,
+        logs=tuple(args.log or ()),
+        pid=args.pid,
+        lib_dir=getattr(args, "lib_dir", None),
+    )

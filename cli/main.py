@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor import __version__
-from fallback_doctor.cli.common import UsageError, default_language, install_signal_handlers
+from fallback_doctor.cli.common import (
+    UsageError,
+    default_language,
+    install_signal_handlers,
+    target_spec,
+)
 from fallback_doctor.cli.output import write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
@@ -18,7 +23,7 @@ from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
 from fallback_doctor.core.targets.resolve import TargetNotFound
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.targets.spec import TargetKind
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
@@ -165,19 +170,6 @@ def _pid(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a process id")
     return value
-
-
-def target_spec(args: argparse.Namespace) -> TargetSpec:
-    """The TargetSpec of `diagnose`'s options."""
-    return TargetSpec(
-        kind=TargetKind(args.target),
-        python=args.python,
-        bareun_root=args.bareun_root,
-        config=args.config,
-        logs=tuple(args.log or ()),
-        pid=args.pid,
-        lib_dir=getattr(args, "lib_dir", None),
-    )
 
 
 def _say_before_inference(step: str) -> None:
