@@ -22,17 +22,47 @@ from fallback_doctor.core.checks.resolution import (
 )
 from fallback_doctor.core.knowledge.cuda_packages import tensorrt_packages
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
+
+_NOT_ASKED = "nothing says so (no configuration, server mapping, log line or ORT_TENSORRT_* setting)"
+
+
+def tensorrt_asked(snapshot: EnvironmentSnapshot) -> str | None:
+    """Why we know the application asks for TensorRT, or None when nothing says it does.
+
+    ONNX Runtime only opens the TensorRT provider when a session asks for
+    TensorrtExecutionProvider, so a TensorRT that cannot load matters only then. The signs: the
+    configuration asks for it, the running server has the provider library mapped, the log
+    shows ONNX Runtime trying it, or ORT_TENSORRT_* settings in the application's environment.
+    By hand: ``grep -i tensorrt <config> <log>`` and ``grep tensorrt /proc/PID/maps``.
+    """
+    target = snapshot.target
+    if target is not None and target.requested_provider == "tensorrt":
+        return f"the configuration asks for it ({target.config_path or 'executionProvider'})"
+    process = snapshot.process
+    if process is not None and any(lib.family == "ort_provider_tensorrt" for lib in process.mapped_libraries):
+        return f"the running server (PID {process.pid}) has the TensorRT provider mapped"
+    log = snapshot.log
+    if log is not None and any(c.cause == Cause.TENSORRT_MISSING.value for c in log.causes):
+        return "the log shows ONNX Runtime trying the TensorRT provider"
+    environments = [snapshot.environment, process.environment if process else None]
+    for environment in environments:
+        named = sorted(key for key in environment or {} if key.startswith("ORT_TENSORRT_"))
+        if named:
+            return f"the environment sets {', '.join(named)}"
+    return None
 
 
 def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """The TensorRT provider library is present but TensorRT itself is not loadable.
 
-    A warning: the CUDA provider can still run the model. By hand:
+    A warning when the application asks for TensorRT (:func:`tensorrt_asked`), a note otherwise:
+    the CUDA provider can still run the model. By hand:
     ``ldd <libonnxruntime_providers_tensorrt.so> | grep nvinfer``.
     """
+    asked = tensorrt_asked(snapshot)
     libraries = snapshot.libraries
     if libraries is None:
         return
@@ -59,7 +89,7 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             finding_id,
             Cause.TENSORRT_MISSING,
             Layer.TENSORRT,
-            Severity.WARNING,
+            Severity.WARNING if asked else Severity.INFO,
             params={
                 "provider": report.provider,
                 "provider_path": report.root,
@@ -70,7 +100,10 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "cuda_major": cuda_major if cuda_major is not None else "?",
                 "verify_command": verify_command(snapshot, report, windows),
             },
-            evidence=resolution_evidence(missing),
+            evidence=(
+                *resolution_evidence(missing),
+                Evidence("TensorRT asked for", asked or _NOT_ASKED),
+            ),
             steps=tuple(steps),
         )
 

@@ -9,7 +9,8 @@ from fallback_doctor.core.model import Layer, Severity
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 FINDINGS: tuple[FindingSpec, ...] = (
-    FindingSpec("tensorrt.missing", Cause.TENSORRT_MISSING, Layer.TENSORRT, WARNING),
-    FindingSpec("tensorrt.other_major", Cause.TENSORRT_MISSING, Layer.TENSORRT, WARNING),
+    # A warning when the application asks for TensorRT, a note otherwise (checks/tensorrt.py).
+    FindingSpec("tensorrt.missing", Cause.TENSORRT_MISSING, Layer.TENSORRT, (WARNING, INFO)),
+    FindingSpec("tensorrt.other_major", Cause.TENSORRT_MISSING, Layer.TENSORRT, (WARNING, INFO)),
     FindingSpec("tensorrt.shadowed_by_other_major", Cause.TENSORRT_MISSING, Layer.TENSORRT, ERROR),
 )

@@ -260,6 +260,19 @@ def test_tensorrt_provider_without_libnvinfer(diagnosis, ort):
     _absent(diag, "cuda_runtime_missing", "cuda_major_mismatch", "cudnn_missing", "cudnn_major_mismatch")
 
 
+def test_tensorrt_is_a_warning_only_when_the_application_asks_for_it(diagnosis, stack):
+    """ONNX Runtime opens the TensorRT provider only for a session that asks for it: without a sign
+    that the application does, a TensorRT that cannot load is a note, not a cause."""
+    [plain] = [f for f in diagnosis("s8_tensorrt").findings if f["id"] == "tensorrt.missing"]
+    assert plain["severity"] == "info", plain
+    assert any(e["value"].startswith("nothing says so") for e in plain["evidence"]), plain["evidence"]
+    sc = runs.SCENARIOS["s8_tensorrt"]
+    asked = runs.run_diagnose(stack(sc.stack), {**sc.env(), "ORT_TENSORRT_FP16_ENABLE": "1"})
+    [warned] = [f for f in asked.findings if f["id"] == "tensorrt.missing"]
+    assert warned["severity"] == "warning", warned
+    assert any("ORT_TENSORRT_FP16_ENABLE" in e["value"] for e in warned["evidence"]), warned["evidence"]
+
+
 @pytest.mark.parametrize("scenario_id", ["s3_no_cuda", "s5_no_cudnn", "s9_cuda12_full_stack"])
 def test_tensorrt_reported_for_every_gpu_build(diagnosis, scenario_id):
     diag = diagnosis(scenario_id)
