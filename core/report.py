@@ -18,6 +18,7 @@ from fallback_doctor.core.document import (
     checked,
     to_jsonable,
 )
+from fallback_doctor.core.inference.tried import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.texts import has_label, label
 
@@ -177,6 +178,16 @@ def _finding_lines(
     for style, step_text in remedy_lines(remediation, lang):
         prefix = "$ " if style == "command" else ("    " if style == "code" else "")
         lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
+    for item in finding.get("evidence") or ():
+        if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
+            lines.extend(
+                textwrap.wrap(
+                    str(item.get("value")),
+                    width=width,
+                    initial_indent=f"   {labels['tried']}: ",
+                    subsequent_indent="        ",
+                )
+            )
     if text["verify"]:
         lines.append(f"   {labels['verify']}: {text['verify']}")
     return lines
@@ -197,7 +208,7 @@ def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str]) -> l
     return lines
 
 
-_REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "evidence")
+_REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "evidence", "tried")
 
 
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:

@@ -38,3 +38,18 @@ def test_full_diagnosis_quotes_onnx_runtime_and_the_strict_run(diagnosis, ort):
     assert "libcublasLt.so.13" in text
     assert "libcublasLt.so.13" in own.output
     assert "disable_cpu_ep_fallback" in text or "explicitly disabled" in text
+
+
+def test_the_loader_path_fix_is_tried_and_the_finding_says_what_onnx_runtime_did(diagnosis, ort):
+    """Tried, not only advised: the wheels are installed but not on the loader path; the test
+    inference runs ONNX Runtime with their folders first, and the finding whose remedy that is
+    says where ONNX Runtime stops then (the driver), in the default text report too."""
+    diag = diagnosis("s4_wheels_not_on_path", "--full", "--runs", "2")
+    [finding] = [f for f in diag.findings if f["id"] == "cuda.runtime_not_on_loader_path"]
+    [tried] = [e["value"] for e in finding["evidence"] if e["label"] == "tried here"]
+    assert "LD_LIBRARY_PATH=" in tried and "nvidia/cu13/lib" in tried, tried
+    assert "now stops at libcuda.so.1 instead of libcublasLt.so.13" in tried, tried
+    # ONNX Runtime itself agrees: with that folder first it fails on the driver only.
+    folder = tried.split("LD_LIBRARY_PATH=", 1)[1].split(" first", 1)[0]
+    own = ort("s4_wheels_not_on_path", ld_path=folder)
+    assert "libcuda.so.1" in own.output and "libcublasLt.so.13" not in own.output, own.output[-2000:]
