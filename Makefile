@@ -32,11 +32,12 @@ lint: $(BIN)/.installed
 
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	$(MAKE) test-slow
 
-# The 10,000-example Hypothesis runs of every reader of outside input (about 45 minutes on two
-# cores, so not part of `make test`).
+# The 10,000-example Hypothesis runs of every reader of outside input, on every core (pytest-xdist;
+# about 8 minutes on two cores). Part of `make test`; alone with `make test-slow`.
 test-slow: $(BIN)/.installed
-	QT_QPA_PLATFORM=offscreen GFD_SLOW=1 GFD_HOSTILE_SLOW=1 $(BIN)/python -m pytest -m slow tests/hostile tests/core/bundle/test_bundle_open.py
+	QT_QPA_PLATFORM=offscreen GFD_SLOW=1 GFD_HOSTILE_SLOW=1 $(BIN)/python -m pytest -m slow -n auto --dist worksteal tests/hostile tests/core/bundle/test_bundle_open.py
 
 # The frozen one-folder build, its .tar.gz, the .deb (and .rpm where rpmbuild is installed),
 # all under dist/ (packaging/README.md). The tests build it themselves, cached by source hash

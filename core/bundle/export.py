@@ -99,6 +99,7 @@ def prepare_bundle(
     options = options or BundleOptions()
     created = options.created or _now()
     candidates, cuts = _candidates(document, extras, options.limits)
+    cuts.extend(_bound_candidates(candidates, options.limits.total))
     redactor = Redactor(
         pseudonyms,
         extra_literals=options.redact_more,
@@ -120,7 +121,7 @@ def prepare_bundle(
         result.members.append(_member(candidate, redactor, options, final_names, result))
     _add_derived(result, options)
     members, total_cuts = _bound_total(result.members, options.limits.total)
-    cuts.extend(total_cuts)
+    cuts = _merged_cuts([*cuts, *total_cuts])
     return BundlePreview(tuple(members), options, created, result.document, redactor.pseudonyms, tuple(cuts))
 
 
@@ -260,6 +261,49 @@ def _unique(name: str, used: set[str]) -> str:
         if candidate not in used:
             return candidate
         number += 1
+
+
+def _merged_cuts(cuts: list[Cut]) -> list[Cut]:
+    """One cut per member and reason: shortened before redaction and again after it is one cut."""
+    merged: dict[tuple[str, str], Cut] = {}
+    for cut in cuts:
+        earlier = merged.get((cut.member, cut.why))
+        merged[(cut.member, cut.why)] = cut if earlier is None else replace(earlier, kept_size=cut.kept_size)
+    return list(merged.values())
+
+
+def _bound_candidates(candidates: list[_Candidate], total: int) -> list[Cut]:
+    """Shorten the largest texts before they are redacted, so memory stays bounded by ``total``.
+
+    The same rule as :func:`_bound_total` (the end of a log is kept, the start of other files),
+    applied to the texts as read: redaction then never holds more than the bundle can carry.
+    """
+    cuts: list[Cut] = []
+    sizes = {id(c): len(c.text.encode("utf-8", "surrogatepass")) for c in candidates if c.text is not None}
+    current = sum(sizes.values())
+    trimmable = [
+        c for c in candidates if c.text is not None and c.kind in ("log", "other", "probe", "config")
+    ]
+    for candidate in sorted(trimmable, key=lambda c: -sizes[id(c)]):
+        if current <= total or candidate.text is None:
+            break
+        old = sizes[id(candidate)]
+        keep = max(0, old - (current - total))
+        encoded = candidate.text.encode("utf-8", "surrogatepass")
+        kept = encoded[len(encoded) - keep :] if candidate.kind == "log" else encoded[:keep]
+        candidate.text = kept.decode("utf-8", errors="ignore")
+        candidate.cut += old - len(kept)
+        why = "shortened" if keep else "emptied"
+        cuts.append(
+            Cut(
+                candidate.name,
+                f"{why}: the bundle's total size bound ({total} bytes) was reached",
+                old,
+                len(kept),
+            )
+        )
+        current -= old - len(kept)
+    return cuts
 
 
 def _bound_total(members: list[MemberPreview], total: int) -> tuple[list[MemberPreview], list[Cut]]:

@@ -201,7 +201,9 @@ def read_members(path: str | Path, limits: OpenLimits | None = None) -> dict[str
         with open(path, "rb") as stream:
             try:
                 archive = zipfile.ZipFile(stream)
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as error:
+                # NotImplementedError: a central directory entry claims a zip version or feature
+                # (multi-disk) that zipfile refuses while reading the directory itself.
                 raise BundleRefusedError(f"{path}: not a zip file ({error})", None, "not_a_bundle") from None
             with archive:
                 return _read_archive(archive, stream, size, limits)

@@ -1,6 +1,7 @@
 """The 10,000-example runs happen when asked for: ``pytest -m slow tests/hostile`` (or GFD_HOSTILE_SLOW=1).
 
-They take minutes; the ordinary run (``make test``) tries each reader a hundred times instead.
+``make test`` asks for them in its second pytest run (``make test-slow``, on every core); its first
+run tries each reader a hundred times and skips these.
 """
 
 from __future__ import annotations

@@ -8,9 +8,11 @@ attack run of issue 10 are kept as explicit examples (EXAMPLES). Shared by the q
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
+import os
 import struct
 import zipfile
 from collections.abc import Callable
@@ -59,18 +61,23 @@ texts = st.lists(st.sampled_from(PLANTS) | st.text(max_size=24), max_size=12).ma
 )
 """Text the redactor meets in logs and configuration: plants among random words."""
 
-_leaf = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | texts
+_short_texts = st.lists(st.sampled_from(PLANTS) | st.text(max_size=16), max_size=4).map(
+    lambda parts: " ".join(parts)
+)
+"""A value's text: fewer parts than a log line's, so that a JSON document of them is cheap to draw."""
+
+_leaf = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | _short_texts
 _key = st.sampled_from(
     ["password", "licenseKey", "hostname", "user", "id", "verdict", "env", "uuid"]
 ) | st.text(max_size=12)
 json_values = st.recursive(
     _leaf,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(_key, children, max_size=5),
-    max_leaves=20,
+    max_leaves=8,
 )
 """JSON values (a bareun.json, a report document's parts)."""
 
-bareun_json = st.dictionaries(_key, json_values, max_size=8).map(lambda value: json.dumps(value))
+bareun_json = st.dictionaries(_key, json_values, max_size=6).map(lambda value: json.dumps(value))
 """bareun.json texts, surrogates and escapes included (json.dumps writes them as \\uXXXX)."""
 
 
@@ -80,10 +87,10 @@ def report_documents(draw: st.DrawFn) -> dict[str, Any]:
     return {
         "schema": "gpu-fallback-doctor/report",
         "schema_version": draw(st.sampled_from([1, 2, "1", 1.0, None])),
-        "verdict": draw(st.sampled_from(["gpu_unusable", "gpu_verified"]) | texts),
+        "verdict": draw(st.sampled_from(["gpu_unusable", "gpu_verified"]) | _short_texts),
         "environment": {
             "environment": draw(
-                st.dictionaries(st.sampled_from(["PATH", "BAREUN_CRED", "ORT_PW", "CUDA_HOME"]), texts)
+                st.dictionaries(st.sampled_from(["PATH", "BAREUN_CRED", "ORT_PW", "CUDA_HOME"]), _short_texts)
             ),
             "target": draw(st.dictionaries(_key, json_values, max_size=4)),
         },
@@ -133,6 +140,14 @@ def _zip(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             archive.writestr(name, data)
     return buffer.getvalue()
+
+
+def _zip_needing_version(version: int) -> bytes:
+    """A valid bundle-like zip whose first central directory entry needs zip version ``version``/10."""
+    data = bytearray(_zip({"manifest.json": b"{}", "report.json": b"{}"}))
+    central = data.find(b"PK\x01\x02")
+    data[central + 6] = version  # "version needed to extract", low byte
+    return bytes(data)
 
 
 _MANIFEST = {"schema": "gpu-fallback-doctor/bundle", "schema_version": 1, "members": []}
@@ -299,12 +314,102 @@ def _to_text(data: bytes) -> object:
     return to_text(data, 64 * 1024)
 
 
+# --- log files (every encoding, gzip, rotations) and bareun.json's own parser ---------------------
+
+_log_line = st.sampled_from(
+    [
+        "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:1295 CreateExecutionProviderFactoryInstance] "
+        "Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*.",
+        "Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.12: cannot open",
+        '{"log":"EP Error x\\n","stream":"stderr","time":"2026-01-01T00:00:00Z"}',
+        "\x1b[31mERROR\x1b[0m CUDA failure 35: CUDA driver version is insufficient",
+        "Bareun server started",
+    ]
+) | st.text(max_size=60)
+_log_text = st.lists(_log_line, max_size=12).map("\n".join)
+log_bytes = st.tuples(
+    _log_text,
+    st.sampled_from(["utf-8", "utf-16", "utf-16-le", "cp949", "latin-1"]),
+    st.sampled_from(["plain", "gzip", "cut gzip", "bytes"]),
+    st.binary(max_size=64),
+).map(lambda parts: _encode_log(*parts))
+"""Log file contents: ONNX Runtime's lines among random text, in an encoding, maybe gzip'd (whole,
+cut short) or plain random bytes."""
+
+
+def _encode_log(text: str, encoding: str, wrapping: str, noise: bytes) -> bytes:
+    data = text.encode(encoding, "replace") if encoding != "utf-8" else text.encode("utf-8", "surrogatepass")
+    if wrapping == "bytes":
+        return noise + data[: len(noise)]
+    if wrapping.endswith("gzip"):
+        data = gzip.compress(data, mtime=0)
+        if wrapping == "cut gzip":
+            data = data[: max(1, len(data) - 1 - len(noise) % 8)]
+    return data
+
+
+class _LogFolder:
+    """One temporary folder for the log reader's files, made once (not per example)."""
+
+    folder: str | None = None
+
+    @classmethod
+    def path(cls, name: str) -> str:
+        import tempfile
+
+        if cls.folder is None:
+            cls.folder = tempfile.mkdtemp(prefix="gfd-hostile-logs-")
+        return f"{cls.folder}/{name}"
+
+
+def _read_log_file(data: bytes) -> object:
+    from fallback_doctor.core.logs.diagnose_log import explain_texts
+    from fallback_doctor.core.logs.rotation import read_log
+
+    gzipped = data[:2] == b"\x1f\x8b"
+    current = _LogFolder.path("app.log")
+    rotated = _LogFolder.path("app.log.1.gz" if gzipped else "app.log.1")
+    for stale in ("app.log.1", "app.log.1.gz"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_LogFolder.path(stale))
+    with open(current, "wb") as handle:
+        handle.write(b"" if gzipped else data)
+    with open(rotated, "wb") as handle:
+        handle.write(data)
+    return explain_texts(read_log(current, budget=16 * 1024))
+
+
+def _read_bareun_config(data: bytes) -> object:
+    from fallback_doctor.core.targets.bareun_config import read_config_bytes
+
+    config = read_config_bytes("/srv/bareun/bareun.json", data, {"BAREUN_ROOT": "/srv/bareun"}, "/srv/bareun")
+    for issue in config.issues:
+        assert issue.line is None or issue.line >= 1, issue
+    return config
+
+
+bareun_config_bytes = st.one_of(
+    bareun_json.map(lambda text: text.encode("utf-8", "surrogatepass")),
+    st.tuples(bareun_json, st.integers(0, 400), st.binary(max_size=8)).map(
+        lambda parts: parts[0].encode("utf-8", "surrogatepass")[: parts[1]] + parts[2]
+    ),
+    st.binary(max_size=200),
+)
+"""bareun.json files: whole, cut anywhere with junk after, or any bytes (a BOM, UTF-16, NULs)."""
+
+
 def _refusals() -> dict[str, tuple[type[BaseException], ...]]:
     from fallback_doctor.core.loader.elf import NotAnElfFile
     from fallback_doctor.core.loader.ldcache import LdCacheParseError
     from fallback_doctor.core.loader.pe import NotAPeFile
+    from fallback_doctor.core.logs.reader import LogReadError
 
-    return {"elf": (NotAnElfFile,), "pe": (NotAPeFile,), "ldcache": (LdCacheParseError,)}
+    return {
+        "elf": (NotAnElfFile,),
+        "pe": (NotAPeFile,),
+        "ldcache": (LdCacheParseError,),
+        "log": (LogReadError,),
+    }
 
 
 def readers() -> list[Reader]:
@@ -325,7 +430,14 @@ def readers() -> list[Reader]:
             ),
         ),
         Reader("report document through export", report_documents(), _export),
-        Reader("bundle zip: open and show", bundle_zips(), _open_zip),
+        Reader(
+            "bundle zip: open and show",
+            bundle_zips(),
+            _open_zip,
+            # Found by the 10,000-example run: a central directory entry whose "version needed to
+            # extract" byte says 8.4 (zipfile raises NotImplementedError while opening).
+            examples=(_zip_needing_version(84),),
+        ),
         Reader("/proc/PID/maps", maps_text, _proc("parse_maps")),
         Reader("/proc/PID/environ", environ_bytes, _proc("parse_environ")),
         Reader("/proc/PID/cgroup", cgroup_text, _proc("parse_cgroup")),
@@ -337,4 +449,6 @@ def readers() -> list[Reader]:
         Reader("PE imports", pe_bytes, _loader("pe", "parse_pe_imports"), refusals["pe"]),
         Reader("ld.so.cache", ldcache_bytes, _loader("ldcache", "parse_ld_so_cache"), refusals["ldcache"]),
         Reader("bundle member text (gzip, UTF-16)", gzip_bytes, _to_text, (ValueError, EOFError)),
+        Reader("log file and its rotation (encodings, gzip)", log_bytes, _read_log_file, refusals["log"]),
+        Reader("bareun.json configuration parser", bareun_config_bytes, _read_bareun_config),
     ]

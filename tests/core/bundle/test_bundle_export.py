@@ -243,6 +243,8 @@ def test_total_bound_shortens_the_largest(document: dict[str, Any]) -> None:
     sizes = sum(len(m.redacted.encode()) for m in preview.included())
     assert sizes <= 200_000
     assert any(cut.member == "logs/a.log" and "total" in cut.why for cut in preview.cuts)
+    # Shortened before redaction (memory stays bounded): the text as read is already within it.
+    assert len(preview.member("logs/a.log").original.encode()) <= 200_000
 
 
 def test_never_overwrites_without_force(document: dict[str, Any], tmp_path: Path) -> None:
