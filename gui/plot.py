@@ -1,9 +1,12 @@
 """The GPU page's live graph: GPU utilization and memory, the probe's CPU use, the probe's phases.
 
-pyqtgraph is imported when the graph is first built (not at start-up). Only the GUI thread
-touches plot items: a QTimer pulls new samples from the sampler (``since``) and calls setData.
-Where there are no GPU readings (no NVML), the GPU plot is replaced by a sentence saying so: a
-flat line would look like an idle GPU. A series from the report (a bundle) draws the same way.
+Two panels painted by the wizard (gui/plot_panel.py: no plotting library is imported, so nothing
+heavy loads on the GUI thread). A QTimer pulls new samples from the sampler (``since``), appends
+them and repaints; the ranges grow in steps. Time is seconds from the series' start (the first
+sample or the first phase mark, whichever is earlier), so it is never negative. Where there are no
+GPU readings (no NVML), the GPU panel is replaced by a sentence saying so: a flat line would look
+like an idle GPU. A series from the report (a bundle) draws the same way. After Stop the graph
+drawn so far is kept (``kept_partial``) until the next run or a new target (``forget``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import math
 from typing import Any
 
 from fallback_doctor.gui.i18n import t
+from fallback_doctor.gui.plot_panel import Curve, PlotPanel, step_up
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
@@ -62,6 +66,12 @@ class GpuPlot(QWidget):
         self._sequence = 0
         self._t0: float | None = None
         self._data: dict[str, list[float]] = {"t": [], "gpu": [], "mem": [], "cpu": []}
+        self._index = 0
+        self._top_cpu = 0.0
+        self._top_mem = 0.0
+        self._last_mark = 0.0
+        self._phase_text = ""
+        self.kept_partial = False
         self.gpu_available: bool | None = None
         self.samples_drawn = 0
         self.timer = QTimer(self)
@@ -71,55 +81,32 @@ class GpuPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def build(self) -> None:
-        """Create the graph (done at an idle moment after start-up, or when first needed)."""
+        """Create the graph (cheap: two painted widgets)."""
         self._build()
 
     def _build(self) -> None:
         if self._graphics is not None:
             return
-        import pyqtgraph as pg
-
-        palette = self.palette()
-        background = palette.color(QPalette.ColorRole.Base)
-        foreground = palette.color(QPalette.ColorRole.Text)
-        pg.setConfigOptions(antialias=False, background=background, foreground=foreground)
-        self._pg = pg
-        self._graphics = pg.GraphicsLayoutWidget(self)
-        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # mouse only (zoom, pan): Tab skips it
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        mark = self.palette().color(QPalette.ColorRole.Mid).name()
+        self._graphics = QWidget(self)
         self._graphics.setAccessibleName(t("plot.gpu"))
-        self._gpu_plot = self._graphics.addPlot(row=0, col=0)
-        self._cpu_plot = self._graphics.addPlot(row=1, col=0)
-        self._cpu_plot.setXLink(self._gpu_plot)
-        for plot in (self._gpu_plot, self._cpu_plot):
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setDownsampling(mode="peak")
-            plot.addLegend(offset=(8, 4))
-        self._gpu_plot.setYRange(0, 100)
-        dark = background.lightness() < 128
-        self._curves["gpu"] = self._gpu_plot.plot(
-            name=t("plot.gpu"), pen=pg.mkPen("#4fc3f7" if dark else "#0277bd", width=2), connect="finite"
-        )
-        self._mem_axis = pg.ViewBox()
-        self._gpu_plot.showAxis("right")
-        self._gpu_plot.scene().addItem(self._mem_axis)
-        self._gpu_plot.getAxis("right").linkToView(self._mem_axis)
-        self._mem_axis.setXLink(self._gpu_plot)
-        self._curves["mem"] = pg.PlotDataItem(
-            name=t("plot.memory"),
-            pen=pg.mkPen("#ffb74d" if dark else "#e65100", width=2, style=Qt.PenStyle.DashLine),
-            connect="finite",
-        )
-        self._mem_axis.addItem(self._curves["mem"])
-        self._gpu_plot.legend.addItem(self._curves["mem"], t("plot.memory"))
-        self._gpu_plot.vb.sigResized.connect(self._sync_memory_axis)
-        self._curves["cpu"] = self._cpu_plot.plot(
-            name=t("plot.cpu"), pen=pg.mkPen("#e57373" if dark else "#c62828", width=2), connect="finite"
-        )
-        mark_pen = pg.mkPen(self.palette().color(QPalette.ColorRole.Mid), width=1, style=Qt.PenStyle.DotLine)
-        self._curves["cpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
-        self._curves["gpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
-        self._cpu_plot.addItem(self._curves["cpu_marks"])
-        self._gpu_plot.addItem(self._curves["gpu_marks"])
+        column = QVBoxLayout(self._graphics)
+        column.setContentsMargins(0, 0, 0, 0)
+        self._gpu_plot = PlotPanel(self._graphics)
+        self._cpu_plot = PlotPanel(self._graphics)
+        self._curves = {
+            "gpu": Curve("#4fc3f7" if dark else "#0277bd"),
+            "mem": Curve("#ffb74d" if dark else "#e65100", dashed=True, right=True),
+            "gpu_marks": Curve(mark, pairs=True),
+            "cpu": Curve("#e57373" if dark else "#c62828"),
+            "cpu_marks": Curve(mark, pairs=True),
+        }
+        self._gpu_plot.curves = [self._curves["gpu_marks"], self._curves["gpu"], self._curves["mem"]]
+        self._cpu_plot.curves = [self._curves["cpu_marks"], self._curves["cpu"]]
+        self._gpu_plot.right_end = 1.0
+        column.addWidget(self._gpu_plot, 1)
+        column.addWidget(self._cpu_plot, 1)
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
@@ -131,26 +118,18 @@ class GpuPlot(QWidget):
         self.layout().insertWidget(1, self._no_gpu)
         self.retranslate()
 
-    @Slot()
-    def _sync_memory_axis(self) -> None:
-        self._mem_axis.setGeometry(self._gpu_plot.vb.sceneBoundingRect())
-        self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
-
     def retranslate(self) -> None:
         """Axis titles and legends in the current language."""
         self.waiting.setText(t("gpu.waiting"))
         if self._graphics is None:
             return
-        self._gpu_plot.setLabel("left", t("plot.gpu"))
-        self._gpu_plot.setLabel("right", t("plot.memory"))
-        self._cpu_plot.setLabel("left", t("plot.cpu"))
-        self._cpu_plot.setLabel("bottom", t("plot.time"))
-        for plot in (self._gpu_plot, self._cpu_plot):
-            for sample, label in plot.legend.items:
-                item = getattr(sample, "item", None)
-                key = next((k for k, c in self._curves.items() if c is item), None)
-                if key is not None:
-                    label.setText({"gpu": t("plot.gpu"), "mem": t("plot.memory"), "cpu": t("plot.cpu")}[key])
+        self._gpu_plot.left_title = t("plot.gpu")
+        self._gpu_plot.right_title = t("plot.memory")
+        self._cpu_plot.left_title = t("plot.cpu")
+        self._cpu_plot.bottom_title = t("plot.time")
+        for key, label in (("gpu", "plot.gpu"), ("mem", "plot.memory"), ("cpu", "plot.cpu")):
+            self._curves[key].name = t(label)
+        self._repaint()
 
     # -- live ---------------------------------------------------------------------------------
 
@@ -165,12 +144,23 @@ class GpuPlot(QWidget):
         self.stack.setCurrentWidget(self._graphics)
         self.timer.start()
 
-    def stop(self) -> None:
-        """Stop pulling samples (one last pull first)."""
-        if self.sampler is not None:
+    def stop(self, keep: bool = True) -> None:
+        """Stop pulling samples (one last pull first); ``keep``: the graph so far stays shown."""
+        live = self.sampler is not None
+        if live:
             self._on_tick()
         self.timer.stop()
         self.sampler = None
+        self.kept_partial = keep and live and self.samples_drawn > 0
+        if self.kept_partial and self._data["t"]:
+            self.phases.setText(
+                t("plot.stopped", seconds=self._data["t"][-1])
+                + ("\n" + self._phase_text if self._phase_text else "")
+            )
+
+    def forget(self) -> None:
+        """Drop a graph kept after Stop (a new target, a new run)."""
+        self.kept_partial = False
 
     @Slot()
     def _on_tick(self) -> None:
@@ -188,23 +178,29 @@ class GpuPlot(QWidget):
     # -- from a series (the report) -----------------------------------------------------------
 
     def show_series(self, series: dict[str, Any] | None) -> None:
-        """Draw a finished series (``SamplingSeries.to_dict()``), as recorded."""
+        """Draw a finished series (``SamplingSeries.to_dict()``), as recorded.
+
+        ``None`` (no finished series) keeps a graph stopped part-way (``kept_partial``)."""
         self.timer.stop()
         self.sampler = None
         if not series:
+            if self.kept_partial:
+                return
             self.clear()
             self.stack.setCurrentWidget(self.waiting)
             self.note.setText("")
             return
+        self.kept_partial = False
         self._build()
         self.clear()
         status = series.get("gpu_status") or {}
-        samples = list(series.get("samples") or [])
+        samples = one_gpu(list(series.get("samples") or []))
+        marks = list(series.get("marks") or [])
+        self._t0 = series_start(samples, marks, series.get("interval_s"))
         available = any(_has_gpu(s) for s in samples)
-        sentence = _sentence(status)
-        self._set_availability(available, sentence, None, series)
+        self._set_availability(available, _sentence(status), None, series)
         self._append(samples)
-        self._draw_marks(list(series.get("marks") or []))
+        self._draw_marks(marks)
         self.stack.setCurrentWidget(self._graphics)
 
     # -- drawing ------------------------------------------------------------------------------
@@ -212,13 +208,27 @@ class GpuPlot(QWidget):
     def clear(self) -> None:
         """Forget every sample and mark."""
         self._t0 = None
+        self._index = 0
         self._data = {"t": [], "gpu": [], "mem": [], "cpu": []}
         self.samples_drawn = 0
         self.gpu_available = None
+        self.kept_partial = False
         for curve in self._curves.values():
             curve.setData([], [])
         self._marks_drawn = 0
+        self._phase_text = ""
+        self._top_cpu = self._top_mem = self._last_mark = 0.0
         self.phases.setText("")
+        if self._graphics is not None:
+            self._gpu_plot.x_end = self._cpu_plot.x_end = 10.0
+            self._gpu_plot.right_end, self._cpu_plot.y_end = 1.0, 100.0
+            self._gpu_plot.mark_labels = self._cpu_plot.mark_labels = []
+            self._repaint()
+
+    def _repaint(self) -> None:
+        if self._graphics is not None:
+            self._gpu_plot.update()
+            self._cpu_plot.update()
 
     def _set_availability(
         self, available: bool, sentence: str, status: Any, series: dict[str, Any] | None = None
@@ -240,21 +250,25 @@ class GpuPlot(QWidget):
             self._no_gpu.setText(t("gpu.no_nvml", why=sentence))
 
     def _append(self, samples: list[dict[str, Any]]) -> None:
+        """Add samples to the lines (incremental: the lists grow, the panels repaint)."""
         if not samples:
             return
         for sample in samples:
-            stamp = sample.get("timestamp")
-            if stamp is None or (isinstance(stamp, float) and math.isnan(stamp)):
-                continue
+            stamp = _number(sample.get("timestamp"))
+            if stamp is None:  # no usable time (a redacted cell): one interval after the last
+                stamp = (self._t0 or 0.0) + self._index * 0.1
+            self._index += 1
             if self._t0 is None:
-                self._t0 = float(stamp)
-            self._data["t"].append(float(stamp) - self._t0)
+                self._t0 = stamp
+            self._data["t"].append(max(0.0, stamp - self._t0))
             self._data["gpu"].append(_value(sample.get("utilization_percent")))
             memory = sample.get("process_memory_mib")
             if memory is None:
                 memory = sample.get("memory_used_mib")
             self._data["mem"].append(_value(memory))
             self._data["cpu"].append(_value(sample.get("probe_cpu_percent")))
+            self._top_cpu = max(self._top_cpu, _finite(self._data["cpu"][-1]))
+            self._top_mem = max(self._top_mem, _finite(self._data["mem"][-1]))
         self.samples_drawn = len(self._data["t"])
         xs = self._data["t"]
         if self.gpu_available:
@@ -264,44 +278,107 @@ class GpuPlot(QWidget):
             self._curves["gpu"].setData([], [])
             self._curves["mem"].setData([], [])
         self._curves["cpu"].setData(xs, self._data["cpu"])
-        finite = [v for v in self._data["cpu"] if not math.isnan(v)]
-        self._cpu_plot.setYRange(0, max([100.0, *finite]) * 1.05, padding=0)
-        self._cpu_plot.setXRange(0, max(xs[-1], 1.0), padding=0.02)
+        self._set_ranges()
+
+    def _set_ranges(self) -> None:
+        """Grow the ranges in steps (never per tick), the time axis from 0 s."""
+        x_end = step_up(max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark), 10.0)
+        self._gpu_plot.x_end = self._cpu_plot.x_end = x_end
+        self._cpu_plot.y_end = step_up(self._top_cpu, 100.0)
+        self._gpu_plot.right_end = step_up(self._top_mem, 1.0)
+        self._repaint()
 
     def _draw_marks(self, marks: list[dict[str, Any]]) -> None:
-        """Phase marks as dotted vertical segments of one curve per plot (items are never added or removed:
-        PySide6 6.12 with pyqtgraph 0.14 crashes at exit after InfiniteLine/TextItem churn)."""
+        """Phase marks: dotted vertical lines on both panels, short names on the CPU panel's."""
         if self._t0 is None or len(marks) == self._marks_drawn:
             return
         self._marks_drawn = len(marks)
         names: list[str] = []
         xs: list[float] = []
+        labels: list[tuple[float, str]] = []
         for mark in marks:
-            x = float(mark.get("timestamp", self._t0)) - self._t0
+            x = max(0.0, (_number(mark.get("timestamp")) or self._t0) - self._t0)
             name = str(mark.get("name"))
             short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
+            label = PHASE_LABELS.get(short, name)
             xs.append(x)
-            names.append(f"{PHASE_LABELS.get(short, name)} {x:.1f} s")
-        finite = [v for v in self._data["cpu"] if not math.isnan(v)]
-        top = max([100.0, *finite])
-        self._curves["cpu_marks"].setData(
-            [x for x in xs for _ in (0, 1)], [v for _ in xs for v in (0.0, top)]
+            names.append(f"{label} {x:.1f} s")
+            labels.append((x, label))
+        self._last_mark = max(xs, default=0.0)
+        pairs = [x for x in xs for _ in (0, 1)]
+        self._curves["cpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, 1.0)])
+        self._curves["gpu_marks"].setData(
+            pairs if self.gpu_available else [],
+            [v for _ in xs for v in (0.0, 1.0)] if self.gpu_available else [],
         )
-        if self.gpu_available:
-            self._curves["gpu_marks"].setData(
-                [x for x in xs for _ in (0, 1)], [v for _ in xs for v in (0.0, 100.0)]
-            )
-        self.phases.setText(t("plot.phases", phases=" \u00b7 ".join(names)))
+        self._cpu_plot.mark_labels = _spaced(labels, self._data["t"][-1] if self._data["t"] else 0.0)
+        self._phase_text = t("plot.phases", phases=" \u00b7 ".join(names))
+        self.phases.setText(self._phase_text)
+        self._set_ranges()
+
+
+def series_start(
+    samples: list[dict[str, Any]], marks: list[dict[str, Any]], _interval: Any = None
+) -> float | None:
+    """Where a series' time axis starts: its earliest sample or phase mark (epoch seconds)."""
+    stamps = [_number(item.get("timestamp")) for item in [*samples, *marks]]
+    known = [stamp for stamp in stamps if stamp is not None]
+    return min(known) if known else None
+
+
+def one_gpu(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The samples of the GPU the probe used (the most process memory; else the lowest index)."""
+    indices = {s.get("gpu_index") for s in samples if s.get("gpu_index") is not None}
+    if len(indices) <= 1:
+        return samples
+    used = {
+        i: max(
+            (_finite(_value(s.get("process_memory_mib"))) for s in samples if s.get("gpu_index") == i),
+            default=0.0,
+        )
+        for i in indices
+    }
+    chosen = max(sorted(indices, key=str), key=lambda i: used[i])
+    return [s for s in samples if s.get("gpu_index") in (None, chosen)]
+
+
+def _spaced(labels: list[tuple[float, str]], _end: float) -> list[tuple[float, str]]:
+    """Mark names far enough apart to be read (the full list is the line under the graph)."""
+    kept: list[tuple[float, str]] = []
+    for x, label in sorted(labels):
+        if not kept or x - kept[-1][0] >= 0.08 * max(_end, 1.0):
+            kept.append((x, label))
+    return kept
+
+
+def _number(value: Any) -> float | None:
+    """A finite number from a sample's cell (a float, an int or its text), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def _value(value: Any) -> float:
     """A reading, or NaN for "not available" (a gap, never a zero)."""
-    return float(value) if isinstance(value, int | float) else math.nan
+    number = _number(value)
+    return math.nan if number is None else number
+
+
+def _finite(value: float) -> float:
+    return 0.0 if value != value else value
 
 
 def _has_gpu(sample: dict[str, Any]) -> bool:
     return any(
-        sample.get(k) is not None for k in ("utilization_percent", "memory_used_mib", "process_memory_mib")
+        _number(sample.get(k)) is not None
+        for k in ("utilization_percent", "memory_used_mib", "process_memory_mib")
     )
 
 

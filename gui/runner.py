@@ -38,6 +38,9 @@ class StepRunner(QWizard):
     jobs: list[Any]
     failures: dict[str, str]
     sampler: Any
+    partial_series: dict[str, Any] | None
+    """After Stop of the GPU retry: the series sampled so far (``SamplingSeries.to_dict()``), which the
+    graph keeps showing (``GpuPlot.kept_partial``); None otherwise. Never put into the document."""
     probe_options: dict[str, Any]
     pages: dict[Page, Any]
 
@@ -72,6 +75,7 @@ class StepRunner(QWizard):
         if self.running is not None:
             self.cancel_step()
         self.failures.pop(step, None)
+        self.partial_series = None
         if self.bundle_mode:
             self._open_bundle()
             return
@@ -129,7 +133,7 @@ class StepRunner(QWizard):
         job.cancel()
         step = self.running
         self.job = None
-        self._stop_sampler(keep=False)
+        self.partial_series = self._stop_sampler(keep=True)  # the graph so far stays shown
         self._set_running(None)
         if step:
             self.failures[step] = t("run.cancelled")
@@ -209,7 +213,7 @@ class StepRunner(QWizard):
 
     def _stop_sampler(self, keep: bool) -> dict[str, Any] | None:
         sampler, self.sampler = self.sampler, None
-        self.gpu_page.plot.stop()
+        self.gpu_page.plot.stop(keep=keep)
         if sampler is None:
             return None
         series = sampler.stop(timeout=1.0)

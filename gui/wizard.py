@@ -62,6 +62,7 @@ class DoctorWizard(StepRunner):
         self.jobs: list[Any] = []
         self.failures: dict[str, str] = {}
         self.sampler: Any = None
+        self.partial_series: dict[str, Any] | None = None
         self.searching = True
         self._started = 0.0
         self._progress = ""
@@ -253,6 +254,8 @@ class DoctorWizard(StepRunner):
         self.failures.clear()
         self.bundle_mode = target.get("kind") == "bundle"
         self.bundle_info = None
+        self.partial_series = None
+        self.gpu_page.plot.forget()
         for page in self.pages.values():
             page.show_banner()
         self._render_all()
