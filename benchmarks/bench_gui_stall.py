@@ -68,6 +68,9 @@ def main() -> int:
         last[0] = now
 
     watchdog = _Watchdog(last) if args.where else None
+    slots = _SlowCalls(main.__code__, phase) if args.where else None
+    if slots is not None:
+        sys.setprofile(slots)
 
     with tempfile.TemporaryDirectory() as folder:
         settings = QSettings(os.path.join(folder, "s.ini"), QSettings.Format.IniFormat)
@@ -103,8 +106,11 @@ def main() -> int:
         total = time.perf_counter() - started
         heartbeat.stop()
         if watchdog is not None:
+            sys.setprofile(None)
             watchdog.stop()
             watchdog.report()
+            assert slots is not None
+            slots.report()
         wizard.shutdown()
     worst = sorted(gaps, reverse=True)[:5]
     print(f"full run: {total:.1f} s, {len(gaps)} heartbeats")
@@ -117,7 +123,7 @@ def main() -> int:
 
 
 class _Watchdog:
-    """Every 2 ms: when the heartbeat is 20 ms late, sample the GUI thread's stack (our frames)."""
+    """Every 2 ms: when the heartbeat is 12 ms late, sample the GUI thread's stack (our frames)."""
 
     def __init__(self, last: list[float]) -> None:
         import collections
@@ -135,7 +141,7 @@ class _Watchdog:
 
         while self.running:
             time.sleep(0.002)
-            if (time.perf_counter() - self.last[0]) * 1000 < 20:
+            if (time.perf_counter() - self.last[0]) * 1000 < 12:
                 continue
             frame = sys._current_frames().get(self.main or 0)
             if frame is None:
@@ -148,7 +154,10 @@ class _Watchdog:
                 or "/core/" in item.filename
                 or "pyqtgraph" in item.filename
             ]
-            self.stacks[" > ".join(ours[-4:]) or "(Qt / the interpreter, no Python frame of ours)"] += 1
+            if not ours:  # Qt's own work (layout, paint) under the innermost Python call
+                inner = traceback.extract_stack(frame)[-1:]
+                ours = [f"(Qt, under {Path(item.filename).name}:{item.name}:{item.lineno})" for item in inner]
+            self.stacks[" > ".join(ours[-4:])] += 1
 
     def stop(self) -> None:
         self.running = False
@@ -156,9 +165,45 @@ class _Watchdog:
 
     def report(self) -> None:
         total = sum(self.stacks.values())
-        print(f"stall samples (every 2 ms while the heartbeat was 20 ms late): {total}")
+        print(f"stall samples (every 2 ms while the heartbeat was 12 ms late): {total}")
         for stack, count in self.stacks.most_common(12):
             print(f"  {count * 2:5d} ms  {stack}")
+
+
+class _SlowCalls:
+    """A profile hook on the GUI thread: every call made from the run's loop (Qt delivering an event to
+    a Python slot, or ``processEvents`` itself) that took more than 8 ms, by name and phase."""
+
+    def __init__(self, loop: object, phase: list[str]) -> None:
+        self.loop = loop
+        self.phase = phase
+        self.open: dict[int, tuple[str, float]] = {}
+        self.slow: list[tuple[float, str, str]] = []
+
+    def __call__(self, frame, event, arg):  # type: ignore[no-untyped-def]
+        inner = event in ("c_call", "c_return")
+        caller = frame if inner else frame.f_back
+        if caller is None or caller.f_code is not self.loop:
+            return
+        key = id(arg) if inner else id(frame)
+        if event in ("call", "c_call"):
+            code = frame.f_code
+            name = (
+                getattr(arg, "__qualname__", str(arg))
+                if inner
+                else f"{Path(code.co_filename).name}:{code.co_name}"
+            )
+            self.open[key] = (name, time.perf_counter())
+        elif key in self.open:
+            name, started = self.open.pop(key)
+            took = (time.perf_counter() - started) * 1000
+            if took > 8:
+                self.slow.append((took, name, self.phase[0]))
+
+    def report(self) -> None:
+        print("calls from the loop over 8 ms (profiled, so slower than unprofiled):")
+        for took, name, where in sorted(self.slow, reverse=True)[:15]:
+            print(f"  {took:6.1f} ms  {name}  ({where})")
 
 
 def _both(runs: int) -> int:

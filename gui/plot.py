@@ -152,6 +152,9 @@ class GpuPlot(QWidget):
         self.timer.stop()
         self.sampler = None
         self.kept_partial = keep and live and self.samples_drawn > 0
+
+    def say_stopped(self) -> None:
+        """Under the graph kept after Stop: that it is a part of a run."""
         if self.kept_partial and self._data["t"]:
             self.phases.setText(
                 t("plot.stopped", seconds=self._data["t"][-1])

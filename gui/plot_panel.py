@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QPen, QPixmap, QPolygonF
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 _STEPS = (1.0, 2.0, 2.5, 5.0)
@@ -117,6 +117,7 @@ class PlotPanel(QWidget):
         self.right_title = ""
         self.bottom_title = ""
         self.mark_labels: list[tuple[float, str]] = []
+        self._cached: tuple[tuple[object, ...], QPixmap] | None = None
 
     def plot_rect(self) -> QRectF:
         """The area inside the axes."""
@@ -124,21 +125,50 @@ class PlotPanel(QWidget):
         return QRectF(left, top, max(1, self.width() - left - right), max(1, self.height() - top - bottom))
 
     def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
-        """Axes, grid, the curves, the legend."""
+        """The axes, grid and legend (kept as a picture until they change), then the curves."""
         painter = QPainter(self)
-        palette = self.palette()
-        painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Base))
+        painter.drawPixmap(0, 0, self._background())
         area = self.plot_rect()
-        text = palette.color(QPalette.ColorRole.Text)
-        grid = QColor(palette.color(QPalette.ColorRole.Mid))
-        grid.setAlpha(90)
-        self._paint_axes(painter, area, text, grid)
         painter.setClipRect(area.adjusted(-1, -1, 1, 1))
         for curve in self.curves:
             self._paint_curve(painter, area, curve)
-        painter.setClipping(False)
+        painter.end()
+
+    def _background(self) -> QPixmap:
+        """Everything but the curves, drawn again only when a range, a title, a mark or the size changes."""
+        palette = self.palette()
+        key = (
+            self.width(),
+            self.height(),
+            self.devicePixelRatioF(),
+            self.x_end,
+            self.y_end,
+            self.right_end,
+            self.left_title,
+            self.right_title,
+            self.bottom_title,
+            tuple(self.mark_labels),
+            tuple((c.name, bool(c.xs)) for c in self.curves),
+            palette.cacheKey(),
+            self.font().key(),
+        )
+        if self._cached is not None and self._cached[0] == key:
+            return self._cached[1]
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(palette.color(QPalette.ColorRole.Base))
+        painter = QPainter(pixmap)
+        painter.setFont(self.font())
+        text = palette.color(QPalette.ColorRole.Text)
+        grid = QColor(palette.color(QPalette.ColorRole.Mid))
+        grid.setAlpha(90)
+        area = self.plot_rect()
+        self._paint_axes(painter, area, text, grid)
         self._paint_legend(painter, area, text)
         painter.end()
+        self._cached = (key, pixmap)
+        return pixmap
 
     def _paint_axes(self, painter: QPainter, area: QRectF, text: QColor, grid: QColor) -> None:
         metrics = QFontMetrics(self.font())
