@@ -31,6 +31,13 @@ from PySide6.QtWidgets import QWidget, QWizard
 __all__ = ["DoctorWizard", "Page"]
 
 
+def _preload_modules() -> None:
+    """On a pool thread, after the first paint: what the steps' results and the sampler will need
+    (core's modules, NVML's binding, psutil), so none of it is imported on the GUI thread later."""
+    facade.preload()
+    import psutil  # noqa: F401 - the sampler's CPU source opens it when the GPU retry starts
+
+
 class DoctorWizard(StepRunner):
     """The window: the pages, the steps running behind them, the document they show."""
 
@@ -116,11 +123,12 @@ class DoctorWizard(StepRunner):
         first = self.button(QWizard.WizardButton.CustomButton1)
         if page is None:
             return
-        focusable = [
+        tab = Qt.FocusPolicy.TabFocus.value  # ints: a flag combination made on the fly costs ~1 ms each
+        focusable = {
             widget
             for widget in page.findChildren(QWidget)
-            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus and widget.isVisibleTo(page)
-        ]
+            if widget.focusPolicy().value & tab and widget.isVisibleTo(page)
+        }
         last: QWidget | None = None
         widget = page.nextInFocusChain()
         for _ in range(500):
@@ -141,7 +149,7 @@ class DoctorWizard(StepRunner):
 
         pyqtgraph was imported on the pool thread once: with the window busy on the GUI thread that
         crashed the process now and then (a segmentation fault seen in the tests)."""
-        job = CallJob(facade.preload)
+        job = CallJob(_preload_modules)
         job.signals.finished.connect(self._on_preloaded)
         self._start(job)
 
