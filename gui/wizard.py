@@ -16,19 +16,49 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page, StepPage
-from fallback_doctor.gui.page_config import ConfigPage
-from fallback_doctor.gui.page_cpu import CpuPage
-from fallback_doctor.gui.page_diagnosis import DiagnosisPage
-from fallback_doctor.gui.page_gpu import GpuPage
-from fallback_doctor.gui.page_log import LogPage
-from fallback_doctor.gui.page_stack import StackPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
-from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 __all__ = ["DoctorWizard", "Page"]
+
+PAGE_CLASSES = {
+    Page.START: ("page_start", "StartPage"),
+    Page.CONFIG: ("page_config", "ConfigPage"),
+    Page.LOG: ("page_log", "LogPage"),
+    Page.STACK: ("page_stack", "StackPage"),
+    Page.CPU: ("page_cpu", "CpuPage"),
+    Page.GPU: ("page_gpu", "GpuPage"),
+    Page.DIAGNOSIS: ("page_diagnosis", "DiagnosisPage"),
+}
+"""Where each page's class lives: page 0 is built before the first paint, the others (and their
+modules) one per turn of the event loop after it, or at once when one is asked for earlier."""
+
+
+def __getattr__(name: str) -> Any:
+    """``from fallback_doctor.gui.wizard import ConfigPage`` still works (the module loads then)."""
+    import importlib
+
+    for module, class_name in PAGE_CLASSES.values():
+        if class_name == name:
+            return getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)
+    raise AttributeError(name)
+
+
+class _Pages(dict[Page, StepPage]):
+    """The pages built so far; asking for one not built yet builds it (and those before it)."""
+
+    def __init__(self, build: Callable[[Page], None]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: Page) -> StepPage:
+        for page_id in Page:
+            if page_id <= key and page_id not in self:
+                self._build(page_id)
+        return dict.__getitem__(self, key)
 
 
 def _preload_modules() -> None:
@@ -43,6 +73,7 @@ class DoctorWizard(StepRunner):
 
     document_changed = Signal()
     step_state_changed = Signal()
+    _rest_due = False  # events arrive while __init__ runs
 
     def __init__(
         self,
@@ -89,19 +120,18 @@ class DoctorWizard(StepRunner):
             ]
         )
         self.customButtonClicked.connect(self._on_custom_button)
-        self.currentIdChanged.connect(self._order_tabs)
-        self.pages: dict[Page, StepPage] = {}
-        for cls in (StartPage, ConfigPage, LogPage, StackPage, CpuPage, GpuPage, DiagnosisPage):
-            page = cls(self)
-            self.setPage(int(cls.page_id), page)
-            self.pages[cls.page_id] = page
-        self.resize(1100, 780)
-        self.setMinimumSize(820, 600)
+        self.currentIdChanged.connect(self._order_tabs_soon)
         self._pending: list[StepPage] = []
         self._pending_translate: set[StepPage] = set()
         self._render_timer = QTimer(self)
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self._render_next)
+        self.pages: dict[Page, StepPage] = _Pages(self._build_page)
+        self._build_page(Page.START)
+        self._rest_due = True  # the other pages: after the first paint (event), at the latest in 0.25 s
+        QTimer.singleShot(250, self, self._build_rest)
+        self.resize(1100, 780)
+        self.setMinimumSize(820, 600)
         self.ticker = QTimer(self)
         self.ticker.setInterval(500)
         self.ticker.timeout.connect(self._on_ticker)
@@ -111,6 +141,54 @@ class DoctorWizard(StepRunner):
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
         self._find_installations()
         QTimer.singleShot(300, self, self._preload)
+
+    # -- pages built lazily -----------------------------------------------------------------------
+
+    def _build_page(self, page_id: Page) -> None:
+        import importlib
+
+        module, name = PAGE_CLASSES[page_id]
+        page: StepPage = getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)(self)
+        self.setPage(int(page_id), page)
+        dict.__setitem__(self.pages, page_id, page)
+        if page_id != Page.START:  # brought up to date with the window (words, banner, a running step)
+            page.show_banner()
+            page.show_running(self.running, self._progress)
+            self._pending_translate.add(page)
+            if page not in self._pending:
+                self._pending.append(page)
+            self._render_timer.start()
+
+    def event(self, event: QEvent) -> bool:
+        """The first paint starts building the other pages (one per turn of the event loop)."""
+        if self._rest_due and event.type() == QEvent.Type.Paint:
+            self._rest_due = False
+            QTimer.singleShot(0, self, self._build_rest)
+        return super().event(event)
+
+    @Slot()
+    def _build_rest(self) -> None:
+        self._rest_due = False
+        missing = [page_id for page_id in Page if page_id not in self.pages]
+        if missing:
+            self._build_page(missing[0])
+            if len(missing) > 1:
+                QTimer.singleShot(0, self, self._build_rest)
+
+    def nextId(self) -> int:  # noqa: N802 - Qt's name
+        """The next page in FAQ order (also while the later pages are still being built)."""
+        current = self.currentId()
+        return current + 1 if 0 <= current < int(Page.DIAGNOSIS) else -1
+
+    def validateCurrentPage(self) -> bool:  # noqa: N802 - Qt's name
+        """Before leaving a page, every page exists (normally long since)."""
+        _ = self.pages[Page.DIAGNOSIS]
+        return bool(super().validateCurrentPage())
+
+    @Slot(int)
+    def _order_tabs_soon(self, _page_id: int = -1) -> None:
+        """After the page is painted (walking the focus chain the first time costs ~20 ms)."""
+        QTimer.singleShot(0, self, self._order_tabs)
 
     @Slot(int)
     def _order_tabs(self, _page_id: int = -1) -> None:
@@ -223,6 +301,7 @@ class DoctorWizard(StepRunner):
         """Render every queued page now (tests and screenshots)."""
         while self._pending:
             self._render_next()
+        self._order_tabs()  # (otherwise at the next turn of the event loop)
 
     def switch_language(self, lang: str | None = None) -> None:
         """Show the window in ``lang`` (default: the other language) and remember it."""
