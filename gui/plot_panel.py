@@ -170,19 +170,21 @@ class PlotPanel(QWidget):
         self._cached = (key, pixmap)
         return pixmap
 
+    def x_ticks(self) -> list[tuple[float, str]]:
+        """The time axis' ticks as drawn: (seconds from the series' start, the label), from 0."""
+        step = nice_step(self.x_end, max(2, int(self.plot_rect().width() // 70)))
+        return [(i * step, tick_label(i * step, step)) for i in range(int(self.x_end / step + 1e-9) + 1)]
+
     def _paint_axes(self, painter: QPainter, area: QRectF, text: QColor, grid: QColor) -> None:
         metrics = QFontMetrics(self.font())
         painter.setPen(QPen(grid, 1))
         painter.drawRect(area)
-        x_step = nice_step(self.x_end, max(2, int(area.width() // 70)))
         y_step = nice_step(self.y_end, max(2, int(area.height() // 35)))
-        for index in range(int(self.x_end / x_step + 1e-9) + 1):
-            value = index * x_step
+        for value, label in self.x_ticks():
             x = area.left() + value / self.x_end * area.width()
             painter.setPen(QPen(grid, 1))
             painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()))
             painter.setPen(text)
-            label = tick_label(value, x_step)
             painter.drawText(
                 QPointF(x - metrics.horizontalAdvance(label) / 2, area.bottom() + metrics.ascent() + 2), label
             )
