@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fallback_doctor.gui.i18n import t
+from fallback_doctor.gui.i18n import has, t
 from fallback_doctor.gui.plot_panel import Curve, PlotPanel, step_up
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QPalette
@@ -70,6 +70,7 @@ class GpuPlot(QWidget):
         self._top_cpu = 0.0
         self._top_mem = 0.0
         self._last_mark = 0.0
+        self._x_floor = 10.0  # live: the time axis starts at 10 s and grows in steps
         self._phase_text = ""
         self.kept_partial = False
         self.gpu_available: bool | None = None
@@ -137,6 +138,7 @@ class GpuPlot(QWidget):
         """Draw from a running sampler until ``stop``."""
         self._build()
         self.clear()
+        self._x_floor = 10.0
         self.sampler = sampler
         self._sequence = 0
         state = sampler.state()
@@ -196,6 +198,7 @@ class GpuPlot(QWidget):
         self.kept_partial = False
         self._build()
         self.clear()
+        self._x_floor = 1.0  # a finished series: the axis fits its length
         status = series.get("gpu_status") or {}
         samples = one_gpu(list(series.get("samples") or []))
         marks = list(series.get("marks") or [])
@@ -285,7 +288,8 @@ class GpuPlot(QWidget):
 
     def _set_ranges(self) -> None:
         """Grow the ranges in steps (never per tick), the time axis from 0 s."""
-        x_end = step_up(max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark), 10.0)
+        last = max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark)
+        x_end = step_up(last, self._x_floor)
         self._gpu_plot.x_end = self._cpu_plot.x_end = x_end
         self._cpu_plot.y_end = step_up(self._top_cpu, 100.0)
         self._gpu_plot.right_end = step_up(self._top_mem, 1.0)
@@ -303,7 +307,7 @@ class GpuPlot(QWidget):
             x = max(0.0, (_number(mark.get("timestamp")) or self._t0) - self._t0)
             name = str(mark.get("name"))
             short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
-            label = PHASE_LABELS.get(short, name)
+            label = t(f"plot.phase.{short}") if has(f"plot.phase.{short}") else PHASE_LABELS.get(short, name)
             xs.append(x)
             names.append(f"{label} {x:.1f} s")
             labels.append((x, label))
@@ -314,7 +318,7 @@ class GpuPlot(QWidget):
             pairs if self.gpu_available else [],
             [v for _ in xs for v in (0.0, 1.0)] if self.gpu_available else [],
         )
-        self._cpu_plot.mark_labels = _spaced(labels, self._data["t"][-1] if self._data["t"] else 0.0)
+        self._cpu_plot.mark_labels = labels
         self._phase_text = t("plot.phases", phases=" \u00b7 ".join(names))
         self.phases.setText(self._phase_text)
         self._set_ranges()
@@ -343,15 +347,6 @@ def one_gpu(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     }
     chosen = max(sorted(indices, key=str), key=lambda i: used[i])
     return [s for s in samples if s.get("gpu_index") in (None, chosen)]
-
-
-def _spaced(labels: list[tuple[float, str]], _end: float) -> list[tuple[float, str]]:
-    """Mark names far enough apart to be read (the full list is the line under the graph)."""
-    kept: list[tuple[float, str]] = []
-    for x, label in sorted(labels):
-        if not kept or x - kept[-1][0] >= 0.08 * max(_end, 1.0):
-            kept.append((x, label))
-    return kept
 
 
 def _number(value: Any) -> float | None:

@@ -165,7 +165,6 @@ class PlotPanel(QWidget):
         grid.setAlpha(90)
         area = self.plot_rect()
         self._paint_axes(painter, area, text, grid)
-        self._paint_legend(painter, area, text)
         painter.end()
         self._cached = (key, pixmap)
         return pixmap
@@ -213,14 +212,31 @@ class PlotPanel(QWidget):
                 QPointF(area.right() - metrics.horizontalAdvance(self.bottom_title), self.height() - 2),
                 self.bottom_title,
             )
-        for title, x in ((self.left_title, 2.0), (self.right_title, area.right() + 4)):
-            if title:
-                painter.drawText(
-                    QPointF(x, area.top() - 6), metrics.elidedText(title, Qt.TextElideMode.ElideRight, 260)
-                )
-        for x, label in self.mark_labels:
-            px = area.left() + x / self.x_end * area.width()
-            painter.drawText(QPointF(px + 2, area.bottom() - 3), label)
+        self._paint_titles(painter, area, metrics, text)
+        shown_until = -1e9
+        for x, label in sorted(self.mark_labels):
+            px = area.left() + x / self.x_end * area.width() + 2
+            if px < shown_until + 6:
+                continue  # too close to the one before: the line under the graph names every phase
+            painter.drawText(QPointF(px, area.bottom() - 3), label)
+            shown_until = px + metrics.horizontalAdvance(label)
+
+    def _paint_titles(self, painter: QPainter, area: QRectF, metrics: QFontMetrics, text: QColor) -> None:
+        """The axis titles above the panel, in the colour of their line (they are the legend)."""
+        left = next((c for c in self.curves if not c.pairs and not c.right), None)
+        right = next((c for c in self.curves if c.right), None)
+        half = max(40, int(self.width() / 2) - 8)
+        baseline = area.top() - 6
+        if self.left_title:
+            painter.setPen(QColor(left.colour) if left is not None else text)
+            painter.drawText(
+                QPointF(2, baseline), metrics.elidedText(self.left_title, Qt.TextElideMode.ElideRight, half)
+            )
+        if self.right_title and self.right_end > 0:
+            title = metrics.elidedText(self.right_title, Qt.TextElideMode.ElideRight, half)
+            painter.setPen(QColor(right.colour) if right is not None else text)
+            painter.drawText(QPointF(self.width() - 2 - metrics.horizontalAdvance(title), baseline), title)
+        painter.setPen(text)
 
     def _paint_curve(self, painter: QPainter, area: QRectF, curve: Curve) -> None:
         end = self.right_end if curve.right else self.y_end
@@ -244,19 +260,3 @@ class PlotPanel(QWidget):
                 painter.drawPoint(QPointF(*line[0]))
             else:
                 painter.drawPolyline(QPolygonF([QPointF(x, y) for x, y in line]))
-
-    def _paint_legend(self, painter: QPainter, area: QRectF, text: QColor) -> None:
-        metrics = QFontMetrics(self.font())
-        x = area.left() + 8
-        for curve in self.curves:
-            if not curve.name or not curve.xs:
-                continue
-            pen = QPen(QColor(curve.colour), 2)
-            if curve.dashed:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            painter.setPen(pen)
-            y = area.top() + 4 + metrics.ascent() / 2
-            painter.drawLine(QPointF(x, y), QPointF(x + 18, y))
-            painter.setPen(text)
-            painter.drawText(QPointF(x + 22, area.top() + 4 + metrics.ascent()), curve.name)
-            x += 34 + metrics.horizontalAdvance(curve.name)
