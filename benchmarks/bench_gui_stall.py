@@ -3,7 +3,9 @@
     .venv/bin/python benchmarks/bench_gui_stall.py [--runs 10] [--replay]
 
 A QTimer heartbeat fires every 5 ms on the GUI thread; the longest gap between two beats beyond
-the 5 ms interval is the longest time the window could not react. The run walks every page with
+the 5 ms interval is the longest time the window could not react. Counted from the window's
+first paint (the time to it is bench_gui_startup.py's), through a second on page 0 (the other
+pages are built and modules preloaded then) and every page. The run walks every page with
 the real core of this machine; ``--replay`` also draws GPU readings replayed from a real
 recording (tests/data/gpu_series) so the live plot has GPU lines to draw. Aim: at most 16 ms
 (one frame at 60 Hz). Run with no arguments (as benchmarks/run_all.py does) it measures both,
@@ -85,8 +87,20 @@ def main() -> int:
         heartbeat.setInterval(5)
         heartbeat.timeout.connect(beat)
         heartbeat.start()
+        painted = _PaintSeen(wizard)
         wizard.show()
+        while not painted.seen:  # the window's first paint is bench_gui_startup.py's figure
+            app.processEvents()
+        app.processEvents()
+        gaps.clear()
+        last[0] = time.perf_counter()
         started = time.perf_counter()
+        # Page 0 as a technician sees it for a second (the window builds its other pages and preloads
+        # modules meanwhile: those stalls count too), then every page in turn.
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            app.processEvents()
+            time.sleep(0.001)
         for page in range(1, int(Page.DIAGNOSIS) + 1):
             phase[0] = f"page {page}"
             last[0] = time.perf_counter()
@@ -120,6 +134,25 @@ def main() -> int:
         "STALL " + json.dumps({"ms": round(worst[0][0], 1), "where": worst[0][1], "total_s": round(total, 1)})
     )
     return 0
+
+
+class _PaintSeen:
+    """Whether ``window`` has had its first paint event."""
+
+    def __init__(self, window) -> None:  # type: ignore[no-untyped-def]
+        from PySide6.QtCore import QEvent, QObject
+
+        outer = self
+
+        class Filter(QObject):
+            def eventFilter(self, _obj, event):  # type: ignore[no-untyped-def]  # noqa: N802
+                if event.type() == QEvent.Type.Paint:
+                    outer.seen = True
+                return False
+
+        self.seen = False
+        self.filter = Filter()
+        window.installEventFilter(self.filter)
 
 
 class _Watchdog:

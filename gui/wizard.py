@@ -18,7 +18,7 @@ from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page, StepPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
-from PySide6.QtCore import QEvent, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
@@ -47,6 +47,24 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
+class _FirstPaint(QObject):
+    """Calls ``then`` at the next turn of the event loop after the window's first paint, once."""
+
+    def __init__(self, window: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(window)
+        self.done = False
+        self.then = then
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        """On the first paint: schedule ``then`` and stop watching."""
+        if event.type() == QEvent.Type.Paint and not self.done:
+            self.done = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self, self.then)
+        return False
+
+
 class _Pages(dict[Page, StepPage]):
     """The pages built so far; asking for one not built yet builds it (and those before it)."""
 
@@ -73,7 +91,6 @@ class DoctorWizard(StepRunner):
 
     document_changed = Signal()
     step_state_changed = Signal()
-    _rest_due = False  # events arrive while __init__ runs
 
     def __init__(
         self,
@@ -128,7 +145,8 @@ class DoctorWizard(StepRunner):
         self._render_timer.timeout.connect(self._render_next)
         self.pages: dict[Page, StepPage] = _Pages(self._build_page)
         self._build_page(Page.START)
-        self._rest_due = True  # the other pages: after the first paint (event), at the latest in 0.25 s
+        # The other pages: after the first paint, at the latest in 0.25 s.
+        self._first_paint = _FirstPaint(self, self._build_rest)
         QTimer.singleShot(250, self, self._build_rest)
         self.resize(1100, 780)
         self.setMinimumSize(820, 600)
@@ -159,16 +177,9 @@ class DoctorWizard(StepRunner):
                 self._pending.append(page)
             self._render_timer.start()
 
-    def event(self, event: QEvent) -> bool:
-        """The first paint starts building the other pages (one per turn of the event loop)."""
-        if self._rest_due and event.type() == QEvent.Type.Paint:
-            self._rest_due = False
-            QTimer.singleShot(0, self, self._build_rest)
-        return super().event(event)
-
     @Slot()
     def _build_rest(self) -> None:
-        self._rest_due = False
+        self._first_paint.done = True
         missing = [page_id for page_id in Page if page_id not in self.pages]
         if missing:
             self._build_page(missing[0])
