@@ -1,12 +1,15 @@
 """The GPU page's live graph: GPU utilization and memory, the probe's CPU use, the probe's phases.
 
-Two panels painted by the wizard (gui/plot_panel.py: no plotting library is imported, so nothing
-heavy loads on the GUI thread). A QTimer pulls new samples from the sampler (``since``), appends
-them and repaints; the ranges grow in steps. Time is seconds from the series' start (the first
-sample or the first phase mark, whichever is earlier), so it is never negative. Where there are no
-GPU readings (no NVML), the GPU panel is replaced by a sentence saying so: a flat line would look
-like an idle GPU. A series from the report (a bundle) draws the same way. After Stop the graph
-drawn so far is kept (``kept_partial``) until the next run or a new target (``forget``).
+pyqtgraph draws it. It is imported on a pool thread after the first paint (gui/wizard.py
+``_preload_modules``) and the graph is built on the GUI thread at an idle moment, so neither
+happens while a step runs. Only the GUI thread touches plot items: a QTimer pulls new samples
+from the sampler (``since``) and calls setData (peak downsampling, clipped to the view); the
+ranges are fixed and grow in steps (no auto-range, no axis relayout per tick). Time is seconds
+from the series' start (its first sample or phase mark, whichever is earlier: never negative),
+never SI-prefixed. Where there are no GPU readings (no NVML), the GPU plot is replaced by a
+sentence saying so: a flat line would look like an idle GPU. A series from the report (a bundle)
+draws the same way. After Stop the graph drawn so far is kept (``kept_partial``) until the next
+run or a new target (``forget``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import math
 from typing import Any
 
 from fallback_doctor.gui.i18n import has, t
-from fallback_doctor.gui.plot_panel import Curve, PlotPanel, step_up
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
@@ -72,6 +74,7 @@ class GpuPlot(QWidget):
         self._last_mark = 0.0
         self._x_floor = 10.0  # live: the time axis starts at 10 s and grows in steps
         self._phase_text = ""
+        self._ranges: tuple[float, float, float] | None = None
         self.kept_partial = False
         self.gpu_available: bool | None = None
         self.samples_drawn = 0
@@ -82,32 +85,64 @@ class GpuPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def build(self) -> None:
-        """Create the graph (cheap: two painted widgets)."""
+        """Create the graph (at an idle moment after start-up, or when first needed)."""
         self._build()
 
     def _build(self) -> None:
         if self._graphics is not None:
             return
-        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
-        mark = self.palette().color(QPalette.ColorRole.Mid).name()
-        self._graphics = QWidget(self)
+        import pyqtgraph as pg
+
+        palette = self.palette()
+        background = palette.color(QPalette.ColorRole.Base)
+        foreground = palette.color(QPalette.ColorRole.Text)
+        pg.setConfigOptions(antialias=False, background=background, foreground=foreground)
+        self._graphics = pg.GraphicsLayoutWidget(self)
+        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._graphics.setAccessibleName(t("plot.gpu"))
-        column = QVBoxLayout(self._graphics)
-        column.setContentsMargins(0, 0, 0, 0)
-        self._gpu_plot = PlotPanel(self._graphics)
-        self._cpu_plot = PlotPanel(self._graphics)
-        self._curves = {
-            "gpu": Curve("#4fc3f7" if dark else "#0277bd"),
-            "mem": Curve("#ffb74d" if dark else "#e65100", dashed=True, right=True),
-            "gpu_marks": Curve(mark, pairs=True),
-            "cpu": Curve("#e57373" if dark else "#c62828"),
-            "cpu_marks": Curve(mark, pairs=True),
-        }
-        self._gpu_plot.curves = [self._curves["gpu_marks"], self._curves["gpu"], self._curves["mem"]]
-        self._cpu_plot.curves = [self._curves["cpu_marks"], self._curves["cpu"]]
-        self._gpu_plot.right_end = 1.0
-        column.addWidget(self._gpu_plot, 1)
-        column.addWidget(self._cpu_plot, 1)
+        self._gpu_plot = self._graphics.addPlot(row=0, col=0)
+        self._cpu_plot = self._graphics.addPlot(row=1, col=0)
+        for plot in (self._gpu_plot, self._cpu_plot):  # one time axis: same ranges, same axis widths
+            plot.showAxis("right")
+            plot.getAxis("left").setWidth(56)
+            plot.getAxis("right").setWidth(56)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+            plot.disableAutoRange()
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.addLegend(offset=(8, 4))
+            for side in ("left", "bottom"):
+                plot.getAxis(side).enableAutoSIPrefix(False)  # plain seconds and percent, no "x0.001"
+        self._gpu_plot.setYRange(0, 100, padding=0)
+        dark = background.lightness() < 128
+        self._curves["gpu"] = self._gpu_plot.plot(
+            name=t("plot.gpu"), pen=pg.mkPen("#4fc3f7" if dark else "#0277bd", width=2), connect="finite"
+        )
+        self._mem_axis = pg.ViewBox(enableMouse=False)
+        self._mem_axis.disableAutoRange()
+        self._cpu_plot.getAxis("right").setStyle(showValues=False)
+        self._gpu_plot.getAxis("right").enableAutoSIPrefix(False)
+        self._gpu_plot.scene().addItem(self._mem_axis)
+        self._gpu_plot.getAxis("right").linkToView(self._mem_axis)
+        self._mem_axis.setXLink(self._gpu_plot)
+        self._curves["mem"] = pg.PlotDataItem(
+            name=t("plot.memory"),
+            pen=pg.mkPen("#ffb74d" if dark else "#e65100", width=2, style=Qt.PenStyle.DashLine),
+            connect="finite",
+        )
+        self._mem_axis.addItem(self._curves["mem"])
+        self._gpu_plot.legend.addItem(self._curves["mem"], t("plot.memory"))
+        self._gpu_plot.vb.sigResized.connect(self._sync_memory_axis)
+        self._curves["cpu"] = self._cpu_plot.plot(
+            name=t("plot.cpu"), pen=pg.mkPen("#e57373" if dark else "#c62828", width=2), connect="finite"
+        )
+        mark_pen = pg.mkPen(palette.color(QPalette.ColorRole.Mid), width=1, style=Qt.PenStyle.DotLine)
+        self._curves["cpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
+        self._curves["gpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
+        self._cpu_plot.addItem(self._curves["cpu_marks"])
+        self._gpu_plot.addItem(self._curves["gpu_marks"])
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
@@ -117,20 +152,30 @@ class GpuPlot(QWidget):
         self._no_gpu.setMinimumHeight(90)
         self._no_gpu.hide()
         self.layout().insertWidget(1, self._no_gpu)
+        self._set_ranges()
         self.retranslate()
+
+    @Slot()
+    def _sync_memory_axis(self) -> None:
+        self._mem_axis.setGeometry(self._gpu_plot.vb.sceneBoundingRect())
+        self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
 
     def retranslate(self) -> None:
         """Axis titles and legends in the current language."""
         self.waiting.setText(t("gpu.waiting"))
         if self._graphics is None:
             return
-        self._gpu_plot.left_title = t("plot.gpu")
-        self._gpu_plot.right_title = t("plot.memory")
-        self._cpu_plot.left_title = t("plot.cpu")
-        self._cpu_plot.bottom_title = t("plot.time")
-        for key, label in (("gpu", "plot.gpu"), ("mem", "plot.memory"), ("cpu", "plot.cpu")):
-            self._curves[key].name = t(label)
-        self._repaint()
+        self._gpu_plot.setLabel("left", t("plot.gpu"))
+        self._gpu_plot.setLabel("right", t("plot.memory"))
+        self._cpu_plot.setLabel("left", t("plot.cpu"))
+        self._cpu_plot.setLabel("bottom", t("plot.time"))
+        names = {"gpu": t("plot.gpu"), "mem": t("plot.memory"), "cpu": t("plot.cpu")}
+        for plot in (self._gpu_plot, self._cpu_plot):
+            for sample, label in plot.legend.items:
+                item = getattr(sample, "item", None)
+                key = next((k for k, c in self._curves.items() if c is item), None)
+                if key in names:
+                    label.setText(names[key])
 
     # -- live ---------------------------------------------------------------------------------
 
@@ -225,16 +270,8 @@ class GpuPlot(QWidget):
         self._phase_text = ""
         self._top_cpu = self._top_mem = self._last_mark = 0.0
         self.phases.setText("")
-        if self._graphics is not None:
-            self._gpu_plot.x_end = self._cpu_plot.x_end = 10.0
-            self._gpu_plot.right_end, self._cpu_plot.y_end = 1.0, 100.0
-            self._gpu_plot.mark_labels = self._cpu_plot.mark_labels = []
-            self._repaint()
-
-    def _repaint(self) -> None:
-        if self._graphics is not None:
-            self._gpu_plot.update()
-            self._cpu_plot.update()
+        self._ranges = None
+        self._set_ranges()
 
     def _set_availability(
         self, available: bool, sentence: str, status: Any, series: dict[str, Any] | None = None
@@ -287,13 +324,17 @@ class GpuPlot(QWidget):
         self._set_ranges()
 
     def _set_ranges(self) -> None:
-        """Grow the ranges in steps (never per tick), the time axis from 0 s."""
+        """Fixed ranges that grow in steps (set only when a step is passed: no relayout per tick)."""
         last = max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark)
-        x_end = step_up(last, self._x_floor)
-        self._gpu_plot.x_end = self._cpu_plot.x_end = x_end
-        self._cpu_plot.y_end = step_up(self._top_cpu, 100.0)
-        self._gpu_plot.right_end = step_up(self._top_mem, 1.0)
-        self._repaint()
+        ranges = (step_up(last, self._x_floor), step_up(self._top_cpu, 100.0), step_up(self._top_mem, 1.0))
+        if ranges == self._ranges or self._graphics is None:
+            return
+        self._ranges = ranges
+        x_end, cpu_end, mem_end = ranges
+        for plot in (self._gpu_plot, self._cpu_plot):  # set on both: a hidden plot would not follow a link
+            plot.setXRange(0, x_end, padding=0)
+        self._cpu_plot.setYRange(0, cpu_end, padding=0)
+        self._mem_axis.setYRange(0, mem_end, padding=0)
 
     def _draw_marks(self, marks: list[dict[str, Any]]) -> None:
         """Phase marks: dotted vertical lines on both panels, short names on the CPU panel's."""
@@ -313,15 +354,22 @@ class GpuPlot(QWidget):
             labels.append((x, label))
         self._last_mark = max(xs, default=0.0)
         pairs = [x for x in xs for _ in (0, 1)]
-        self._curves["cpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, 1.0)])
-        self._curves["gpu_marks"].setData(
-            pairs if self.gpu_available else [],
-            [v for _ in xs for v in (0.0, 1.0)] if self.gpu_available else [],
-        )
-        self._cpu_plot.mark_labels = labels
+        self._set_ranges()
+        top = self._ranges[1] if self._ranges else 100.0
+        self._curves["cpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, top)])
+        if self.gpu_available:
+            self._curves["gpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, 100.0)])
         self._phase_text = t("plot.phases", phases=" \u00b7 ".join(names))
         self.phases.setText(self._phase_text)
         self._set_ranges()
+
+
+def step_up(value: float, floor: float) -> float:
+    """An axis end for ``value``: at least ``floor``, grown in steps (1, 1.5, 2, 3, 5, 7.5 x 10^n)."""
+    if not value > floor or math.isinf(value):
+        return floor
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(s * power for s in (1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0) if s * power >= value)
 
 
 def series_start(

@@ -80,10 +80,14 @@ class _Pages(dict[Page, StepPage]):
 
 
 def _preload_modules() -> None:
-    """On a pool thread, after the first paint: what the steps' results and the sampler will need
-    (core's modules, NVML's binding, psutil), so none of it is imported on the GUI thread later."""
+    """On a pool thread, after the first paint: what the steps' results, the sampler and the graph
+    will need (core's modules, NVML's binding, psutil, numpy, pyqtgraph), so none of it is imported
+    on the GUI thread later (pyqtgraph alone took ~450 ms there). The GUI thread keeps running
+    meanwhile: the interpreter hands it the GIL every few milliseconds (bench_gui_stall.py)."""
     facade.preload()
+    import numpy  # noqa: F401
     import psutil  # noqa: F401 - the sampler's CPU source opens it when the GPU retry starts
+    import pyqtgraph  # noqa: F401 - creates no Qt object as it loads; the graph is built on the GUI thread
 
 
 class DoctorWizard(StepRunner):
@@ -233,11 +237,12 @@ class DoctorWizard(StepRunner):
         QWidget.setTabOrder(first, self.button(QWizard.WizardButton.BackButton))
 
     def _preload(self) -> None:
-        """Import the sampler's modules on a pool thread while the technician reads page 0; the graph
-        (pyqtgraph, which touches Qt as it loads) is then built on the GUI thread at an idle moment.
+        """Import the modules the later pages need on a pool thread while the technician reads page 0
+        (``_preload_modules``); the graph is then built on the GUI thread at an idle moment.
 
-        pyqtgraph was imported on the pool thread once: with the window busy on the GUI thread that
-        crashed the process now and then (a segmentation fault seen in the tests)."""
+        An earlier build imported pyqtgraph on the pool thread while the window was busy building
+        pages, and crashed now and then; now the pages are built first (``_build_rest``) and the
+        import starts 0.3 s after that, while page 0 only waits for the technician."""
         job = CallJob(_preload_modules)
         job.signals.finished.connect(self._on_preloaded)
         self._start(job)
@@ -300,10 +305,12 @@ class DoctorWizard(StepRunner):
         if not self._pending:
             self._render_timer.stop()
             return
-        page = self._pending.pop(0)
-        if page in self._pending_translate:
+        page = self._pending[0]
+        if page in self._pending_translate:  # its words this turn, its content the next (each < a frame)
             self._pending_translate.discard(page)
             page.retranslate()
+            return
+        self._pending.pop(0)
         page.render()
         if not self._pending:
             self._render_timer.stop()

@@ -9,6 +9,7 @@ psutil reading a real process on this machine that is busy, then idle.
 
 from __future__ import annotations
 
+import itertools
 import math
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from fallback_doctor.core.step_child import run_inspection
 from fallback_doctor.gui.i18n import set_language, t
 from fallback_doctor.gui.plot import GpuPlot
 from fallback_doctor.gui.wizard import DoctorWizard, Page
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QPointF, QSettings
 
 pytestmark = pytest.mark.gui
 
@@ -106,31 +107,41 @@ def test_a_bundle_from_another_machine_draws_its_samples_in_seconds_from_the_sta
         samples = series["samples"]
         assert plot.samples_drawn == len(samples) == TICKS  # every row of samples.csv
         assert plot.gpu_available is True and plot._gpu_plot.isVisible() and not plot._no_gpu.isVisible()
-        xs, gpu = plot._curves["gpu"].getData()
+        xs, gpu = (list(map(float, a)) for a in plot._curves["gpu"].getData())
         # Time: seconds from the series' start (the early import mark), never negative, never scaled.
         start = min(s["timestamp"] for s in [*samples, *series["marks"]])
         assert xs == pytest.approx([s["timestamp"] - start for s in samples], abs=1e-3)
-        assert min(xs) >= EARLY_S - 0.01 and all(b > a for a, b in zip(xs, xs[1:], strict=False))
+        assert min(xs) >= EARLY_S - 0.01 and all(b > a for a, b in itertools.pairwise(xs))
         assert xs[-1] - xs[0] == pytest.approx(samples[-1]["timestamp"] - samples[0]["timestamp"], abs=1e-3)
-        panel = plot._cpu_plot
-        assert panel.bottom_title == t("plot.time") == "seconds"
-        ticks = panel.x_ticks()
-        assert ticks[0] == (0.0, "0") and panel.x_end >= xs[-1]
-        assert all(float(label) == pytest.approx(value) for value, label in ticks)  # plain seconds
+        axis = plot._cpu_plot.getAxis("bottom")
+        assert axis.labelText == t("plot.time") == "seconds"
+        assert axis.autoSIPrefixScale == 1.0 and "x0.001" not in axis.labelString()  # never scaled
+        (left, right), _ = plot._cpu_plot.viewRange()
+        assert left == 0.0 and xs[-1] <= right < xs[-1] * 2  # from 0 s to past the last sample
+        # One time axis: a moment is drawn in the same column of both plots (GPU above, CPU below).
+        for moment in (0.0, xs[11], xs[-1]):
+            above = plot._gpu_plot.vb.mapViewToScene(QPointF(moment, 0)).x()
+            below = plot._cpu_plot.vb.mapViewToScene(QPointF(moment, 0)).x()
+            assert above == pytest.approx(below, abs=1.0)
+        ticks = [value for level in axis.tickValues(left, right, 600) for value in level[1]]
+        assert all(
+            float(text) == pytest.approx(value)
+            for value, text in zip(ticks, axis.tickStrings(ticks, 1.0, 0.5), strict=True)
+        )
         # The GPU line is the recording's, as replayed: idle, then rising to ~99 %.
         assert gpu == [s["utilization_percent"] for s in samples]
         assert gpu[0] <= 2.0 and max(gpu[11:]) >= 98.0
         assert "samples.csv" in plot.note.text()
         # The CPU line beside it: the real process busy, then falling.
-        _cpu_xs, cpu = plot._curves["cpu"].getData()
+        _cpu_xs, cpu = (list(map(float, a)) for a in plot._curves["cpu"].getData())
         readings = [v for v in cpu if not math.isnan(v)]
         assert len(readings) >= TICKS - 2
         assert max(cpu[1:10]) > 50.0 and max(cpu[-8:]) < 20.0
         # The phases: dotted lines at their times (the early one at 0 s), named under the graph.
-        marks_x, _ = plot._curves["cpu_marks"].getData()
+        marks_x = list(map(float, plot._curves["cpu_marks"].getData()[0]))
         assert marks_x[0] == 0.0 and all(x >= 0 for x in marks_x)
         assert marks_x[::2] == pytest.approx([m["timestamp"] - start for m in series["marks"]], abs=1e-3)
-        assert plot._curves["gpu_marks"].getData()[0] == marks_x
+        assert list(plot._curves["gpu_marks"].getData()[0]) == marks_x
         assert "CPU runs" in plot.phases.text() and "GPU runs" in plot.phases.text()
     finally:
         wizard.shutdown()
@@ -147,7 +158,7 @@ def test_unreadable_timestamps_still_draw_and_marks_before_the_samples_do_not_go
     plot.show_series(
         {"samples": samples, "marks": [], "gpu_status": {"source": "replay"}, "recorded_here": False}
     )
-    xs, ys = plot._curves["gpu"].getData()
+    xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getData())
     assert ys == [0.0, 50.0, 99.0] and xs == pytest.approx([0.0, 0.1, 0.2])
     plot.show_series(
         {
@@ -156,8 +167,9 @@ def test_unreadable_timestamps_still_draw_and_marks_before_the_samples_do_not_go
             "gpu_status": {"source": "nvml"},
         }
     )
-    xs, _ = plot._curves["gpu"].getData()
-    assert xs == [1.5, 2.5, 3.5, 4.5] and plot._curves["cpu_marks"].getData()[0] == [0.0, 0.0]
+    xs = list(plot._curves["gpu"].getData()[0])
+    assert xs == [1.5, 2.5, 3.5, 4.5] and list(plot._curves["cpu_marks"].getData()[0]) == [0.0, 0.0]
+    assert plot._cpu_plot.viewRange()[0][0] == 0.0  # the axis starts at the series' start, not at -1.5 s
 
 
 def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -181,16 +193,17 @@ def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, tmp_path) -> None:  # 
         qtbot.waitUntil(lambda: plot.samples_drawn >= 5, timeout=30_000)
         wizard.cancel_step()
         drawn = plot.samples_drawn
-        xs, ys = plot._curves["gpu"].getData()
+        xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getData())
         assert wizard.running is None and wizard.partial_series is not None
         assert len(wizard.partial_series["samples"]) >= drawn
         wizard.flush_rendering()  # the GPU page renders with no finished series …
         assert plot.kept_partial and plot.samples_drawn == drawn  # … and keeps the graph
-        assert plot._curves["gpu"].getData() == (xs, ys) and len(xs) >= 5
+        assert [list(map(float, a)) for a in plot._curves["gpu"].getData()] == [xs, ys] and len(xs) >= 5
         assert "Stopped after" in plot.phases.text()
         assert plot.stack.currentWidget() is plot._graphics
         wizard.set_target({"kind": "log", "log_text": "x"})  # another target: the old graph goes
         wizard.flush_rendering()
         assert not plot.kept_partial and plot.samples_drawn == 0 and wizard.partial_series is None
+        assert plot.stack.currentWidget() is plot.waiting
     finally:
         wizard.shutdown()
