@@ -19,7 +19,7 @@ from typing import Any
 
 from fallback_doctor.gui.i18n import has, t
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 PHASE_LABELS = {
@@ -106,7 +106,6 @@ class GpuPlot(QWidget):
             plot.showAxis("right")
             plot.getAxis("left").setWidth(56)
             plot.getAxis("right").setWidth(56)
-            plot.showGrid(x=True, y=True, alpha=0.25)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             plot.disableAutoRange()
@@ -143,6 +142,15 @@ class GpuPlot(QWidget):
         self._curves["gpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
         self._cpu_plot.addItem(self._curves["cpu_marks"])
         self._gpu_plot.addItem(self._curves["gpu_marks"])
+        # The grid as one curve per plot, redrawn when a range steps: pyqtgraph's own grid (showGrid)
+        # made the axes repaint over the whole plot on every new sample (30 ms a frame here).
+        grid = QColor(foreground)
+        grid.setAlpha(45)
+        self._grid = {
+            key: pg.PlotDataItem(pen=pg.mkPen(grid, width=1), connect="pairs") for key in ("gpu", "cpu")
+        }
+        self._gpu_plot.addItem(self._grid["gpu"])
+        self._cpu_plot.addItem(self._grid["cpu"])
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
@@ -335,6 +343,8 @@ class GpuPlot(QWidget):
             plot.setXRange(0, x_end, padding=0)
         self._cpu_plot.setYRange(0, cpu_end, padding=0)
         self._mem_axis.setYRange(0, mem_end, padding=0)
+        for key, y_end in (("gpu", 100.0), ("cpu", cpu_end)):
+            self._grid[key].setData(*_grid_lines(x_end, y_end))
 
     def _draw_marks(self, marks: list[dict[str, Any]]) -> None:
         """Phase marks: dotted vertical lines on both panels, short names on the CPU panel's."""
@@ -370,6 +380,26 @@ def step_up(value: float, floor: float) -> float:
         return floor
     power = 10.0 ** math.floor(math.log10(value))
     return next(s * power for s in (1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0) if s * power >= value)
+
+
+def _grid_lines(x_end: float, y_end: float) -> tuple[list[float], list[float]]:
+    """Pairs of points: a vertical line per time tick, a horizontal one per value tick."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for vertical, end in ((True, x_end), (False, y_end)):
+        step = _tick_step(end)
+        for index in range(1, int(end / step + 1e-9) + 1):
+            at = index * step
+            xs += [at, at] if vertical else [0.0, x_end]
+            ys += [0.0, y_end] if vertical else [at, at]
+    return xs, ys
+
+
+def _tick_step(span: float) -> float:
+    """About five ticks over ``span``: 1, 2 or 5 times a power of ten."""
+    raw = max(span, 1e-9) / 5
+    power = 10.0 ** math.floor(math.log10(raw))
+    return next(s * power for s in (1.0, 2.0, 5.0, 10.0) if s * power >= raw)
 
 
 def series_start(
