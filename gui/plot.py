@@ -15,6 +15,7 @@ run or a new target (``forget``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.gui.i18n import has, t
@@ -59,6 +60,8 @@ class GpuPlot(QWidget):
         self.waiting.setWordWrap(True)
         self.stack.addWidget(self.waiting)
         self._graphics: Any = None
+        self._built = False
+        self._steps: Iterator[None] | None = None
         self._gpu_plot: Any = None
         self._cpu_plot: Any = None
         self._curves: dict[str, Any] = {}
@@ -85,12 +88,32 @@ class GpuPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def build(self) -> None:
-        """Create the graph (at an idle moment after start-up, or when first needed)."""
-        self._build()
+        """Create the graph at an idle moment, a piece per turn of the event loop (each under a frame)."""
+        if self._built or self._steps is not None:
+            return
+        self._steps = self._build_steps()
+        self._build_more()
+
+    @Slot()
+    def _build_more(self) -> None:
+        if self._steps is None:
+            return
+        try:
+            next(self._steps)
+        except StopIteration:
+            self._steps = None
+            return
+        QTimer.singleShot(0, self, self._build_more)
 
     def _build(self) -> None:
-        if self._graphics is not None:
+        """The graph now (what is left of it)."""
+        if self._built:
             return
+        steps, self._steps = self._steps or self._build_steps(), None
+        for _ in steps:
+            pass
+
+    def _build_steps(self) -> Iterator[None]:
         import pyqtgraph as pg
 
         palette = self.palette()
@@ -100,8 +123,11 @@ class GpuPlot(QWidget):
         self._graphics = pg.GraphicsLayoutWidget(self)
         self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._graphics.setAccessibleName(t("plot.gpu"))
+        yield
         self._gpu_plot = self._graphics.addPlot(row=0, col=0)
+        yield
         self._cpu_plot = self._graphics.addPlot(row=1, col=0)
+        yield
         for plot in (self._gpu_plot, self._cpu_plot):  # one time axis: same ranges, same axis widths
             plot.showAxis("right")
             plot.getAxis("left").setWidth(56)
@@ -115,6 +141,7 @@ class GpuPlot(QWidget):
             for side in ("left", "bottom"):
                 plot.getAxis(side).enableAutoSIPrefix(False)  # plain seconds and percent, no "x0.001"
         self._gpu_plot.setYRange(0, 100, padding=0)
+        yield
         dark = background.lightness() < 128
         self._curves["gpu"] = self._gpu_plot.plot(
             name=t("plot.gpu"), pen=pg.mkPen("#4fc3f7" if dark else "#0277bd", width=2), connect="finite"
@@ -151,6 +178,7 @@ class GpuPlot(QWidget):
         }
         self._gpu_plot.addItem(self._grid["gpu"])
         self._cpu_plot.addItem(self._grid["cpu"])
+        yield
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
@@ -160,6 +188,7 @@ class GpuPlot(QWidget):
         self._no_gpu.setMinimumHeight(90)
         self._no_gpu.hide()
         self.layout().insertWidget(1, self._no_gpu)
+        self._built = True
         self._set_ranges()
         self.retranslate()
 
@@ -171,7 +200,7 @@ class GpuPlot(QWidget):
     def retranslate(self) -> None:
         """Axis titles and legends in the current language."""
         self.waiting.setText(t("gpu.waiting"))
-        if self._graphics is None:
+        if not self._built:
             return
         self._gpu_plot.setLabel("left", t("plot.gpu"))
         self._gpu_plot.setLabel("right", t("plot.memory"))
@@ -335,7 +364,7 @@ class GpuPlot(QWidget):
         """Fixed ranges that grow in steps (set only when a step is passed: no relayout per tick)."""
         last = max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark)
         ranges = (step_up(last, self._x_floor), step_up(self._top_cpu, 100.0), step_up(self._top_mem, 1.0))
-        if ranges == self._ranges or self._graphics is None:
+        if ranges == self._ranges or not self._built:
             return
         self._ranges = ranges
         x_end, cpu_end, mem_end = ranges
