@@ -61,16 +61,19 @@ def main() -> int:
             return ReplaySource(recording, speed=None)
 
     gaps: list[tuple[float, str]] = []
+    ends: list[float] = []
     last = [time.perf_counter()]
     phase = ["start"]
 
     def beat() -> None:
         now = time.perf_counter()
         gaps.append(((now - last[0]) * 1000 - 5, phase[0]))
+        ends.append(now)
         last[0] = now
 
     watchdog = _Watchdog(last) if args.where else None
-    slots = _SlowCalls(main.__code__, phase) if args.where else None
+    profiled = args.where and not os.environ.get("GFD_STALL_NO_PROFILE")  # the profile hook slows it
+    slots = _SlowCalls(main.__code__, phase) if profiled else None
     if slots is not None:
         sys.setprofile(slots)
 
@@ -93,6 +96,7 @@ def main() -> int:
             app.processEvents()
         app.processEvents()
         gaps.clear()
+        ends.clear()
         last[0] = time.perf_counter()
         started = time.perf_counter()
         # Page 0 as a technician sees it for a second (the window builds its other pages and preloads
@@ -123,8 +127,12 @@ def main() -> int:
             sys.setprofile(None)
             watchdog.stop()
             watchdog.report()
-            assert slots is not None
-            slots.report()
+            for gap, where in sorted(gaps, reverse=True)[:3]:
+                end = ends[gaps.index((gap, where))]
+                inside = [stack for at, stack in watchdog.timeline if end - (gap + 5) / 1000 <= at <= end]
+                print(f"stall of {gap:.0f} ms ({where}): " + " | ".join(dict.fromkeys(inside)))
+            if slots is not None:
+                slots.report()
         wizard.shutdown()
     worst = sorted(gaps, reverse=True)[:5]
     print(f"full run: {total:.1f} s, {len(gaps)} heartbeats")
@@ -165,6 +173,7 @@ class _Watchdog:
         self.last = last
         self.main = threading.main_thread().ident
         self.stacks: collections.Counter[str] = collections.Counter()
+        self.timeline: list[tuple[float, str]] = []
         self.running = True
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -191,6 +200,7 @@ class _Watchdog:
                 inner = traceback.extract_stack(frame)[-1:]
                 ours = [f"(Qt, under {Path(item.filename).name}:{item.name}:{item.lineno})" for item in inner]
             self.stacks[" > ".join(ours[-4:])] += 1
+            self.timeline.append((time.perf_counter(), " > ".join(ours[-3:])))
 
     def stop(self) -> None:
         self.running = False

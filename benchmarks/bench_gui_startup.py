@@ -5,7 +5,8 @@
 Each run is a fresh interpreter (offscreen Qt unless DISPLAY is set): it records the time at
 the top of the process, opens the wizard as ``fallback-doctor gui`` does, and prints the time at
 which the window's first paint pass is over (the first paint event of the window, then the next
-turn of the event loop: its children are painted in that pass). The peer is timed the same way. Also says which heavy modules were imported by then
+turn of the event loop: its children are painted in that pass). The peer is timed the same way.
+Also says which heavy modules were imported by then
 (none of onnxruntime, pyqtgraph, pynvml, numpy should be).
 
 The peer, run alternately in the same run: a bare QWidget's first paint in a fresh

@@ -54,6 +54,10 @@ class GpuPlot(QWidget):
         layout.addWidget(self.stack, 1)
         self.phases = QLabel(self)
         self.phases.setWordWrap(True)
+        self.phases.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # Room for three lines from the start: a phase added during the run must not shrink the graph
+        # (a resize makes pyqtgraph lay out and redraw every axis: tens of milliseconds).
+        self.phases.setMinimumHeight(3 * self.phases.fontMetrics().lineSpacing() + 4)
         layout.addWidget(self.phases)
         self.waiting = QLabel(t("gpu.waiting"), self)
         self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -178,6 +182,7 @@ class GpuPlot(QWidget):
         }
         self._gpu_plot.addItem(self._grid["gpu"])
         self._cpu_plot.addItem(self._grid["cpu"])
+        self._gpu_plot.getAxis("bottom").setStyle(showValues=False)  # the times: under the CPU plot
         yield
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
