@@ -20,7 +20,7 @@ from typing import Any
 
 from fallback_doctor.gui.i18n import has, t
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 PHASE_LABELS = {
@@ -65,6 +65,7 @@ class GpuPlot(QWidget):
         self.stack.addWidget(self.waiting)
         self._graphics: Any = None
         self._built = False
+        self._translate_due = False
         self._steps: Iterator[None] | None = None
         self._gpu_plot: Any = None
         self._cpu_plot: Any = None
@@ -203,10 +204,14 @@ class GpuPlot(QWidget):
         self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
 
     def retranslate(self) -> None:
-        """Axis titles and legends in the current language."""
+        """Axis titles and legends in the current language (a hidden graph: when it is shown)."""
         self.waiting.setText(t("gpu.waiting"))
         if not self._built:
             return
+        if not self.isVisible():  # each axis title re-lays out the graph: not while nobody sees it
+            self._translate_due = True
+            return
+        self._translate_due = False
         self._gpu_plot.setLabel("left", t("plot.gpu"))
         self._gpu_plot.setLabel("right", t("plot.memory"))
         self._cpu_plot.setLabel("left", t("plot.cpu"))
@@ -218,6 +223,12 @@ class GpuPlot(QWidget):
                 key = next((k for k, c in self._curves.items() if c is item), None)
                 if key in names:
                     label.setText(names[key])
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        """Words changed while hidden are put on the axes now."""
+        if self._translate_due:
+            self.retranslate()
+        super().showEvent(event)
 
     # -- live ---------------------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ class DoctorWizard(StepRunner):
         self.pages: dict[Page, StepPage] = _Pages(self._build_page)
         self._build_page(Page.START)
         # The other pages: after the first paint, at the latest in 0.25 s.
-        self._first_paint = _FirstPaint(self, self._build_rest)
+        self._first_paint = _FirstPaint(self, self._after_first_paint)
         QTimer.singleShot(250, self, self._build_rest)
         self.resize(1100, 780)
         self.setMinimumSize(820, 600)
@@ -169,7 +169,7 @@ class DoctorWizard(StepRunner):
         self.start_page.load({**remembered, **{k: v for k, v in (target or {}).items() if v}})
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
         self._find_installations()
-        QTimer.singleShot(300, self, self._preload)
+        self._preload_started = False
 
     # -- pages built lazily -----------------------------------------------------------------------
 
@@ -189,13 +189,23 @@ class DoctorWizard(StepRunner):
             self._render_timer.start()
 
     @Slot()
-    def _build_rest(self) -> None:
+    def _after_first_paint(self) -> None:
+        """core's page views (~30 ms to import) on a pool thread, then the other pages."""
+        job = CallJob(lambda: facade.STACK_LAYERS)
+        job.signals.finished.connect(self._build_rest)
+        job.signals.failed.connect(self._build_rest)
+        self._start(job)
+
+    @Slot()
+    def _build_rest(self, _value: object = None) -> None:
         self._first_paint.done = True
         missing = [page_id for page_id in Page if page_id not in self.pages]
         if missing:
             self._build_page(missing[0])
-            if len(missing) > 1:
-                QTimer.singleShot(0, self, self._build_rest)
+            QTimer.singleShot(0, self, self._build_rest)
+        elif not self._preload_started:  # then, while page 0 waits: the modules the later pages need
+            self._preload_started = True
+            self._preload()
 
     def nextId(self) -> int:  # noqa: N802 - Qt's name
         """The next page in FAQ order (also while the later pages are still being built)."""
@@ -249,7 +259,7 @@ class DoctorWizard(StepRunner):
 
         An earlier build imported pyqtgraph on the pool thread while the window was busy building
         pages, and crashed now and then; now the pages are built first (``_build_rest``) and the
-        import starts 0.3 s after that, while page 0 only waits for the technician."""
+        import starts after that, while page 0 only waits for the technician."""
         job = CallJob(_preload_modules)
         job.signals.finished.connect(self._on_preloaded)
         self._start(job)
