@@ -14,11 +14,21 @@ run or a new target (``forget``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.gui.i18n import has, t
+from fallback_doctor.gui.plot_data import (
+    cell_number,
+    grid_lines,
+    has_gpu,
+    one_gpu,
+    or_zero,
+    reading,
+    series_start,
+    status_sentence,
+    step_up,
+)
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
@@ -301,8 +311,8 @@ class GpuPlot(QWidget):
         samples = one_gpu(list(series.get("samples") or []))
         marks = list(series.get("marks") or [])
         self._t0 = series_start(samples, marks, series.get("interval_s"))
-        available = any(_has_gpu(s) for s in samples)
-        self._set_availability(available, _sentence(status), None, series)
+        available = any(has_gpu(s) for s in samples)
+        self._set_availability(available, status_sentence(status), None, series)
         self._append(samples)
         self._draw_marks(marks)
         self.stack.setCurrentWidget(self._graphics)
@@ -350,21 +360,21 @@ class GpuPlot(QWidget):
         if not samples:
             return
         for sample in samples:
-            stamp = _number(sample.get("timestamp"))
+            stamp = cell_number(sample.get("timestamp"))
             if stamp is None:  # no usable time (a redacted cell): one interval after the last
                 stamp = (self._t0 or 0.0) + self._index * 0.1
             self._index += 1
             if self._t0 is None:
                 self._t0 = stamp
             self._data["t"].append(max(0.0, stamp - self._t0))
-            self._data["gpu"].append(_value(sample.get("utilization_percent")))
+            self._data["gpu"].append(reading(sample.get("utilization_percent")))
             memory = sample.get("process_memory_mib")
             if memory is None:
                 memory = sample.get("memory_used_mib")
-            self._data["mem"].append(_value(memory))
-            self._data["cpu"].append(_value(sample.get("probe_cpu_percent")))
-            self._top_cpu = max(self._top_cpu, _finite(self._data["cpu"][-1]))
-            self._top_mem = max(self._top_mem, _finite(self._data["mem"][-1]))
+            self._data["mem"].append(reading(memory))
+            self._data["cpu"].append(reading(sample.get("probe_cpu_percent")))
+            self._top_cpu = max(self._top_cpu, or_zero(self._data["cpu"][-1]))
+            self._top_mem = max(self._top_mem, or_zero(self._data["mem"][-1]))
         self.samples_drawn = len(self._data["t"])
         xs = self._data["t"]
         if self.gpu_available:
@@ -389,7 +399,7 @@ class GpuPlot(QWidget):
         self._cpu_plot.setYRange(0, cpu_end, padding=0)
         self._mem_axis.setYRange(0, mem_end, padding=0)
         for key, y_end in (("gpu", 100.0), ("cpu", cpu_end)):
-            self._grid[key].setData(*_grid_lines(x_end, y_end))
+            self._grid[key].setData(*grid_lines(x_end, y_end))
 
     def _draw_marks(self, marks: list[dict[str, Any]]) -> None:
         """Phase marks: dotted vertical lines on both panels, short names on the CPU panel's."""
@@ -400,7 +410,7 @@ class GpuPlot(QWidget):
         xs: list[float] = []
         labels: list[tuple[float, str]] = []
         for mark in marks:
-            x = max(0.0, (_number(mark.get("timestamp")) or self._t0) - self._t0)
+            x = max(0.0, (cell_number(mark.get("timestamp")) or self._t0) - self._t0)
             name = str(mark.get("name"))
             short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
             label = t(f"plot.phase.{short}") if has(f"plot.phase.{short}") else PHASE_LABELS.get(short, name)
@@ -417,95 +427,3 @@ class GpuPlot(QWidget):
         self._phase_text = t("plot.phases", phases=" \u00b7 ".join(names))
         self.phases.setText(self._phase_text)
         self._set_ranges()
-
-
-def step_up(value: float, floor: float) -> float:
-    """An axis end for ``value``: at least ``floor``, grown in steps (1, 1.5, 2, 3, 5, 7.5 x 10^n)."""
-    if not value > floor or math.isinf(value):
-        return floor
-    power = 10.0 ** math.floor(math.log10(value))
-    return next(s * power for s in (1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0) if s * power >= value)
-
-
-def _grid_lines(x_end: float, y_end: float) -> tuple[list[float], list[float]]:
-    """Pairs of points: a vertical line per time tick, a horizontal one per value tick."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for vertical, end in ((True, x_end), (False, y_end)):
-        step = _tick_step(end)
-        for index in range(1, int(end / step + 1e-9) + 1):
-            at = index * step
-            xs += [at, at] if vertical else [0.0, x_end]
-            ys += [0.0, y_end] if vertical else [at, at]
-    return xs, ys
-
-
-def _tick_step(span: float) -> float:
-    """About five ticks over ``span``: 1, 2 or 5 times a power of ten."""
-    raw = max(span, 1e-9) / 5
-    power = 10.0 ** math.floor(math.log10(raw))
-    return next(s * power for s in (1.0, 2.0, 5.0, 10.0) if s * power >= raw)
-
-
-def series_start(
-    samples: list[dict[str, Any]], marks: list[dict[str, Any]], _interval: Any = None
-) -> float | None:
-    """Where a series' time axis starts: its earliest sample or phase mark (epoch seconds)."""
-    stamps = [_number(item.get("timestamp")) for item in [*samples, *marks]]
-    known = [stamp for stamp in stamps if stamp is not None]
-    return min(known) if known else None
-
-
-def one_gpu(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The samples of the GPU the probe used (the most process memory; else the lowest index)."""
-    indices = {s.get("gpu_index") for s in samples if s.get("gpu_index") is not None}
-    if len(indices) <= 1:
-        return samples
-    used = {
-        i: max(
-            (_finite(_value(s.get("process_memory_mib"))) for s in samples if s.get("gpu_index") == i),
-            default=0.0,
-        )
-        for i in indices
-    }
-    chosen = max(sorted(indices, key=str), key=lambda i: used[i])
-    return [s for s in samples if s.get("gpu_index") in (None, chosen)]
-
-
-def _number(value: Any) -> float | None:
-    """A finite number from a sample's cell (a float, an int or its text), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None
-
-
-def _value(value: Any) -> float:
-    """A reading, or NaN for "not available" (a gap, never a zero)."""
-    number = _number(value)
-    return math.nan if number is None else number
-
-
-def _finite(value: float) -> float:
-    return 0.0 if value != value else value
-
-
-def _has_gpu(sample: dict[str, Any]) -> bool:
-    return any(
-        _number(sample.get(k)) is not None
-        for k in ("utilization_percent", "memory_used_mib", "process_memory_mib")
-    )
-
-
-def _sentence(status: dict[str, Any]) -> str:
-    label = {"nvml": "NVML", "replay": "replay"}.get(
-        str(status.get("source")), str(status.get("source") or "")
-    )
-    reason = status.get("reason") or status.get("state") or ""
-    return f"{label}: {reason}" if label else str(reason)
