@@ -11,28 +11,54 @@ from collections.abc import Callable
 from typing import Any
 
 from fallback_doctor.core.frozen import module_argv
-from fallback_doctor.core.pages import (
-    STACK_LAYERS,
-    all_findings,
-    check_again_step,
-    config_view,
-    cpu_view,
-    finding_words,
-    gpu_headline,
-    gpu_summary,
-    issue_words,
-    log_view,
-    session_rows,
-    stack_layers,
-    strategy_lines,
-    verdict_words,
-)
-from fallback_doctor.core.remedy import remedy_lines, remedy_plain
 from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_language
+
+_PAGES = "fallback_doctor.core.pages"
+_REMEDY = "fallback_doctor.core.remedy"
+
+
+def _on_first_use(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported when first called: the window's first page needs only the labels,
+    and core.pages (with the report, remedy and model modules under it) took ~35 ms to import."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{module}.{name}`` (imported on first use)."
+    return call
+
+
+all_findings = _on_first_use(_PAGES, "all_findings")
+check_again_step = _on_first_use(_PAGES, "check_again_step")
+config_view = _on_first_use(_PAGES, "config_view")
+cpu_view = _on_first_use(_PAGES, "cpu_view")
+finding_words = _on_first_use(_PAGES, "finding_words")
+gpu_headline = _on_first_use(_PAGES, "gpu_headline")
+gpu_summary = _on_first_use(_PAGES, "gpu_summary")
+issue_words = _on_first_use(_PAGES, "issue_words")
+log_view = _on_first_use(_PAGES, "log_view")
+session_rows = _on_first_use(_PAGES, "session_rows")
+stack_layers = _on_first_use(_PAGES, "stack_layers")
+strategy_lines = _on_first_use(_PAGES, "strategy_lines")
+verdict_words = _on_first_use(_PAGES, "verdict_words")
+remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
+remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
+
+
+def __getattr__(name: str) -> Any:
+    """``STACK_LAYERS`` (core/pages.py), also imported on first use."""
+    if name == "STACK_LAYERS":
+        from fallback_doctor.core.pages import STACK_LAYERS
+
+        return STACK_LAYERS
+    raise AttributeError(name)
+
 
 __all__ = [
     "LANGUAGES",
-    "STACK_LAYERS",
     "STEP_CHILD_MODULE",
     "all_findings",
     "apply_inspection",

@@ -27,11 +27,12 @@ import locale
 import os
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.core.findings.registry import check_declared
-from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity, Step, step_shell
 from fallback_doctor.core.particles import fill
+
+if TYPE_CHECKING:  # imported where a finding is made: the wizard's first page needs only labels
+    from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
 
 LANGUAGES: tuple[str, ...] = ("en", "ko")
 
@@ -142,6 +143,9 @@ def make_finding(
     their shell form when no commands are passed. The id must be declared in core/findings/
     with this cause, layer and severity (UndeclaredFindingError otherwise).
     """
+    from fallback_doctor.core.findings.registry import check_declared
+    from fallback_doctor.core.model import Finding, Remediation, step_shell
+
     check_declared(finding_id, cause, layer, severity)
     values = dict(params or {})
     texts = {lang: render_text(finding_id, lang, values) for lang in LANGUAGES}

@@ -1,19 +1,36 @@
 """The GPU page's live graph: GPU utilization and memory, the probe's CPU use, the probe's phases.
 
-pyqtgraph is imported when the graph is first built (not at start-up). Only the GUI thread
-touches plot items: a QTimer pulls new samples from the sampler (``since``) and calls setData.
-Where there are no GPU readings (no NVML), the GPU plot is replaced by a sentence saying so: a
-flat line would look like an idle GPU. A series from the report (a bundle) draws the same way.
+pyqtgraph draws it. It is imported on a pool thread after the first paint (gui/wizard.py
+``_preload_modules``) and the graph is built on the GUI thread at an idle moment, so neither
+happens while a step runs. Only the GUI thread touches plot items: a QTimer pulls new samples
+from the sampler (``since``) and calls setData (peak downsampling, clipped to the view); the
+ranges are fixed and grow in steps (no auto-range, no axis relayout per tick). Time is seconds
+from the series' start (its first sample or phase mark, whichever is earlier: never negative),
+never SI-prefixed. Where there are no GPU readings (no NVML), the GPU plot is replaced by a
+sentence saying so: a flat line would look like an idle GPU. A series from the report (a bundle)
+draws the same way. After Stop the graph drawn so far is kept (``kept_partial``) until the next
+run or a new target (``forget``).
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterator
 from typing import Any
 
-from fallback_doctor.gui.i18n import t
+from fallback_doctor.gui.i18n import has, t
+from fallback_doctor.gui.plot_data import (
+    cell_number,
+    grid_lines,
+    has_gpu,
+    one_gpu,
+    or_zero,
+    reading,
+    series_start,
+    status_sentence,
+    step_up,
+)
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 PHASE_LABELS = {
@@ -47,12 +64,19 @@ class GpuPlot(QWidget):
         layout.addWidget(self.stack, 1)
         self.phases = QLabel(self)
         self.phases.setWordWrap(True)
+        self.phases.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        # Room for three lines from the start: a phase added during the run must not shrink the graph
+        # (a resize makes pyqtgraph lay out and redraw every axis: tens of milliseconds).
+        self.phases.setMinimumHeight(3 * self.phases.fontMetrics().lineSpacing() + 4)
         layout.addWidget(self.phases)
         self.waiting = QLabel(t("gpu.waiting"), self)
         self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.waiting.setWordWrap(True)
         self.stack.addWidget(self.waiting)
         self._graphics: Any = None
+        self._built = False
+        self._translate_due = False
+        self._steps: Iterator[None] | None = None
         self._gpu_plot: Any = None
         self._cpu_plot: Any = None
         self._curves: dict[str, Any] = {}
@@ -62,6 +86,14 @@ class GpuPlot(QWidget):
         self._sequence = 0
         self._t0: float | None = None
         self._data: dict[str, list[float]] = {"t": [], "gpu": [], "mem": [], "cpu": []}
+        self._index = 0
+        self._top_cpu = 0.0
+        self._top_mem = 0.0
+        self._last_mark = 0.0
+        self._x_floor = 10.0  # live: the time axis starts at 10 s and grows in steps
+        self._phase_text = ""
+        self._ranges: tuple[float, float, float] | None = None
+        self.kept_partial = False
         self.gpu_available: bool | None = None
         self.samples_drawn = 0
         self.timer = QTimer(self)
@@ -71,36 +103,68 @@ class GpuPlot(QWidget):
     # -- building ------------------------------------------------------------------------------
 
     def build(self) -> None:
-        """Create the graph (done at an idle moment after start-up, or when first needed)."""
-        self._build()
+        """Create the graph at an idle moment, a piece per turn of the event loop (each under a frame)."""
+        if self._built or self._steps is not None:
+            return
+        self._steps = self._build_steps()
+        self._build_more()
+
+    @Slot()
+    def _build_more(self) -> None:
+        if self._steps is None:
+            return
+        try:
+            next(self._steps)
+        except StopIteration:
+            self._steps = None
+            return
+        QTimer.singleShot(0, self, self._build_more)
 
     def _build(self) -> None:
-        if self._graphics is not None:
+        """The graph now (what is left of it)."""
+        if self._built:
             return
+        steps, self._steps = self._steps or self._build_steps(), None
+        for _ in steps:
+            pass
+
+    def _build_steps(self) -> Iterator[None]:
         import pyqtgraph as pg
 
         palette = self.palette()
         background = palette.color(QPalette.ColorRole.Base)
         foreground = palette.color(QPalette.ColorRole.Text)
         pg.setConfigOptions(antialias=False, background=background, foreground=foreground)
-        self._pg = pg
         self._graphics = pg.GraphicsLayoutWidget(self)
-        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # mouse only (zoom, pan): Tab skips it
+        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._graphics.setAccessibleName(t("plot.gpu"))
+        yield
         self._gpu_plot = self._graphics.addPlot(row=0, col=0)
+        yield
         self._cpu_plot = self._graphics.addPlot(row=1, col=0)
-        self._cpu_plot.setXLink(self._gpu_plot)
-        for plot in (self._gpu_plot, self._cpu_plot):
-            plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setDownsampling(mode="peak")
+        yield
+        for plot in (self._gpu_plot, self._cpu_plot):  # one time axis: same ranges, same axis widths
+            plot.showAxis("right")
+            plot.getAxis("left").setWidth(56)
+            plot.getAxis("right").setWidth(56)
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+            plot.disableAutoRange()
+            plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
             plot.addLegend(offset=(8, 4))
-        self._gpu_plot.setYRange(0, 100)
+            for side in ("left", "bottom"):
+                plot.getAxis(side).enableAutoSIPrefix(False)  # plain seconds and percent, no "x0.001"
+        self._gpu_plot.setYRange(0, 100, padding=0)
+        yield
         dark = background.lightness() < 128
         self._curves["gpu"] = self._gpu_plot.plot(
             name=t("plot.gpu"), pen=pg.mkPen("#4fc3f7" if dark else "#0277bd", width=2), connect="finite"
         )
-        self._mem_axis = pg.ViewBox()
-        self._gpu_plot.showAxis("right")
+        self._mem_axis = pg.ViewBox(enableMouse=False)
+        self._mem_axis.disableAutoRange()
+        self._cpu_plot.getAxis("right").setStyle(showValues=False)
+        self._gpu_plot.getAxis("right").enableAutoSIPrefix(False)
         self._gpu_plot.scene().addItem(self._mem_axis)
         self._gpu_plot.getAxis("right").linkToView(self._mem_axis)
         self._mem_axis.setXLink(self._gpu_plot)
@@ -115,11 +179,22 @@ class GpuPlot(QWidget):
         self._curves["cpu"] = self._cpu_plot.plot(
             name=t("plot.cpu"), pen=pg.mkPen("#e57373" if dark else "#c62828", width=2), connect="finite"
         )
-        mark_pen = pg.mkPen(self.palette().color(QPalette.ColorRole.Mid), width=1, style=Qt.PenStyle.DotLine)
+        mark_pen = pg.mkPen(palette.color(QPalette.ColorRole.Mid), width=1, style=Qt.PenStyle.DotLine)
         self._curves["cpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
         self._curves["gpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
         self._cpu_plot.addItem(self._curves["cpu_marks"])
         self._gpu_plot.addItem(self._curves["gpu_marks"])
+        # The grid as one curve per plot, redrawn when a range steps: pyqtgraph's own grid (showGrid)
+        # made the axes repaint over the whole plot on every new sample (30 ms a frame here).
+        grid = QColor(foreground)
+        grid.setAlpha(45)
+        self._grid = {
+            key: pg.PlotDataItem(pen=pg.mkPen(grid, width=1), connect="pairs") for key in ("gpu", "cpu")
+        }
+        self._gpu_plot.addItem(self._grid["gpu"])
+        self._cpu_plot.addItem(self._grid["cpu"])
+        self._gpu_plot.getAxis("bottom").setStyle(showValues=False)  # the times: under the CPU plot
+        yield
         self.stack.addWidget(self._graphics)
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
@@ -129,6 +204,8 @@ class GpuPlot(QWidget):
         self._no_gpu.setMinimumHeight(90)
         self._no_gpu.hide()
         self.layout().insertWidget(1, self._no_gpu)
+        self._built = True
+        self._set_ranges()
         self.retranslate()
 
     @Slot()
@@ -137,20 +214,31 @@ class GpuPlot(QWidget):
         self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
 
     def retranslate(self) -> None:
-        """Axis titles and legends in the current language."""
+        """Axis titles and legends in the current language (a hidden graph: when it is shown)."""
         self.waiting.setText(t("gpu.waiting"))
-        if self._graphics is None:
+        if not self._built:
             return
+        if not self.isVisible():  # each axis title re-lays out the graph: not while nobody sees it
+            self._translate_due = True
+            return
+        self._translate_due = False
         self._gpu_plot.setLabel("left", t("plot.gpu"))
         self._gpu_plot.setLabel("right", t("plot.memory"))
         self._cpu_plot.setLabel("left", t("plot.cpu"))
         self._cpu_plot.setLabel("bottom", t("plot.time"))
+        names = {"gpu": t("plot.gpu"), "mem": t("plot.memory"), "cpu": t("plot.cpu")}
         for plot in (self._gpu_plot, self._cpu_plot):
             for sample, label in plot.legend.items:
                 item = getattr(sample, "item", None)
                 key = next((k for k, c in self._curves.items() if c is item), None)
-                if key is not None:
-                    label.setText({"gpu": t("plot.gpu"), "mem": t("plot.memory"), "cpu": t("plot.cpu")}[key])
+                if key in names:
+                    label.setText(names[key])
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        """Words changed while hidden are put on the axes now."""
+        if self._translate_due:
+            self.retranslate()
+        super().showEvent(event)
 
     # -- live ---------------------------------------------------------------------------------
 
@@ -158,6 +246,7 @@ class GpuPlot(QWidget):
         """Draw from a running sampler until ``stop``."""
         self._build()
         self.clear()
+        self._x_floor = 10.0
         self.sampler = sampler
         self._sequence = 0
         state = sampler.state()
@@ -165,12 +254,26 @@ class GpuPlot(QWidget):
         self.stack.setCurrentWidget(self._graphics)
         self.timer.start()
 
-    def stop(self) -> None:
-        """Stop pulling samples (one last pull first)."""
-        if self.sampler is not None:
+    def stop(self, keep: bool = True) -> None:
+        """Stop pulling samples (one last pull first); ``keep``: the graph so far stays shown."""
+        live = self.sampler is not None
+        if live:
             self._on_tick()
         self.timer.stop()
         self.sampler = None
+        self.kept_partial = keep and live and self.samples_drawn > 0
+
+    def say_stopped(self) -> None:
+        """Under the graph kept after Stop: that it is a part of a run."""
+        if self.kept_partial and self._data["t"]:
+            self.phases.setText(
+                t("plot.stopped", seconds=self._data["t"][-1])
+                + ("\n" + self._phase_text if self._phase_text else "")
+            )
+
+    def forget(self) -> None:
+        """Drop a graph kept after Stop (a new target, a new run)."""
+        self.kept_partial = False
 
     @Slot()
     def _on_tick(self) -> None:
@@ -188,23 +291,30 @@ class GpuPlot(QWidget):
     # -- from a series (the report) -----------------------------------------------------------
 
     def show_series(self, series: dict[str, Any] | None) -> None:
-        """Draw a finished series (``SamplingSeries.to_dict()``), as recorded."""
+        """Draw a finished series (``SamplingSeries.to_dict()``), as recorded.
+
+        ``None`` (no finished series) keeps a graph stopped part-way (``kept_partial``)."""
         self.timer.stop()
         self.sampler = None
         if not series:
+            if self.kept_partial:
+                return
             self.clear()
             self.stack.setCurrentWidget(self.waiting)
             self.note.setText("")
             return
+        self.kept_partial = False
         self._build()
         self.clear()
+        self._x_floor = 1.0  # a finished series: the axis fits its length
         status = series.get("gpu_status") or {}
-        samples = list(series.get("samples") or [])
-        available = any(_has_gpu(s) for s in samples)
-        sentence = _sentence(status)
-        self._set_availability(available, sentence, None, series)
+        samples = one_gpu(list(series.get("samples") or []))
+        marks = list(series.get("marks") or [])
+        self._t0 = series_start(samples, marks, series.get("interval_s"))
+        available = any(has_gpu(s) for s in samples)
+        self._set_availability(available, status_sentence(status), None, series)
         self._append(samples)
-        self._draw_marks(list(series.get("marks") or []))
+        self._draw_marks(marks)
         self.stack.setCurrentWidget(self._graphics)
 
     # -- drawing ------------------------------------------------------------------------------
@@ -212,13 +322,19 @@ class GpuPlot(QWidget):
     def clear(self) -> None:
         """Forget every sample and mark."""
         self._t0 = None
+        self._index = 0
         self._data = {"t": [], "gpu": [], "mem": [], "cpu": []}
         self.samples_drawn = 0
         self.gpu_available = None
+        self.kept_partial = False
         for curve in self._curves.values():
             curve.setData([], [])
         self._marks_drawn = 0
+        self._phase_text = ""
+        self._top_cpu = self._top_mem = self._last_mark = 0.0
         self.phases.setText("")
+        self._ranges = None
+        self._set_ranges()
 
     def _set_availability(
         self, available: bool, sentence: str, status: Any, series: dict[str, Any] | None = None
@@ -240,21 +356,25 @@ class GpuPlot(QWidget):
             self._no_gpu.setText(t("gpu.no_nvml", why=sentence))
 
     def _append(self, samples: list[dict[str, Any]]) -> None:
+        """Add samples to the lines (incremental: the lists grow, the panels repaint)."""
         if not samples:
             return
         for sample in samples:
-            stamp = sample.get("timestamp")
-            if stamp is None or (isinstance(stamp, float) and math.isnan(stamp)):
-                continue
+            stamp = cell_number(sample.get("timestamp"))
+            if stamp is None:  # no usable time (a redacted cell): one interval after the last
+                stamp = (self._t0 or 0.0) + self._index * 0.1
+            self._index += 1
             if self._t0 is None:
-                self._t0 = float(stamp)
-            self._data["t"].append(float(stamp) - self._t0)
-            self._data["gpu"].append(_value(sample.get("utilization_percent")))
+                self._t0 = stamp
+            self._data["t"].append(max(0.0, stamp - self._t0))
+            self._data["gpu"].append(reading(sample.get("utilization_percent")))
             memory = sample.get("process_memory_mib")
             if memory is None:
                 memory = sample.get("memory_used_mib")
-            self._data["mem"].append(_value(memory))
-            self._data["cpu"].append(_value(sample.get("probe_cpu_percent")))
+            self._data["mem"].append(reading(memory))
+            self._data["cpu"].append(reading(sample.get("probe_cpu_percent")))
+            self._top_cpu = max(self._top_cpu, or_zero(self._data["cpu"][-1]))
+            self._top_mem = max(self._top_mem, or_zero(self._data["mem"][-1]))
         self.samples_drawn = len(self._data["t"])
         xs = self._data["t"]
         if self.gpu_available:
@@ -264,50 +384,46 @@ class GpuPlot(QWidget):
             self._curves["gpu"].setData([], [])
             self._curves["mem"].setData([], [])
         self._curves["cpu"].setData(xs, self._data["cpu"])
-        finite = [v for v in self._data["cpu"] if not math.isnan(v)]
-        self._cpu_plot.setYRange(0, max([100.0, *finite]) * 1.05, padding=0)
-        self._cpu_plot.setXRange(0, max(xs[-1], 1.0), padding=0.02)
+        self._set_ranges()
+
+    def _set_ranges(self) -> None:
+        """Fixed ranges that grow in steps (set only when a step is passed: no relayout per tick)."""
+        last = max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark)
+        ranges = (step_up(last, self._x_floor), step_up(self._top_cpu, 100.0), step_up(self._top_mem, 1.0))
+        if ranges == self._ranges or not self._built:
+            return
+        self._ranges = ranges
+        x_end, cpu_end, mem_end = ranges
+        for plot in (self._gpu_plot, self._cpu_plot):  # set on both: a hidden plot would not follow a link
+            plot.setXRange(0, x_end, padding=0)
+        self._cpu_plot.setYRange(0, cpu_end, padding=0)
+        self._mem_axis.setYRange(0, mem_end, padding=0)
+        for key, y_end in (("gpu", 100.0), ("cpu", cpu_end)):
+            self._grid[key].setData(*grid_lines(x_end, y_end))
 
     def _draw_marks(self, marks: list[dict[str, Any]]) -> None:
-        """Phase marks as dotted vertical segments of one curve per plot (items are never added or removed:
-        PySide6 6.12 with pyqtgraph 0.14 crashes at exit after InfiniteLine/TextItem churn)."""
+        """Phase marks: dotted vertical lines on both panels, short names on the CPU panel's."""
         if self._t0 is None or len(marks) == self._marks_drawn:
             return
         self._marks_drawn = len(marks)
         names: list[str] = []
         xs: list[float] = []
+        labels: list[tuple[float, str]] = []
         for mark in marks:
-            x = float(mark.get("timestamp", self._t0)) - self._t0
+            x = max(0.0, (cell_number(mark.get("timestamp")) or self._t0) - self._t0)
             name = str(mark.get("name"))
             short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
+            label = t(f"plot.phase.{short}") if has(f"plot.phase.{short}") else PHASE_LABELS.get(short, name)
             xs.append(x)
-            names.append(f"{PHASE_LABELS.get(short, name)} {x:.1f} s")
-        finite = [v for v in self._data["cpu"] if not math.isnan(v)]
-        top = max([100.0, *finite])
-        self._curves["cpu_marks"].setData(
-            [x for x in xs for _ in (0, 1)], [v for _ in xs for v in (0.0, top)]
-        )
+            names.append(f"{label} {x:.1f} s")
+            labels.append((x, label))
+        self._last_mark = max(xs, default=0.0)
+        pairs = [x for x in xs for _ in (0, 1)]
+        self._set_ranges()
+        top = self._ranges[1] if self._ranges else 100.0
+        self._curves["cpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, top)])
         if self.gpu_available:
-            self._curves["gpu_marks"].setData(
-                [x for x in xs for _ in (0, 1)], [v for _ in xs for v in (0.0, 100.0)]
-            )
-        self.phases.setText(t("plot.phases", phases=" \u00b7 ".join(names)))
-
-
-def _value(value: Any) -> float:
-    """A reading, or NaN for "not available" (a gap, never a zero)."""
-    return float(value) if isinstance(value, int | float) else math.nan
-
-
-def _has_gpu(sample: dict[str, Any]) -> bool:
-    return any(
-        sample.get(k) is not None for k in ("utilization_percent", "memory_used_mib", "process_memory_mib")
-    )
-
-
-def _sentence(status: dict[str, Any]) -> str:
-    label = {"nvml": "NVML", "replay": "replay"}.get(
-        str(status.get("source")), str(status.get("source") or "")
-    )
-    reason = status.get("reason") or status.get("state") or ""
-    return f"{label}: {reason}" if label else str(reason)
+            self._curves["gpu_marks"].setData(pairs, [v for _ in xs for v in (0.0, 100.0)])
+        self._phase_text = t("plot.phases", phases=" \u00b7 ".join(names))
+        self.phases.setText(self._phase_text)
+        self._set_ranges()

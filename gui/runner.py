@@ -38,7 +38,11 @@ class StepRunner(QWizard):
     jobs: list[Any]
     failures: dict[str, str]
     sampler: Any
+    partial_series: dict[str, Any] | None
+    """After Stop of the GPU retry: the series sampled so far (``SamplingSeries.to_dict()``), which the
+    graph keeps showing (``GpuPlot.kept_partial``); None otherwise. Never put into the document."""
     probe_options: dict[str, Any]
+    _applying: CallJob | None = None
     pages: dict[Page, Any]
 
     @property
@@ -72,6 +76,7 @@ class StepRunner(QWizard):
         if self.running is not None:
             self.cancel_step()
         self.failures.pop(step, None)
+        self.partial_series = None
         if self.bundle_mode:
             self._open_bundle()
             return
@@ -124,12 +129,15 @@ class StepRunner(QWizard):
     def cancel_step(self) -> None:
         """Stop the running step at once (its processes are killed)."""
         job = self.job
-        if job is None or self.running is None:
+        if self.running is None or (job is None and self._applying is None):
             return
-        job.cancel()
+        if job is not None:
+            job.cancel()
+        self._applying = None  # a result being added is dropped
         step = self.running
         self.job = None
-        self._stop_sampler(keep=False)
+        self.partial_series = self._stop_sampler(keep=True)  # the graph so far stays shown
+        self.gpu_page.plot.say_stopped()
         self._set_running(None)
         if step:
             self.failures[step] = t("run.cancelled")
@@ -161,21 +169,49 @@ class StepRunner(QWizard):
 
     @Slot(object)
     def _on_step_finished(self, data: dict) -> None:
+        """The step's result is added to the document on a pool thread (core re-judges it: tens of
+        milliseconds, more than a frame); the step counts as running until that is done."""
         if self.job is None or self.sender() is not self.job.signals:
             return
         step = self.running
         self.job = None
-        if step == "diagnose":
-            self.document = facade.apply_inspection(self.document, data)
-        elif step in {"cpu", "gpu"}:
-            outcome = dict(data)
-            if step == "gpu":
-                outcome["series"] = self._stop_sampler(keep=True)
-            if self.document is not None:
-                self.document = facade.apply_outcome(self.document, outcome)
+        document = self.document
+        series = self._stop_sampler(keep=True) if step == "gpu" else None
+
+        def apply() -> dict[str, Any] | None:
+            if step == "diagnose":
+                return facade.apply_inspection(document, data)
+            if step in {"cpu", "gpu"} and document is not None:
+                return facade.apply_outcome(
+                    document, {**data, **({"series": series} if step == "gpu" else {})}
+                )
+            return document
+
+        job = CallJob(apply)
+        job.signals.finished.connect(self._on_applied)
+        job.signals.failed.connect(self._on_apply_failed)
+        self._applying = job
+        self._start(job)
+
+    @Slot(object)
+    def _on_applied(self, document: object) -> None:
+        if self._applying is None or self.sender() is not self._applying.signals:
+            return  # stopped meanwhile
+        self._applying = None
+        self.document = document if isinstance(document, dict) else self.document
         self._set_running(None)
         self._render_all()
         self.pages[Page.DIAGNOSIS].after_check()  # type: ignore[attr-defined]
+
+    @Slot(str)
+    def _on_apply_failed(self, message: str) -> None:
+        if self._applying is None or self.sender() is not self._applying.signals:
+            return
+        self._applying = None
+        if self.running:
+            self.failures[self.running] = t("run.failed", message=message)
+        self._set_running(None)
+        self._render_all()
 
     @Slot(str)
     def _on_step_failed(self, message: str) -> None:
@@ -209,7 +245,7 @@ class StepRunner(QWizard):
 
     def _stop_sampler(self, keep: bool) -> dict[str, Any] | None:
         sampler, self.sampler = self.sampler, None
-        self.gpu_page.plot.stop()
+        self.gpu_page.plot.stop(keep=keep)
         if sampler is None:
             return None
         series = sampler.stop(timeout=1.0)

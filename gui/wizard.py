@@ -16,19 +16,85 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page, StepPage
-from fallback_doctor.gui.page_config import ConfigPage
-from fallback_doctor.gui.page_cpu import CpuPage
-from fallback_doctor.gui.page_diagnosis import DiagnosisPage
-from fallback_doctor.gui.page_gpu import GpuPage
-from fallback_doctor.gui.page_log import LogPage
-from fallback_doctor.gui.page_stack import StackPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
-from PySide6.QtCore import QSettings, Qt, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 __all__ = ["DoctorWizard", "Page"]
+
+PAGE_CLASSES = {
+    Page.START: ("page_start", "StartPage"),
+    Page.CONFIG: ("page_config", "ConfigPage"),
+    Page.LOG: ("page_log", "LogPage"),
+    Page.STACK: ("page_stack", "StackPage"),
+    Page.CPU: ("page_cpu", "CpuPage"),
+    Page.GPU: ("page_gpu", "GpuPage"),
+    Page.DIAGNOSIS: ("page_diagnosis", "DiagnosisPage"),
+}
+"""Where each page's class lives: page 0 is built before the first paint, the others (and their
+modules) one per turn of the event loop after it, or at once when one is asked for earlier."""
+
+
+def __getattr__(name: str) -> Any:
+    """``from fallback_doctor.gui.wizard import ConfigPage`` still works (the module loads then)."""
+    import importlib
+
+    for module, class_name in PAGE_CLASSES.values():
+        if class_name == name:
+            return getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)
+    raise AttributeError(name)
+
+
+class _FirstPaint(QObject):
+    """Calls ``then`` at the next turn of the event loop after the window's first paint, once."""
+
+    def __init__(self, window: QWidget, then: Callable[[], None]) -> None:
+        super().__init__(window)
+        self.done = False
+        self.then = then
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        """On the first paint: schedule ``then`` and stop watching."""
+        if event.type() == QEvent.Type.Paint and not self.done:
+            self.done = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self, self.then)
+        return False
+
+
+class _Pages(dict[Page, StepPage]):
+    """The pages built so far; asking for one not built yet builds it (and those before it)."""
+
+    def __init__(self, build: Callable[[Page], None]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: Page) -> StepPage:
+        for page_id in Page:
+            if page_id <= key and page_id not in self:
+                self._build(page_id)
+        return dict.__getitem__(self, key)
+
+
+def _preload_modules() -> None:
+    """On a pool thread, after the first paint: what the steps' results, the sampler and the graph
+    will need (core's modules, NVML's binding, psutil, numpy, pyqtgraph), so none of it is imported
+    on the GUI thread later (pyqtgraph alone took ~450 ms there). The GUI thread keeps running
+    meanwhile: the interpreter hands it the GIL every few milliseconds (bench_gui_stall.py)."""
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.001)  # the GUI thread gets the GIL back within a millisecond, not five
+    try:
+        facade.preload()
+        import numpy  # noqa: F401
+        import psutil  # noqa: F401 - the sampler's CPU source opens it when the GPU retry starts
+        import pyqtgraph  # noqa: F401 - creates no Qt object as it loads; the graph is built on the GUI thread
+    finally:
+        sys.setswitchinterval(interval)
 
 
 class DoctorWizard(StepRunner):
@@ -62,6 +128,7 @@ class DoctorWizard(StepRunner):
         self.jobs: list[Any] = []
         self.failures: dict[str, str] = {}
         self.sampler: Any = None
+        self.partial_series: dict[str, Any] | None = None
         self.searching = True
         self._started = 0.0
         self._progress = ""
@@ -81,19 +148,19 @@ class DoctorWizard(StepRunner):
             ]
         )
         self.customButtonClicked.connect(self._on_custom_button)
-        self.currentIdChanged.connect(self._order_tabs)
-        self.pages: dict[Page, StepPage] = {}
-        for cls in (StartPage, ConfigPage, LogPage, StackPage, CpuPage, GpuPage, DiagnosisPage):
-            page = cls(self)
-            self.setPage(int(cls.page_id), page)
-            self.pages[cls.page_id] = page
-        self.resize(1100, 780)
-        self.setMinimumSize(820, 600)
+        self.currentIdChanged.connect(self._order_tabs_soon)
         self._pending: list[StepPage] = []
         self._pending_translate: set[StepPage] = set()
         self._render_timer = QTimer(self)
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self._render_next)
+        self.pages: dict[Page, StepPage] = _Pages(self._build_page)
+        self._build_page(Page.START)
+        # The other pages: after the first paint, at the latest in 0.25 s.
+        self._first_paint = _FirstPaint(self, self._after_first_paint)
+        QTimer.singleShot(250, self, self._build_rest)
+        self.resize(1100, 780)
+        self.setMinimumSize(820, 600)
         self.ticker = QTimer(self)
         self.ticker.setInterval(500)
         self.ticker.timeout.connect(self._on_ticker)
@@ -102,7 +169,58 @@ class DoctorWizard(StepRunner):
         self.start_page.load({**remembered, **{k: v for k, v in (target or {}).items() if v}})
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
         self._find_installations()
-        QTimer.singleShot(300, self, self._preload)
+        self._preload_started = False
+
+    # -- pages built lazily -----------------------------------------------------------------------
+
+    def _build_page(self, page_id: Page) -> None:
+        import importlib
+
+        module, name = PAGE_CLASSES[page_id]
+        page: StepPage = getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)(self)
+        self.setPage(int(page_id), page)
+        dict.__setitem__(self.pages, page_id, page)
+        if page_id != Page.START:  # brought up to date with the window (words, banner, a running step)
+            page.show_banner()
+            page.show_running(self.running, self._progress)
+            self._pending_translate.add(page)
+            if page not in self._pending:
+                self._pending.append(page)
+            self._render_timer.start()
+
+    @Slot()
+    def _after_first_paint(self) -> None:
+        """core's page views (~30 ms to import) on a pool thread, then the other pages."""
+        job = CallJob(lambda: facade.STACK_LAYERS)
+        job.signals.finished.connect(self._build_rest)
+        job.signals.failed.connect(self._build_rest)
+        self._start(job)
+
+    @Slot()
+    def _build_rest(self, _value: object = None) -> None:
+        self._first_paint.done = True
+        missing = [page_id for page_id in Page if page_id not in self.pages]
+        if missing:
+            self._build_page(missing[0])
+            QTimer.singleShot(0, self, self._build_rest)
+        elif not self._preload_started:  # then, while page 0 waits: the modules the later pages need
+            self._preload_started = True
+            self._preload()
+
+    def nextId(self) -> int:  # noqa: N802 - Qt's name
+        """The next page in FAQ order (also while the later pages are still being built)."""
+        current = self.currentId()
+        return current + 1 if 0 <= current < int(Page.DIAGNOSIS) else -1
+
+    def validateCurrentPage(self) -> bool:  # noqa: N802 - Qt's name
+        """Before leaving a page, every page exists (normally long since)."""
+        _ = self.pages[Page.DIAGNOSIS]
+        return bool(super().validateCurrentPage())
+
+    @Slot(int)
+    def _order_tabs_soon(self, _page_id: int = -1) -> None:
+        """After the page is painted (walking the focus chain the first time costs ~20 ms)."""
+        QTimer.singleShot(0, self, self._order_tabs)
 
     @Slot(int)
     def _order_tabs(self, _page_id: int = -1) -> None:
@@ -115,11 +233,12 @@ class DoctorWizard(StepRunner):
         first = self.button(QWizard.WizardButton.CustomButton1)
         if page is None:
             return
-        focusable = [
+        tab = Qt.FocusPolicy.TabFocus.value  # ints: a flag combination made on the fly costs ~1 ms each
+        focusable = {
             widget
             for widget in page.findChildren(QWidget)
-            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus and widget.isVisibleTo(page)
-        ]
+            if widget.focusPolicy().value & tab and widget.isVisibleTo(page)
+        }
         last: QWidget | None = None
         widget = page.nextInFocusChain()
         for _ in range(500):
@@ -135,12 +254,13 @@ class DoctorWizard(StepRunner):
         QWidget.setTabOrder(first, self.button(QWizard.WizardButton.BackButton))
 
     def _preload(self) -> None:
-        """Import the sampler's modules on a pool thread while the technician reads page 0; the graph
-        (pyqtgraph, which touches Qt as it loads) is then built on the GUI thread at an idle moment.
+        """Import the modules the later pages need on a pool thread while the technician reads page 0
+        (``_preload_modules``); the graph is then built on the GUI thread at an idle moment.
 
-        pyqtgraph was imported on the pool thread once: with the window busy on the GUI thread that
-        crashed the process now and then (a segmentation fault seen in the tests)."""
-        job = CallJob(facade.preload)
+        An earlier build imported pyqtgraph on the pool thread while the window was busy building
+        pages, and crashed now and then; now the pages are built first (``_build_rest``) and the
+        import starts after that, while page 0 only waits for the technician."""
+        job = CallJob(_preload_modules)
         job.signals.finished.connect(self._on_preloaded)
         self._start(job)
 
@@ -202,10 +322,12 @@ class DoctorWizard(StepRunner):
         if not self._pending:
             self._render_timer.stop()
             return
-        page = self._pending.pop(0)
-        if page in self._pending_translate:
+        page = self._pending[0]
+        if page in self._pending_translate:  # its words this turn, its content the next (each < a frame)
             self._pending_translate.discard(page)
             page.retranslate()
+            return
+        self._pending.pop(0)
         page.render()
         if not self._pending:
             self._render_timer.stop()
@@ -214,6 +336,7 @@ class DoctorWizard(StepRunner):
         """Render every queued page now (tests and screenshots)."""
         while self._pending:
             self._render_next()
+        self._order_tabs()  # (otherwise at the next turn of the event loop)
 
     def switch_language(self, lang: str | None = None) -> None:
         """Show the window in ``lang`` (default: the other language) and remember it."""
@@ -253,6 +376,8 @@ class DoctorWizard(StepRunner):
         self.failures.clear()
         self.bundle_mode = target.get("kind") == "bundle"
         self.bundle_info = None
+        self.partial_series = None
+        self.gpu_page.plot.forget()
         for page in self.pages.values():
             page.show_banner()
         self._render_all()
