@@ -183,6 +183,10 @@ def run_python_probe(
     return dataclasses.replace(merged, strategies=tuple(collected))
 
 
+_NOT_GPU_PROVIDERS = frozenset({"CPUExecutionProvider", "AzureExecutionProvider"})
+"""Providers a library strategy cannot turn into a GPU run."""
+
+
 def _skip_reason(
     merged: ProbeResult | None, collected: list[StrategyResult], left: float, timeout_s: float
 ) -> str | None:
@@ -191,6 +195,12 @@ def _skip_reason(
         return "the interpreter could not be started"
     if any(stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected):
         return "not needed: an earlier strategy ran on the GPU"
+    runtime = merged.runtime if merged is not None else None
+    if runtime is not None and runtime.available_providers and not runtime.plugin_eps:
+        gpu = [p for p in runtime.available_providers if p not in _NOT_GPU_PROVIDERS]
+        if not gpu:
+            listed = ", ".join(runtime.available_providers)
+            return f"cannot differ from as is: this ONNX Runtime has no GPU provider built in ({listed})"
     if collected and left < MIN_STRATEGY_S:
         used = f"the test inference's {timeout_s:.0f} s were used up"
         return f"not tried: {used} (--inference-timeout gives it more)"
@@ -202,6 +212,8 @@ def _strategy_env(
 ) -> tuple[dict[str, str], dict[str, str]] | str:
     """(the child's environment, the changes it makes), or why the strategy cannot be tried."""
     child_env = dict(base_env)
+    if name == StrategyName.PRELOAD_DLLS and lib_dirs is None and not python_lib_dirs(python):
+        return "cannot differ from as is: no NVIDIA wheel is installed, so preload_dlls() has nothing to load"
     if name != StrategyName.LIB_PATH_FIRST:
         return child_env, {}
     dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
