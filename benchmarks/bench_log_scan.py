@@ -156,7 +156,7 @@ def main() -> None:
         print(
             result_line(
                 "log_scan",
-                [row("whole-file scan vs grep -E", 0, None, "ms", "at most 1.5x", None, "no grep here")],
+                [row("whole-file scan vs grep -E", None, None, aim="at most 1.5x", note="no grep here")],
             )
         )
         return
@@ -180,10 +180,10 @@ def main() -> None:
                 f"whole-file scan of a {mib:.0f} MiB log (grep -E -i, same keywords: peer)",
                 round(scan_s * 1000, 1),
                 round(grep_s * 1000, 1),
-                "ms",
-                "at most 1.5x",
-                ratio <= 1.5,
-                f"median of {ROUNDS} alternating rounds; {mib / scan_s:.0f} vs {mib / grep_s:.0f} MiB/s",
+                unit="ms",
+                aim="at most 1.5x",
+                met=ratio <= 1.5,
+                note=f"median of {ROUNDS} alternating rounds; {mib / scan_s:.0f} vs {mib / grep_s:.0f} MiB/s",
             )
         )
         for what in ("scan", "explain"):
@@ -194,10 +194,10 @@ def main() -> None:
                     f"peak memory, {label}, {mib:.0f} MiB log",
                     round(peak, 1),
                     None,
-                    "MiB",
-                    "under 200 MiB",
-                    peak < 200,
-                    f"{seconds:.2f} s; {found[:80]}",
+                    unit="MiB",
+                    aim="under 200 MiB",
+                    met=peak < 200,
+                    note=f"{seconds:.2f} s; {found[:80]}",
                 )
             )
         for name, path in hostile_inputs(Path(folder)).items():
@@ -207,10 +207,10 @@ def main() -> None:
                     f"explain_file on {name}",
                     round(seconds * 1000, 1),
                     None,
-                    "ms",
-                    "under 5 s, under 300 MiB",
-                    seconds < 5 and peak < 300,
-                    f"peak {peak:.0f} MiB; {found[:80]}",
+                    unit="ms",
+                    aim="under 5 s, under 300 MiB",
+                    met=seconds < 5 and peak < 300,
+                    note=f"peak {peak:.0f} MiB; {found[:80]}",
                 )
             )
     for item in rows:
