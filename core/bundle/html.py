@@ -6,12 +6,10 @@ and the utilization graph as inline SVG drawn from samples.csv. Everything quote
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import math
 from typing import Any
 
+from fallback_doctor.core.bundle.html_graph import graph_html
 from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
@@ -109,10 +107,9 @@ def render_html(
     comparison = _comparison(document, labels)
     if comparison:
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
-    if samples_csv:
-        svg = utilization_svg(samples_csv)
-        if svg:
-            parts.append(f"<h2>{_e(labels['graph'])}</h2>{svg}")
+    graph = graph_html(document, samples_csv, lang)
+    if graph:
+        parts.append(f'<h2>{_e(labels["graph"])}</h2>{_replayed(document, lang)}{graph}')
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
@@ -227,75 +224,10 @@ def _table(record: dict[str, Any]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _float(value: str | None) -> float | None:
-    if value is None or value.strip() in ("", "NA", "N/A", "None", "nan", "-"):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def utilization_svg(samples_csv: str, width: int = 720, height: int = 220) -> str:
-    """GPU utilization and the probe's CPU use over time as an inline SVG ("" without data)."""
-    try:
-        rows = list(csv.DictReader(io.StringIO(samples_csv)))
-    except csv.Error:
+def _replayed(document: dict[str, Any], lang: str) -> str:
+    """The line saying the GPU readings were replayed from a recording (as the wizard's graph says)."""
+    series = (document.get("inference") or {}).get("series")
+    if not isinstance(series, dict) or series.get("recorded_here", True):
         return ""
-    points: list[tuple[float, float | None, float | None]] = []
-    for row in rows[:20000]:
-        stamp = _float(row.get("timestamp"))
-        if stamp is None:
-            continue
-        points.append((stamp, _float(row.get("utilization_percent")), _float(row.get("probe_cpu_percent"))))
-    if len(points) < 2:
-        return ""
-    t0 = min(p[0] for p in points)
-    t1 = max(p[0] for p in points)
-    span = (t1 - t0) or 1.0
-    cpu_max = max([p[2] for p in points if p[2] is not None] + [100.0])
-    left, right, top, bottom = 40, 10, 10, 30
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def x_of(t: float) -> float:
-        return left + (t - t0) / span * plot_w
-
-    def y_of(value: float, top_value: float) -> float:
-        return top + plot_h - max(0.0, min(value, top_value)) / top_value * plot_h
-
-    def path(index: int, top_value: float) -> str:
-        segments: list[str] = []
-        pen_down = False
-        for point in points:
-            value = point[index]
-            if value is None:
-                pen_down = False
-                continue
-            command = "L" if pen_down else "M"
-            segments.append(f"{command}{x_of(point[0]):.1f},{y_of(float(value), top_value):.1f}")
-            pen_down = True
-        return " ".join(segments)
-
-    gpu_path, cpu_path = path(1, 100.0), path(2, cpu_max)
-    grid = "".join(
-        f'<line x1="{left}" x2="{width - right}" y1="{y_of(v, 100.0):.1f}" y2="{y_of(v, 100.0):.1f}" '
-        f'stroke="#ddd"/><text x="4" y="{y_of(v, 100.0) + 4:.1f}" font-size="10">{v}%</text>'
-        for v in (0, 50, 100)
-    )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="utilization">'
-        f"{grid}"
-        + (f'<path d="{gpu_path}" fill="none" stroke="#2e7d32" stroke-width="1.5"/>' if gpu_path else "")
-        + (
-            f'<path d="{cpu_path}" fill="none" stroke="#1565c0" stroke-width="1" stroke-dasharray="4 2"/>'
-            if cpu_path
-            else ""
-        )
-        + f'<text x="{left}" y="{height - 8}" font-size="11" fill="#2e7d32">GPU %</text>'
-        f'<text x="{left + 60}" y="{height - 8}" font-size="11" fill="#1565c0">'
-        f"probe CPU % (max {cpu_max:.0f})</text>"
-        f'<text x="{width - right - 60}" y="{height - 8}" font-size="11">{span:.1f} s</text>'
-        "</svg>"
-    )
+    what = series.get("provenance") or (series.get("gpu_status") or {}).get("reason") or "?"
+    return f'<p class="meta replayed">{_e(label("graph.replayed", lang, what=what))}</p>'
