@@ -10,6 +10,7 @@ import html
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
+from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
@@ -109,7 +110,7 @@ def render_html(
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
     graph = graph_html(document, samples_csv, lang)
     if graph:
-        parts.append(f'<h2>{_e(labels["graph"])}</h2>{_replayed(document, lang)}{graph}')
+        parts.append(f"<h2>{_e(labels['graph'])}</h2>{_replayed(document, lang)}{graph}")
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
@@ -149,9 +150,12 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
         for item in evidence:
             where = ""
             if item.get("source"):
-                where = f' <span class="meta">({_e(item["source"])}'
+                where = f' <span class="meta">({_e(evidence_source(item["source"], lang))}'
                 where += f":{_e(item['line'])})</span>" if item.get("line") else ")</span>"
-            out.append(f"<li>{_e(item.get('label'))}: <code>{_e(item.get('value'))}</code>{where}</li>")
+            shown = evidence_value(item.get("value"), lang)
+            out.append(
+                f"<li>{_e(evidence_label(item.get('label'), lang))}: <code>{_e(shown)}</code>{where}</li>"
+            )
         out.append("</ul>")
     remediation = finding.get("remediation") or {}
     if text["fix"]:

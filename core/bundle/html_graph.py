@@ -31,6 +31,7 @@ _PHASE_KEYS = (
     "gpu.warmup",
     "gpu.strict",
     "preload",
+    "gpu.select",
 )
 
 
@@ -70,6 +71,8 @@ def read_points(samples_csv: str) -> list[tuple[float, float | None, float | Non
 def phase_name(name: str, lang: str) -> str:
     """A probe phase in words ("gpu.timed" -> "GPU runs"), as the wizard's phase line names it."""
     short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
+    if short.endswith(".failed"):
+        return label("phase.failed", lang, phase=phase_name(short.removesuffix(".failed"), lang))
     return label(f"phase.{short}", lang) if short in _PHASE_KEYS else name
 
 
@@ -159,7 +162,7 @@ def graph_html(document: dict[str, Any], samples_csv: str | None, lang: str, wid
     span = max([points[-1][0], *(t for t, _ in marks), 1.0])
     has_gpu = any(p[1] is not None for p in points)
     cpu_values = [p[2] for p in points if p[2] is not None]
-    cpu_top = max([100.0, *cpu_values])
+    cpu_top = math.ceil(max([100.0, *cpu_values]) / 50) * 50.0
     gpu_panel = _Panel(8, 110, span, 100.0, width)
     cpu_panel = _Panel(138, 110, span, cpu_top, width)
     parts = [

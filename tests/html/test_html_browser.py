@@ -38,6 +38,16 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (scripts/system-deps.sh installs Debian's package)"
 )
+DIAGNOSE = (
+    sys.executable,
+    "-m",
+    "fallback_doctor",
+    "diagnose",
+    "--target",
+    "python",
+    "--python",
+    sys.executable,
+)
 RECORDING = Path(__file__).parents[1] / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
 
 
@@ -61,8 +71,7 @@ def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, s
     for lang in ("en", "ko"):
         bundle = tmp_path_factory.mktemp(f"diag-{lang}") / "case.zip"
         done = subprocess.run(
-            [sys.executable, "-m", "fallback_doctor", "diagnose", "--target", "python"]
-            + ["--python", sys.executable, "--runs", "2", "--lang", lang, "--bundle", str(bundle)],
+            [*DIAGNOSE, "--runs", "2", "--lang", lang, "--bundle", str(bundle)],
             capture_output=True,
             text=True,
             timeout=240,
@@ -161,7 +170,9 @@ def text_of(dom: str) -> str:
     return re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", body)))
 
 
-def check_page_agrees(document: dict[str, Any], page: str, lang: str, folder: Path) -> tuple[str, list[bytes]]:
+def check_page_agrees(
+    document: dict[str, Any], page: str, lang: str, folder: Path
+) -> tuple[str, list[bytes]]:
     """The page as rendered shows what the wizard's pages show for ``document``."""
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page, flags=re.I)  # nothing to fetch
     dom, png = render(page, folder)
@@ -220,7 +231,9 @@ def test_a_replayed_gpu_recording_draws_the_gpu_beside_the_cpu_and_says_it_is_re
     assert any(s.get("utilization_percent") is not None for s in series["samples"])
     document["inference"] = {**document["inference"], "series": series}
     bundle = tmp_path / "replayed.zip"
-    export_bundle(document, bundle, bundle_members(document), BundleOptions(created="2025-11-03T09:15:00+00:00"))
+    export_bundle(
+        document, bundle, bundle_members(document), BundleOptions(created="2025-11-03T09:15:00+00:00")
+    )
     members = _members(bundle)
     shown = json.loads(members["report.json"])
     words, rows = check_page_agrees(shown, members["report.html"], "en", tmp_path)
