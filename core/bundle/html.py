@@ -15,7 +15,7 @@ from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import has_label, label
 
 _LABEL_KEYS = (
     "title",
@@ -105,7 +105,7 @@ def render_html(
     findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")
     parts.append(_stack(document, lang))
-    comparison = _comparison(document, labels)
+    comparison = _comparison(document, labels, lang)
     if comparison:
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
     graph = graph_html(document, samples_csv, lang)
@@ -173,20 +173,22 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
     return "\n".join(out)
 
 
-def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
-    """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page."""
+def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> str:
+    """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page, results in words."""
     summary = gpu_summary(document)
-    rows: list[tuple[str, Any, Any, Any]] = []
+    rows: list[tuple[str, str, str, Any]] = []
     cpu = summary["cpu"]
     if cpu:
-        rows.append(("CPU", cpu.get("verdict") or cpu.get("stage"), _p50(cpu), cpu.get("active_providers")))
+        rows.append(
+            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(cpu, lang), cpu.get("active_providers"))
+        )
     for strategy in summary["strategies"]:
         gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
         rows.append(
             (
                 f"GPU ({strategy.get('name')})",
-                (gpu or {}).get("verdict") or strategy.get("stage") or strategy.get("skipped"),
-                _p50(gpu or {}),
+                _result(strategy, gpu or {}, lang),
+                _p50(gpu or {}, lang),
                 (gpu or {}).get("active_providers"),
             )
         )
@@ -198,16 +200,30 @@ def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
     )
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{_e(verdict)}</td><td>{_e(p50)}</td>"
-        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else providers)}</td></tr>"
+        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else '')}</td></tr>"
         for name, verdict, p50, providers in rows
     )
     return f"<table>{head}{body}</table>"
 
 
-def _p50(run: dict[str, Any]) -> str:
+def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
+    """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
+    if strategy.get("skipped"):
+        return label("run_verdict.skipped", lang, why=strategy["skipped"])
+    words = []
+    verdict = str(gpu.get("verdict") or "")
+    if has_label(f"run_verdict.{verdict}"):
+        words.append(label(f"run_verdict.{verdict}", lang))
+    stage = str(strategy.get("stage") or "")
+    if has_label(f"stage.{stage}") and verdict != "gpu_active":
+        words.append(label(f"stage.{stage}", lang))
+    return "; ".join(words) or verdict or stage or "—"
+
+
+def _p50(run: dict[str, Any], lang: str) -> str:
     latency = run.get("latency")
     value = latency.get("p50_ms") if isinstance(latency, dict) else None
-    return ms_text(value) if isinstance(value, int | float) else "—"
+    return ms_text(value, lang) if isinstance(value, int | float) else "—"
 
 
 def _table(record: dict[str, Any]) -> str:
