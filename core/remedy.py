@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from fallback_doctor.core.evidence_words import command_text, manual_text
 from fallback_doctor.core.model import step_from_dict, step_shell
 from fallback_doctor.core.texts import label
 
@@ -24,7 +25,9 @@ def remedy_lines(remediation: Mapping[str, Any] | None, lang: str = "en") -> lis
         return []
     steps = [step for step in remediation.get("steps") or [] if isinstance(step, Mapping)]
     if not steps:
-        return [("command", str(command)) for command in remediation.get("commands") or []]
+        return [
+            ("command", command_text(str(command), lang)) for command in remediation.get("commands") or []
+        ]
     lines: list[Line] = []
     option = 1
     for data in steps:
@@ -47,7 +50,7 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
         text = label("remedy.config", lang, file=data.get("file"), pointer=data.get("pointer"), value=value)
         return [("text", text)]
     if kind == "manual":
-        return [("text", str(data.get("text") or ""))]
+        return [("text", manual_text(str(data.get("text") or ""), lang))]
     step = step_from_dict(dict(data))
     shell = step_shell(step) or ""
     if kind == "environment":
@@ -58,12 +61,15 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
             variables = dict(data.get("variables") or {})
             return lines + [("code", f'Environment="{k}={v}"') for k, v in variables.items()]
         if scope == "container":
-            return [("text", label("remedy.environment.container", lang)), ("command", shell)]
+            return [
+                ("text", label("remedy.environment.container", lang)),
+                ("command", command_text(shell, lang)),
+            ]
         return [("command", shell)]
     runs_on = str(data.get("where") or "")
     if runs_on in ("host", "container_host"):
-        return [("command", f"{shell}  # {label(f'remedy.where.{runs_on}', lang)}")]
-    return [("command", shell)]
+        return [("command", f"{command_text(shell, lang)}  # {label(f'remedy.where.{runs_on}', lang)}")]
+    return [("command", command_text(shell, lang))]
 
 
 def remedy_plain(remediation: Mapping[str, Any] | None, lang: str = "en") -> list[str]:

@@ -167,7 +167,7 @@ def _finding_lines(
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
         )
-        lines.extend(_evidence_lines(finding.get("evidence") or [], labels))
+        lines.extend(_evidence_lines(finding.get("evidence") or [], labels, lang))
     remediation = finding.get("remediation") or {}
     if text["fix"]:
         lines.extend(
@@ -193,7 +193,9 @@ def _finding_lines(
     return lines
 
 
-def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str]) -> list[str]:
+def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str], lang: str = "en") -> list[str]:
+    from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
+
     if not evidence:
         return []
     lines = [f"   {labels['evidence']}:"]
@@ -201,8 +203,11 @@ def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str]) -> l
         where = ""
         source = item.get("source")
         if source and str(source) != str(item.get("value")):  # "log: X (X)" says X once
-            where = f" ({source}" + (f":{item['line']}" if item.get("line") else "") + ")"
-        lines.append(f"     - {item['label']}: {item['value']}{where}")
+            where = (
+                f" ({evidence_source(source, lang)}" + (f":{item['line']}" if item.get("line") else "") + ")"
+            )
+        value = evidence_value(item["value"], lang)
+        lines.append(f"     - {evidence_label(item['label'], lang)}: {value}{where}")
     if len(evidence) > 12:
         lines.append(f"     … {len(evidence) - 12} more in --json")
     return lines

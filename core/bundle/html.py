@@ -6,17 +6,16 @@ and the utilization graph as inline SVG drawn from samples.csv. Everything quote
 
 from __future__ import annotations
 
-import csv
 import html
-import io
-import math
 from typing import Any
 
+from fallback_doctor.core.bundle.html_graph import graph_html
+from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import has_label, label
 
 _LABEL_KEYS = (
     "title",
@@ -106,13 +105,12 @@ def render_html(
     findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")
     parts.append(_stack(document, lang))
-    comparison = _comparison(document, labels)
+    comparison = _comparison(document, labels, lang)
     if comparison:
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
-    if samples_csv:
-        svg = utilization_svg(samples_csv)
-        if svg:
-            parts.append(f"<h2>{_e(labels['graph'])}</h2>{svg}")
+    graph = graph_html(document, samples_csv, lang)
+    if graph:
+        parts.append(f"<h2>{_e(labels['graph'])}</h2>{_replayed(document, lang)}{graph}")
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
@@ -152,9 +150,12 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
         for item in evidence:
             where = ""
             if item.get("source"):
-                where = f' <span class="meta">({_e(item["source"])}'
+                where = f' <span class="meta">({_e(evidence_source(item["source"], lang))}'
                 where += f":{_e(item['line'])})</span>" if item.get("line") else ")</span>"
-            out.append(f"<li>{_e(item.get('label'))}: <code>{_e(item.get('value'))}</code>{where}</li>")
+            shown = evidence_value(item.get("value"), lang)
+            out.append(
+                f"<li>{_e(evidence_label(item.get('label'), lang))}: <code>{_e(shown)}</code>{where}</li>"
+            )
         out.append("</ul>")
     remediation = finding.get("remediation") or {}
     if text["fix"]:
@@ -172,20 +173,22 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
     return "\n".join(out)
 
 
-def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
-    """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page."""
+def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> str:
+    """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page, results in words."""
     summary = gpu_summary(document)
-    rows: list[tuple[str, Any, Any, Any]] = []
+    rows: list[tuple[str, str, str, Any]] = []
     cpu = summary["cpu"]
     if cpu:
-        rows.append(("CPU", cpu.get("verdict") or cpu.get("stage"), _p50(cpu), cpu.get("active_providers")))
+        rows.append(
+            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(cpu, lang), cpu.get("active_providers"))
+        )
     for strategy in summary["strategies"]:
         gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
         rows.append(
             (
                 f"GPU ({strategy.get('name')})",
-                (gpu or {}).get("verdict") or strategy.get("stage") or strategy.get("skipped"),
-                _p50(gpu or {}),
+                _result(strategy, gpu or {}, lang),
+                _p50(gpu or {}, lang),
                 (gpu or {}).get("active_providers"),
             )
         )
@@ -197,16 +200,30 @@ def _comparison(document: dict[str, Any], labels: dict[str, str]) -> str:
     )
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{_e(verdict)}</td><td>{_e(p50)}</td>"
-        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else providers)}</td></tr>"
+        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else '')}</td></tr>"
         for name, verdict, p50, providers in rows
     )
     return f"<table>{head}{body}</table>"
 
 
-def _p50(run: dict[str, Any]) -> str:
+def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
+    """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
+    if strategy.get("skipped"):
+        return label("run_verdict.skipped", lang, why=strategy["skipped"])
+    words = []
+    verdict = str(gpu.get("verdict") or "")
+    if has_label(f"run_verdict.{verdict}"):
+        words.append(label(f"run_verdict.{verdict}", lang))
+    stage = str(strategy.get("stage") or "")
+    if has_label(f"stage.{stage}") and verdict != "gpu_active":
+        words.append(label(f"stage.{stage}", lang))
+    return "; ".join(words) or verdict or stage or "—"
+
+
+def _p50(run: dict[str, Any], lang: str) -> str:
     latency = run.get("latency")
     value = latency.get("p50_ms") if isinstance(latency, dict) else None
-    return ms_text(value) if isinstance(value, int | float) else "—"
+    return ms_text(value, lang) if isinstance(value, int | float) else "—"
 
 
 def _table(record: dict[str, Any]) -> str:
@@ -227,75 +244,10 @@ def _table(record: dict[str, Any]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _float(value: str | None) -> float | None:
-    if value is None or value.strip() in ("", "NA", "N/A", "None", "nan", "-"):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def utilization_svg(samples_csv: str, width: int = 720, height: int = 220) -> str:
-    """GPU utilization and the probe's CPU use over time as an inline SVG ("" without data)."""
-    try:
-        rows = list(csv.DictReader(io.StringIO(samples_csv)))
-    except csv.Error:
+def _replayed(document: dict[str, Any], lang: str) -> str:
+    """The line saying the GPU readings were replayed from a recording (as the wizard's graph says)."""
+    series = (document.get("inference") or {}).get("series")
+    if not isinstance(series, dict) or series.get("recorded_here", True):
         return ""
-    points: list[tuple[float, float | None, float | None]] = []
-    for row in rows[:20000]:
-        stamp = _float(row.get("timestamp"))
-        if stamp is None:
-            continue
-        points.append((stamp, _float(row.get("utilization_percent")), _float(row.get("probe_cpu_percent"))))
-    if len(points) < 2:
-        return ""
-    t0 = min(p[0] for p in points)
-    t1 = max(p[0] for p in points)
-    span = (t1 - t0) or 1.0
-    cpu_max = max([p[2] for p in points if p[2] is not None] + [100.0])
-    left, right, top, bottom = 40, 10, 10, 30
-    plot_w, plot_h = width - left - right, height - top - bottom
-
-    def x_of(t: float) -> float:
-        return left + (t - t0) / span * plot_w
-
-    def y_of(value: float, top_value: float) -> float:
-        return top + plot_h - max(0.0, min(value, top_value)) / top_value * plot_h
-
-    def path(index: int, top_value: float) -> str:
-        segments: list[str] = []
-        pen_down = False
-        for point in points:
-            value = point[index]
-            if value is None:
-                pen_down = False
-                continue
-            command = "L" if pen_down else "M"
-            segments.append(f"{command}{x_of(point[0]):.1f},{y_of(float(value), top_value):.1f}")
-            pen_down = True
-        return " ".join(segments)
-
-    gpu_path, cpu_path = path(1, 100.0), path(2, cpu_max)
-    grid = "".join(
-        f'<line x1="{left}" x2="{width - right}" y1="{y_of(v, 100.0):.1f}" y2="{y_of(v, 100.0):.1f}" '
-        f'stroke="#ddd"/><text x="4" y="{y_of(v, 100.0) + 4:.1f}" font-size="10">{v}%</text>'
-        for v in (0, 50, 100)
-    )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="utilization">'
-        f"{grid}"
-        + (f'<path d="{gpu_path}" fill="none" stroke="#2e7d32" stroke-width="1.5"/>' if gpu_path else "")
-        + (
-            f'<path d="{cpu_path}" fill="none" stroke="#1565c0" stroke-width="1" stroke-dasharray="4 2"/>'
-            if cpu_path
-            else ""
-        )
-        + f'<text x="{left}" y="{height - 8}" font-size="11" fill="#2e7d32">GPU %</text>'
-        f'<text x="{left + 60}" y="{height - 8}" font-size="11" fill="#1565c0">'
-        f"probe CPU % (max {cpu_max:.0f})</text>"
-        f'<text x="{width - right - 60}" y="{height - 8}" font-size="11">{span:.1f} s</text>'
-        "</svg>"
-    )
+    what = series.get("provenance") or (series.get("gpu_status") or {}).get("reason") or "?"
+    return f'<p class="meta replayed">{_e(label("graph.replayed", lang, what=what))}</p>'
