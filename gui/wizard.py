@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fallback_doctor.core import facade
+from fallback_doctor.gui.gc_guard import collect_on_gui_thread
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page, StepPage
@@ -113,6 +114,7 @@ class DoctorWizard(StepRunner):
         lang: str | None = None,
     ) -> None:
         super().__init__()
+        collect_on_gui_thread()  # no Qt object is ever destroyed on a pool thread
         set_language(
             lang or (settings.value("language") if settings is not None else None) or system_language()
         )

@@ -9,7 +9,10 @@ also checks every document a test holds when it is read back from a bundle or pr
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -39,3 +42,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Say how many report documents were checked against the schema in this process."""
     if CHECKED:
         terminalreporter.write_line(f"report documents checked against the schema: {len(CHECKED)}")
+
+
+@pytest.fixture(autouse=True)
+def _garbage_collected_on_the_gui_thread() -> Iterator[None]:
+    """After a test that made a wizard: its garbage collected here, on the GUI thread
+    (gui/gc_guard.py), and Python's automatic collection back on for the tests that follow."""
+    yield
+    guard = sys.modules.get("fallback_doctor.gui.gc_guard")
+    if guard is not None and not gc.isenabled():
+        guard.collect_now_and_restore()
