@@ -6,6 +6,9 @@ import argparse
 
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 from fallback_doctor.core.texts import system_language
+from fallback_doctor.signals import Terminated, install_signal_handlers
+
+__all__ = ["Terminated", "UsageError", "default_language", "install_signal_handlers", "target_spec"]
 
 
 class UsageError(Exception):
@@ -15,31 +18,6 @@ class UsageError(Exception):
 def default_language() -> str:
     """ "ko" when the locale is Korean, else "en" (core/texts.py decides, for every front end)."""
     return system_language()
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP arrived: the run stops the way Ctrl-C stops it (children ended, exit 130)."""
-
-
-def install_signal_handlers() -> None:
-    """Handle SIGTERM and SIGHUP like SIGINT, so every child we started ends when we stop.
-
-    The interrupt unwinds the run (each child's supervisor kills it and what it started); what
-    is still running at exit is ended by core/probes/reaper.py. Only the main thread can do this.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        raise Terminated(signum)
-
-    for name in ("SIGTERM", "SIGHUP"):
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, stop)
 
 
 def target_spec(args: argparse.Namespace) -> TargetSpec:

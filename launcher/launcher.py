@@ -89,6 +89,19 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _run_cli(args: list[str]) -> int:
+    """A subcommand: signals handled first, the listing started early for ``diagnose``."""
+    from fallback_doctor.signals import install_signal_handlers
+
+    install_signal_handlers()
+    if args[0] == "diagnose" and "--target" not in args and os.path.exists(_wanted_python(args)):
+        _start_listing_early(args)
+    from fallback_doctor.cli.main import main as cli_main
+
+    code: int = cli_main(args)
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -100,11 +113,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return probe_status
     wants_gui = not args or args[0] == "gui"
     if not wants_gui:
-        if args[0] == "diagnose" and "--target" not in args and os.path.exists(_wanted_python(args)):
-            _start_listing_early(args)
-        from fallback_doctor.cli.main import main as cli_main
-
-        code: int = cli_main(args)
+        try:
+            code = _run_cli(args)
+        except KeyboardInterrupt:  # a signal during start-up, before the CLI's own handling
+            print("fallback-doctor: interrupted", file=sys.stderr)
+            code = 130
         if argv is None and args[0] == "diagnose":
             _exit_now(code)  # the program itself (not a caller of main): skip the teardown
         return code

@@ -46,3 +46,27 @@ def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, s
     assert tool.returncode == 130, err.decode(errors="replace")
     assert b"interrupted" in err
     assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_start_up_ends_the_tool_the_same_way(tmp_path: Path, signum: int) -> None:
+    """The listing starts before the core is imported: a signal the moment it runs (while the
+    tool may still be importing) ends the tool with 130 and "interrupted", never a traceback."""
+    python = make(tmp_path, "fork")
+    tool = subprocess.Popen(
+        [sys.executable, "-m", "fallback_doctor", "diagnose", "--python", str(python), "--quick", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        pids = _wait_for(lambda: pids_of(tmp_path, "fork"), 1)
+        tool.send_signal(signum)
+        _out, err = tool.communicate(timeout=30)
+    finally:
+        if tool.poll() is None:
+            tool.kill()
+            tool.wait()
+    assert tool.returncode == 130, err.decode(errors="replace")
+    assert b"interrupted" in err and b"Traceback" not in err, err.decode(errors="replace")
+    assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
