@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.frozen import probe_argv
-from fallback_doctor.core.inference.python_probe import lib_first_env
+from fallback_doctor.core.inference.loader_env import lib_first_env
 from fallback_doctor.core.inference.result import (
     FailureKind,
     ModelRun,

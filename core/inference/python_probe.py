@@ -18,7 +18,6 @@ ONNX Runtime had written (the child's capture file) as evidence. By hand::
 from __future__ import annotations
 
 import dataclasses
-import glob
 import json
 import os
 import shutil
@@ -29,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.inference.loader_env import lib_first_env, python_lib_dirs
 from fallback_doctor.core.inference.result import (
     FailureKind,
     PhaseMark,
@@ -85,33 +85,14 @@ def child_script() -> Path:
     return Path(__file__).resolve().parent.parent / "probes" / "ort_python_child.py"
 
 
-def python_lib_dirs(python: str) -> list[str]:
-    """The NVIDIA wheels' library folders of an environment: ``site-packages/nvidia/*/lib``.
-
-    What ``onnxruntime.preload_dlls()`` loads from, and what ``LD_LIBRARY_PATH`` needs when the
-    wheels are installed but not found. By hand: ``ls <venv>/lib/python3*/site-packages/nvidia/*/lib``.
-    """
-    prefix = Path(os.path.abspath(Path(python).parent.parent))
-    patterns = [
-        str(prefix / "lib" / "python3*" / "site-packages" / "nvidia" / "*" / "lib"),
-        str(prefix / "Lib" / "site-packages" / "nvidia" / "*" / "bin"),
-    ]
-    found: list[str] = []
-    for pattern in patterns:
-        for folder in sorted(glob.glob(pattern)):
-            if any(name.endswith((".so", ".dll")) or ".so." in name for name in os.listdir(folder)):
-                found.append(folder)
-    return found
-
-
-def lib_first_env(env: Mapping[str, str], directories: Sequence[str]) -> dict[str, str]:
-    """``env`` with ``directories`` first on the loader path (LD_LIBRARY_PATH; PATH on Windows)."""
-    variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
-    result = dict(env)
-    existing = [part for part in result.get(variable, "").split(os.pathsep) if part]
-    wanted = [str(d) for d in directories if d]
-    result[variable] = os.pathsep.join(wanted + [part for part in existing if part not in wanted])
-    return result
+def stage_child(work: str) -> Path:
+    """The child copied into ``work`` with what it imports (probe_shared.py, python_child/)."""
+    probes = child_script().parent
+    shutil.copyfile(probes / "probe_shared.py", Path(work) / "probe_shared.py")
+    shutil.copytree(
+        probes / "python_child", Path(work) / "python_child", ignore=shutil.ignore_patterns("*.pyc")
+    )
+    return Path(shutil.copy(child_script(), work))
 
 
 def run_python_probe(
@@ -147,9 +128,7 @@ def run_python_probe(
     collected: list[StrategyResult] = []
     deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="gfd-probe-") as work:
-        script = Path(work) / "ort_python_child.py"
-        shutil.copyfile(child_script(), script)
-        shutil.copyfile(child_script().parent / "probe_shared.py", Path(work) / "probe_shared.py")
+        script = stage_child(work)
         baseline_dir = str(Path(work) / "baseline")
         for index, name in enumerate(strategies):
             left = deadline - time.monotonic()

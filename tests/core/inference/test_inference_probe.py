@@ -227,3 +227,21 @@ def test_a_strategy_that_cannot_differ_is_skipped_with_the_reason() -> None:
     prepared = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/srv/lib"])
     assert not isinstance(prepared, str)
     assert prepared[1] == {"LD_LIBRARY_PATH": "/srv/lib:/opt/lib:/usr/lib"}
+
+
+def test_the_child_and_its_parts_are_python38_and_staged_whole(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The application's interpreter may be Python 3.8; the child runs from the work folder, so
+    everything it imports (probe_shared.py, the python_child package) is copied beside it."""
+    import subprocess
+    from pathlib import Path
+
+    from fallback_doctor.core.inference import python_probe
+
+    script = python_probe.stage_child(str(tmp_path))
+    parts = [script, tmp_path / "probe_shared.py", *sorted((tmp_path / "python_child").glob("*.py"))]
+    assert {p.name for p in parts} >= {"ort_python_child.py", "main.py", "capture.py", "sessions.py"}
+    python38 = Path("/root/.pyenv/versions/3.8.18/bin/python3.8")
+    if not python38.exists():
+        pytest.skip("no Python 3.8 on this machine")
+    for part in parts:
+        subprocess.run([str(python38), "-m", "py_compile", str(part)], check=True, timeout=60)

@@ -1,0 +1,263 @@
+"""ONNX Runtime as it is now: log callback, exact placement, EP devices, selection, plugin EPs."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from probe_shared import count_placements  # type: ignore[import-not-found]
+
+from .capture import capture_offset, capture_since, important_lines, phase_end, phase_start
+from .common import _GPU_PROVIDERS
+
+_CALLBACK: List[str] = []  # messages from set_default_logger_callback, written as ORT's own lines
+_CALLBACK_CAP = 20000
+_SEVERITY = "VIWEF"
+_ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
+_NAMES_KEPT = 40
+
+
+def install_logger_callback(ort: Any) -> str:
+    """Receive ONNX Runtime's messages through set_default_logger_callback where it exists (1.32+).
+
+    Its docstring warns that messages from ONNX Runtime's worker threads still go to the platform
+    sink (stderr), so the stderr capture stays; returns where messages are read from."""
+    register = getattr(ort, "set_default_logger_callback", None)
+    if register is None:
+        return "stderr"
+
+    def callback(severity: int, category: str, logid: str, location: str, message: str) -> None:
+        if len(_CALLBACK) < _CALLBACK_CAP:
+            letter = _SEVERITY[severity] if 0 <= severity < len(_SEVERITY) else str(severity)
+            _CALLBACK.append("[%s:%s:%s, %s] %s" % (letter, category, logid or "Default", location, message))
+
+    try:
+        register(callback, 2)
+    except Exception:  # noqa: BLE001 (an older binding's signature, or no environment yet)
+        return "stderr"
+    return "logger callback and stderr"
+
+
+def log_mark() -> Tuple[int, int]:
+    """Where a phase's log starts: the capture file's size and the callback's message count."""
+    return capture_offset(), len(_CALLBACK)
+
+
+def log_since(mark: Tuple[int, int]) -> str:
+    """What ONNX Runtime wrote since ``mark``: the captured fds 1 and 2, then the callback's lines."""
+    text = capture_since(mark[0])
+    extra = _CALLBACK[mark[1] :]
+    return text + "".join(line + "\n" for line in extra)
+
+
+def has_assignment_api(ort: Any) -> bool:
+    """InferenceSession.get_provider_graph_assignment_info exists (onnxruntime 1.31.1 has it)."""
+    return hasattr(getattr(ort, "InferenceSession", None), "get_provider_graph_assignment_info")
+
+
+def placement_from_api(session: Any) -> Optional[List[Dict[str, Any]]]:
+    """Per provider: nodes, subgraphs, operator types and the first names, from the session itself."""
+    getter = getattr(session, "get_provider_graph_assignment_info", None)
+    if getter is None:
+        return None
+    try:
+        subgraphs = list(getter())
+    except Exception:  # noqa: BLE001 (the session option was not honoured)
+        return None
+    per: Dict[str, Dict[str, Any]] = {}
+    for subgraph in subgraphs:
+        name = str(subgraph.ep_name)
+        empty: Dict[str, Any] = {"provider": name, "nodes": 0, "subgraphs": 0, "op_types": {}, "names": []}
+        entry = per.setdefault(name, empty)
+        entry["subgraphs"] += 1
+        for node in subgraph.get_nodes():
+            entry["nodes"] += 1
+            op = "%s.%s" % (node.domain, node.op_type) if node.domain else str(node.op_type)
+            entry["op_types"][op] = entry["op_types"].get(op, 0) + 1
+            if len(entry["names"]) < _NAMES_KEPT:
+                entry["names"].append(str(node.name))
+    return list(per.values())
+
+
+def placement(session: Any, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, Any]]]:
+    """(nodes per provider, their source, per-provider detail): the API where it answers, else the log."""
+    exact = placement_from_api(session)
+    if exact:
+        return {p["provider"]: p["nodes"] for p in exact}, "get_provider_graph_assignment_info", exact
+    counts = count_placements(log)
+    source = "verbose log" if counts else "no node placement lines in the VERBOSE log"
+    return counts, source, [{"provider": k, "nodes": v} for k, v in counts.items()]
+
+
+def _enum_name(value: Any) -> str:
+    """OrtHardwareDeviceType.GPU -> "GPU"."""
+    return str(value).rsplit(".", 1)[-1]
+
+
+def _number(value: Any) -> Optional[int]:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def ep_devices(ort: Any) -> Optional[List[Dict[str, Any]]]:
+    """onnxruntime.get_ep_devices() as plain data, or None where this ONNX Runtime has none."""
+    getter = getattr(ort, "get_ep_devices", None)
+    if getter is None:
+        return None
+    out: List[Dict[str, Any]] = []
+    try:
+        for device in getter():
+            hardware = getattr(device, "device", None)
+            out.append(
+                {
+                    "ep_name": str(device.ep_name),
+                    "ep_vendor": str(getattr(device, "ep_vendor", "")),
+                    "device_type": _enum_name(getattr(hardware, "type", "")),
+                    "device_vendor": str(getattr(hardware, "vendor", "")),
+                    "vendor_id": _number(getattr(hardware, "vendor_id", None)),
+                    "device_id": _number(getattr(hardware, "device_id", None)),
+                }
+            )
+    except Exception:  # noqa: BLE001
+        return None
+    return out
+
+
+def _warnings(log: str) -> List[str]:
+    """ONNX Runtime's warning, error and fatal lines (and Python warnings) in a log."""
+    marks = ("[W:", "[E:", "[F:", "Warning", "EP Error")
+    return [line for line in important_lines(log) if any(mark in line for mark in marks)]
+
+
+def _select_devices(ort: Any, so: Any, out: Dict[str, Any]) -> None:
+    """add_provider_for_devices with the GPU devices get_ep_devices() lists (none: nothing added)."""
+    gpus = [d for d in ort.get_ep_devices() if _enum_name(getattr(d.device, "type", "")) == "GPU"]
+    out["policy"] = "add_provider_for_devices(%s)" % ", ".join(sorted({str(d.ep_name) for d in gpus}))
+    if gpus:
+        so.add_provider_for_devices(gpus, {})
+    else:
+        out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
+
+
+def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, Any]:
+    """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
+    wanted = str(request.get("selection") or "PREFER_GPU")
+    mode = "devices" if wanted == "devices" else "policy"
+    out: Dict[str, Any] = {"mode": mode, "policy": wanted}
+    so = session_options(ort, request, True)
+    policies = getattr(ort, "OrtExecutionProviderDevicePolicy", None)
+    if not hasattr(so, "set_provider_selection_policy") or policies is None:
+        out["supported"] = False
+        out["error"] = "onnxruntime %s has no automatic provider selection" % getattr(ort, "__version__", "?")
+        return out
+    out["ep_devices"] = ep_devices(ort) or []
+    mark = log_mark()
+    phase_start("gpu.select")
+    try:
+        if mode == "devices":
+            _select_devices(ort, so, out)
+        else:
+            so.set_provider_selection_policy(getattr(policies, wanted))
+        session = ort.InferenceSession(model, sess_options=so)
+    except Exception as error:  # noqa: BLE001
+        phase_end(False)
+        out["error"] = "%s: %s" % (type(error).__name__, error)
+        out["messages"] = _warnings(log_since(mark))
+        return out
+    phase_end(True)
+    log = log_since(mark)
+    active = list(session.get_providers())
+    out["active_providers"] = active
+    out["nodes_per_provider"], out["nodes_source"], _detail = placement(session, log)
+    out["messages"] = _warnings(log)
+    out["silent"] = not any(p in _GPU_PROVIDERS for p in active) and not out["messages"]
+    return out
+
+
+def plugin_eps(ort: Any, build_info: Optional[str]) -> Tuple[List[str], List[str]]:
+    """Plugin execution providers: the bundled CUDA plugin (build info "cuda-plugin-ep=") and the
+    onnxruntime-ep-* packages' libraries, each registered once to see whether it loads here."""
+    found: List[str] = []
+    notes: List[str] = []
+    if build_info and "cuda-plugin-ep=" in build_info:
+        getter = getattr(ort, "_get_cuda_plugin_ep_library_path", None)
+        path = None
+        try:
+            path = getter() if getter is not None else None
+        except Exception:  # noqa: BLE001
+            path = None
+        found.append("bundled CUDA plugin EP%s" % (" (%s)" % path if path else ""))
+    register = getattr(ort, "register_execution_provider_library", None)
+    for name, path in _plugin_libraries():
+        if register is None:
+            found.append("%s: %s (this onnxruntime cannot register plugin providers)" % (name, path))
+            continue
+        try:
+            register("gfd_probe_" + name, path)
+        except Exception as error:  # noqa: BLE001 (a missing dependency: ONNX Runtime's own message)
+            found.append("%s: %s did not load: %s" % (name, path, str(error).strip()[:400]))
+            continue
+        found.append("%s: %s loaded" % (name, path))
+        try:
+            ort.unregister_execution_provider_library("gfd_probe_" + name)
+        except Exception:  # noqa: BLE001
+            notes.append("%s could not be unregistered again" % path)
+    return found, notes
+
+
+def _plugin_libraries() -> List[Tuple[str, str]]:
+    """(distribution, library) of each installed onnxruntime-ep-* package, found the package's own
+    way where it has one (``import`` it, ``get_library_path()``: that also runs its preloading of
+    the libraries it bundles), else by the shared libraries its RECORD lists."""
+    try:
+        from importlib import metadata
+    except ImportError:
+        return []
+    out: List[Tuple[str, str]] = []
+    for dist in metadata.distributions():
+        name = str(dist.metadata["Name"] or "")
+        if not name.lower().replace("_", "-").startswith("onnxruntime-ep-"):
+            continue
+        found = _plugin_by_module(dist)
+        if found:
+            out.extend((name, path) for path in found)
+            continue
+        for item in dist.files or []:
+            base = os.path.basename(str(item))
+            if base.startswith(("libonnxruntime_providers_", "onnxruntime_providers_")):
+                out.append((name, str(dist.locate_file(item))))
+    return out[:8]
+
+
+def _plugin_by_module(dist: Any) -> List[str]:
+    """The library paths a plugin package's modules report (get_library_path()), or []."""
+    import importlib
+
+    paths: List[str] = []
+    for top in (dist.read_text("top_level.txt") or "").split():
+        try:
+            module = importlib.import_module(top)
+            getter = getattr(module, "get_library_path", None)
+            if getter is not None:
+                paths.append(str(getter()))
+        except Exception:  # noqa: BLE001 (a broken plugin package: its files are scanned instead)
+            continue
+    return paths
+
+
+def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:
+    """Session options: thread cap, VERBOSE log during creation, the strict key when asked."""
+    so = ort.SessionOptions()
+    threads = int(request.get("threads") or 0)
+    if threads > 0:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+    if verbose:
+        so.log_severity_level = 0
+    if strict:
+        so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    if has_assignment_api(ort):
+        so.add_session_config_entry(_ASSIGNMENT_KEY, "1")
+    return so
