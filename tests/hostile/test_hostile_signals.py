@@ -25,8 +25,9 @@ def _wait_for(path_pids: callable, count: int, seconds: float = 30.0) -> list[in
     pytest.fail("the fake interpreter did not start its children")
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, signum: int) -> None:
+def _signal_the_tool(tmp_path: Path, signum: int, children: int, delay: float) -> tuple[int, bytes, list]:
+    """Run ``diagnose`` on a forking fake interpreter, signal it ``delay`` s after ``children`` of
+    the interpreter run; its exit status, its stderr and the children's pids."""
     python = make(tmp_path, "fork")
     tool = subprocess.Popen(
         [sys.executable, "-m", "fallback_doctor", "diagnose", "--python", str(python), "--quick", "--json"],
@@ -35,15 +36,22 @@ def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, s
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
-        pids = _wait_for(lambda: pids_of(tmp_path, "fork"), 4)
-        time.sleep(2.5)  # past the start-up imports: the tool now waits on the listing
+        pids = _wait_for(lambda: pids_of(tmp_path, "fork"), children)
+        time.sleep(delay)
         tool.send_signal(signum)
         _out, err = tool.communicate(timeout=30)
     finally:
         if tool.poll() is None:
             tool.kill()
             tool.wait()
-    assert tool.returncode == 130, err.decode(errors="replace")
+    return tool.returncode, err, pids
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, signum: int) -> None:
+    # 2.5 s: past the start-up imports, the tool now waits on the listing.
+    returncode, err, pids = _signal_the_tool(tmp_path, signum, children=4, delay=2.5)
+    assert returncode == 130, err.decode(errors="replace")
     assert b"interrupted" in err
     assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
 
@@ -52,21 +60,7 @@ def test_a_signal_during_the_listing_leaves_no_process_of_ours(tmp_path: Path, s
 def test_a_signal_during_start_up_ends_the_tool_the_same_way(tmp_path: Path, signum: int) -> None:
     """The listing starts before the core is imported: a signal the moment it runs (while the
     tool may still be importing) ends the tool with 130 and "interrupted", never a traceback."""
-    python = make(tmp_path, "fork")
-    tool = subprocess.Popen(
-        [sys.executable, "-m", "fallback_doctor", "diagnose", "--python", str(python), "--quick", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        pids = _wait_for(lambda: pids_of(tmp_path, "fork"), 1)
-        tool.send_signal(signum)
-        _out, err = tool.communicate(timeout=30)
-    finally:
-        if tool.poll() is None:
-            tool.kill()
-            tool.wait()
-    assert tool.returncode == 130, err.decode(errors="replace")
+    returncode, err, pids = _signal_the_tool(tmp_path, signum, children=1, delay=0.0)
+    assert returncode == 130, err.decode(errors="replace")
     assert b"interrupted" in err and b"Traceback" not in err, err.decode(errors="replace")
     assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
