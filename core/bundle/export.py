@@ -272,6 +272,12 @@ def _merged_cuts(cuts: list[Cut]) -> list[Cut]:
     return list(merged.values())
 
 
+def _shortened(text: str, keep: int, kind: str) -> tuple[str, int]:
+    """``text`` within ``keep`` UTF-8 bytes (a log's end, other files' start) and its size then."""
+    kept = to_text(text, keep, tail=kind == "log").text
+    return kept, len(kept.encode("utf-8", "surrogatepass"))
+
+
 def _bound_candidates(candidates: list[_Candidate], total: int) -> list[Cut]:
     """Shorten the largest texts before they are redacted, so memory stays bounded by ``total``.
 
@@ -289,20 +295,15 @@ def _bound_candidates(candidates: list[_Candidate], total: int) -> list[Cut]:
             break
         old = sizes[id(candidate)]
         keep = max(0, old - (current - total))
-        encoded = candidate.text.encode("utf-8", "surrogatepass")
-        kept = encoded[len(encoded) - keep :] if candidate.kind == "log" else encoded[:keep]
-        candidate.text = kept.decode("utf-8", errors="ignore")
-        candidate.cut += old - len(kept)
+        candidate.text, kept = _shortened(candidate.text, keep, candidate.kind)
+        candidate.cut += old - kept
         why = "shortened" if keep else "emptied"
         cuts.append(
             Cut(
-                candidate.name,
-                f"{why}: the bundle's total size bound ({total} bytes) was reached",
-                old,
-                len(kept),
+                candidate.name, f"{why}: the bundle's total size bound ({total} bytes) was reached", old, kept
             )
         )
-        current -= old - len(kept)
+        current -= old - kept
     return cuts
 
 
@@ -327,9 +328,7 @@ def _bound_total(members: list[MemberPreview], total: int) -> tuple[list[MemberP
         excess = current - total
         old = size(member)
         keep = max(0, old - excess)
-        encoded = member.redacted.encode("utf-8", "surrogatepass")
-        kept = encoded[len(encoded) - keep :] if member.kind == "log" else encoded[:keep]
-        text = kept.decode("utf-8", errors="ignore")
+        text, kept = _shortened(member.redacted, keep, member.kind)
         if keep == 0:
             members[index] = replace(member, included=False)
             cuts.append(Cut(member.name, "left out: the bundle's total size bound was reached", old, 0))
@@ -340,7 +339,7 @@ def _bound_total(members: list[MemberPreview], total: int) -> tuple[list[MemberP
                     member.name,
                     f"shortened: the bundle's total size bound ({total} bytes) was reached",
                     old,
-                    len(kept),
+                    kept,
                 )
             )
         current -= old - size(members[index])

@@ -18,28 +18,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fallback_doctor.core.inference.result import STAGE_ORDER, Stage, stage_rank
+from fallback_doctor.core.loader.ld_debug import failed_names
 from fallback_doctor.core.model import CodeStep, EnvironmentStep, Evidence, Finding
 
 TRIED_LABEL = "tried here"
 """The evidence label (one per finding; a later GPU retry replaces it)."""
 
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "PATH", "DYLD_LIBRARY_PATH")
-_CANNOT_OPEN = re.compile(r"error: ([^\s:]+): cannot open shared object")
 _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "nvcuda.dll"})
 
 
 def missing_library(messages: Iterable[str]) -> str | None:
     """The library ONNX Runtime says it could not open (the first), from its own messages."""
-    for line in messages:
-        found = _CANNOT_OPEN.search(line)
-        if found:
-            return found.group(1)
-    return None
+    names = failed_names("\n".join(messages))
+    return names[0] if names else None
 
 
 def _strategy_for(finding: Finding, strategies: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:

@@ -12,7 +12,10 @@ from fallback_doctor.core.model import (
     Severity,
 )
 
-_FAIL = "Failed to load library /x/libonnxruntime_providers_cuda.so with error: {}: cannot open shared object"
+_FAIL = (
+    "Failed to load library /x/libonnxruntime_providers_cuda.so with error: {}: "
+    "cannot open shared object file: No such file or directory"
+)
 
 
 def _strategy(name: str, missing: str, environment: dict[str, str] | None = None) -> dict[str, object]:
