@@ -12,7 +12,7 @@ import fallback_doctor.core, fallback_doctor.cli
 names = []
 for package in (fallback_doctor.core, fallback_doctor.cli):
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-        if info.name.endswith("_child"):
+        if any(part.endswith("_child") for part in info.name.split(".")):
             continue  # self-contained scripts run by other interpreters
         importlib.import_module(info.name)
         names.append(info.name)
