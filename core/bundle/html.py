@@ -167,8 +167,8 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
             out.append('<pre class="code"><code>' + _e(step_text) + "</code></pre>")
         else:
             out.append("<p>" + _e(step_text) + "</p>")
-    if isinstance(remediation, dict) and remediation.get("verify"):
-        out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(remediation['verify'])}</p>")
+    if text["verify"]:  # in the page's language, as the text report and the wizard say it
+        out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(text['verify'])}</p>")
     out.append("</div>")
     return "\n".join(out)
 

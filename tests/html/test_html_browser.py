@@ -183,6 +183,10 @@ def check_page_agrees(
     places = [words.find(title) for title in titles]
     assert -1 not in places, [t for t, p in zip(titles, places, strict=True) if p < 0]
     assert places == sorted(places)  # the wizard's order
+    for finding in all_findings(document):  # each finding's fix and verify line, in the page's language
+        said = finding_words(finding, lang)
+        for part in ("fix", "verify"):
+            assert re.sub(r"\s+", " ", said[part]) in words, (finding["id"], part)
     summary = gpu_summary(document)
     for figure in (summary["cpu_p50"], summary["gpu_p50"]):
         assert figure is not None and ms_text(figure, lang) in words
