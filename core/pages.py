@@ -20,6 +20,7 @@ from fallback_doctor.core.measures import (
     session_rows,
     strategy_lines,
 )
+from fallback_doctor.core.pages_python import python_settings, settings_findings
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import has_label, label, load_texts, render_text
 
@@ -297,6 +298,8 @@ def config_view(document: dict[str, Any]) -> dict[str, Any]:
             if evidence.get("line") and (not config_path or evidence.get("source") == config_path):
                 mark(evidence.get("line"), finding.get("severity"))
     text = target.get("config_text")
+    settings = python_settings(document, all_findings(document))
+    findings += [f for f in settings_findings(settings, all_findings(document)) if f not in findings]
     return {
         "text": text if isinstance(text, str) else None,
         "key_lines": key_lines,
@@ -312,6 +315,7 @@ def config_view(document: dict[str, Any]) -> dict[str, Any]:
         "issues": issues,
         "highlight": highlight,
         "findings": findings,
+        "settings": settings,
     }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core import facade
-from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.i18n import has, language, t
 from fallback_doctor.gui.page_base import (
     STATUS_COLOURS,
     STATUS_SIGNS,
@@ -63,10 +63,11 @@ class ConfigPage(StepPage):
         """The whole file, monospace, numbered; the keys that matter and the findings' lines marked."""
         self.line_marks = {}
         text = view["text"]
-        self.file.setVisible(bool(view["path"]))
-        self.legend.setVisible(bool(view["path"]) and text is not None)
+        self.file.setVisible(bool(view["path"] or view["settings"]))
+        self.legend.setVisible((bool(view["path"]) and text is not None) or bool(view["settings"]))
         if not view["path"]:
-            self.file.setHtml("")
+            self.legend.setText(t("config.python.legend"))
+            self.file.setHtml(self._settings_html(view["settings"]))
             return
         if text is None:
             self.file.setHtml(f"<p>{esc(t('config.text.missing'))}</p>")
@@ -112,6 +113,32 @@ class ConfigPage(StepPage):
                 self.file.setTextCursor(cursor)
                 self.file.ensureCursorVisible()
 
+    def _settings_html(self, settings: list[dict[str, Any]]) -> str:
+        """A Python target's deciding settings as a table, a mark beside each one a finding is about."""
+        if not settings:
+            return ""
+        rows: list[str] = []
+        for row in settings:
+            key = row["key"]
+            name = t(f"config.python.{key}") if has(f"config.python.{key}") else key
+            if key == "code":
+                value = t("config.python.code.value")
+            elif row["value"] is None:
+                value = t("config.python.not_set" if key.isupper() else "config.python.unknown")
+            else:
+                value = str(row["value"])
+            severity = row["severity"] or ""
+            colour = STATUS_COLOURS.get(severity, "")
+            sign = STATUS_SIGNS.get(severity, "") if severity else ""
+            shade = f" style='background-color:{tint(colour, 0.22)}'" if colour else ""
+            faded = " color:#757575;" if row["value"] is None and key != "code" else ""
+            rows.append(
+                f"<tr{shade}><td style='color:{colour or '#9e9e9e'}'>{sign}</td><td><b>{esc(name)}</b></td>"
+                f"<td style='font-family:{mono()};{faded}'>{esc(value)}</td></tr>"
+            )
+        title = f"<p><b>{esc(t('config.python.title'))}</b></p>"
+        return title + "<table cellpadding='4' cellspacing='0'>" + "".join(rows) + "</table>"
+
     def render(self) -> None:
         """The configuration file, its provider setting and issues, and the findings with fixes."""
         document = self.doctor.document
@@ -128,7 +155,7 @@ class ConfigPage(StepPage):
         lang = language()
         parts: list[str] = []
         if not view["path"]:
-            parts.append(f"<p>{esc(t('config.none'))}</p>")
+            parts.append(f"<p>{esc(t('config.python.none' if view['settings'] else 'config.none'))}</p>")
         else:
             parts.append(f"<p><b>{esc(t('config.file', path=view['path']))}</b></p>")
             if view["provider_raw"] is not None:

@@ -112,6 +112,12 @@ def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     )
 
 
+def _lib_path_evidence(target: TargetFacts, directory: str) -> Evidence:
+    """libPath as the configuration file says it, with its line there (the page marks that line)."""
+    line = target.config_key_lines.get("libPath")
+    return Evidence(label="libPath", value=directory, source=target.config_path, line=line)
+
+
 def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """libPath holds a CPU-only ONNX Runtime (no GPU provider library), or no ONNX Runtime at all.
 
@@ -130,7 +136,7 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Layer.PACKAGE,
             Severity.ERROR,
             params={"lib_path": lib.directory, "file": target.config_path or "?"},
-            evidence=(Evidence(label="libPath", value=lib.directory, source=target.config_path),),
+            evidence=(_lib_path_evidence(target, lib.directory),),
         )
         return
     gpu = [name for name in lib.gpu_providers if name not in ("AzureExecutionProvider",)]
@@ -138,7 +144,7 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     version = lib.version or "?"
     evidence = [
-        Evidence(label="libPath", value=lib.directory, source=target.config_path),
+        _lib_path_evidence(target, lib.directory),
         Evidence(
             label="ONNX Runtime library",
             value=f"{os.path.basename(lib.core_library)}, version {version}"

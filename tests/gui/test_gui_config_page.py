@@ -77,7 +77,8 @@ def test_the_whole_file_is_shown_with_the_keys_that_matter_highlighted(config_pa
     for key in ("libPath", "logPath", "modelPath", "licenseFile"):
         number, block = _block_of(shown, f'"{key}"')
         assert _highlighted(block), key
-        assert page.line_marks[number] == "key", key
+        # libPath holds a CPU-only library: a finding (info, as the CPU is asked for) points at it
+        assert page.line_marks[number] == ("info" if key == "libPath" else "key"), key
     _number, plain = _block_of(shown, '"hasTestWeb"')
     assert not _highlighted(plain)
     assert page.file.accessibleName() == t("config.text.name")
@@ -105,17 +106,44 @@ def test_a_malformed_configuration_marks_its_error_line(config_page, tmp_path) -
     assert number == broken and _highlighted(block)
     assert "\u2716" in block.text()
     # The keys that matter are still found by their text in a file that is not JSON.
-    assert page.line_marks[next(n for n, line in enumerate(lines, 1) if '"libPath"' in line)] == "key"
+    # (marked "error" here: libPath holds a CPU-only library and the finding points at that line)
+    lib_line = next(n for n, line in enumerate(lines, 1) if '"libPath"' in line)
+    assert facade.config_view(document)["key_lines"]["libPath"] == lib_line
+    assert page.line_marks[lib_line] == "error"
 
 
-def test_a_python_target_has_no_configuration_file(config_page) -> None:  # type: ignore[no-untyped-def]
+def test_a_python_target_shows_what_decides_instead_of_a_file(config_page, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """issue 13: for a Python target the left half was empty; it now lists what decides CPU or GPU."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "-1")
     document = run_inspection({"kind": "python"})
     page = config_page(document)
     assert page.line_marks == {}
-    assert not page.file.isVisibleTo(page)
-    assert t("config.none") in page.view.toHtml().replace("&quot;", '"') or "no configuration file" in (
-        page.view.toPlainText()
-    )
+    assert page.file.isVisibleTo(page) and page.legend.isVisibleTo(page)
+    shown = page.file.toPlainText()
+    import onnxruntime
+
+    assert f"{t('config.python.packages')}" in shown and onnxruntime.__version__ in shown
+    assert "CUDAExecutionProvider" in shown  # the providers in the build
+    assert "CUDA_VISIBLE_DEVICES" in shown and "-1" in shown
+    assert t("config.python.not_set") in shown  # LD_LIBRARY_PATH and the others, said to be unset
+    assert "providers=[" in shown  # the code decides, and we say where to look
+    hidden = [f for f in facade.all_findings(document) if "CUDA_VISIBLE_DEVICES" in json.dumps(f)]
+    assert hidden, "a hidden GPU is a finding"
+    row = next(r for r in facade.config_view(document)["settings"] if r["key"] == "CUDA_VISIBLE_DEVICES")
+    assert row["severity"] in ("error", "warning", "info")
+    assert "\u2716" in shown or "\u26a0" in shown or "\u2139" in shown  # its mark beside the row
+    assert t("config.python.none") in page.view.toPlainText().replace("\n", " ")
+
+
+def test_the_libpath_line_is_marked_when_libpath_is_the_problem(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """issue 13: the legend promised a mark beside libPath; the finding now points at its line."""
+    root = make_install(tmp_path, lib="cpu", log=None)
+    document = run_inspection({"kind": "bareun", "bareun_root": str(root)})
+    assert any(f["id"] == "target.libpath_cpu_only" for f in facade.all_findings(document))
+    page = config_page(document)
+    number, block = _block_of(page.file.document(), '"libPath"')
+    assert page.line_marks[number] == "error"
+    assert "\u2716" in block.text()
 
 
 def test_configuration_issues_are_worded_in_the_window_s_language(config_page, tmp_path) -> None:  # type: ignore[no-untyped-def]
