@@ -39,6 +39,7 @@ finding_words = _on_first_use(_PAGES, "finding_words")
 gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
+layer_parts = _on_first_use(_PAGES, "layer_parts")
 log_view = _on_first_use(_PAGES, "log_view")
 session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
@@ -76,6 +77,7 @@ __all__ = [
     "has_label",
     "issue_words",
     "label",
+    "layer_parts",
     "log_view",
     "module_argv",
     "new_sampler",

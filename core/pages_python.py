@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fallback_doctor.core.document_parts import as_dict, as_list
+
 #: The variables that change which GPU is visible or where the CUDA libraries are found; each is
 #: shown, set or not (resources/redaction/environment.json allows them into the report).
 DECIDING_VARIABLES: tuple[str, ...] = (
@@ -26,14 +28,6 @@ DECIDING_VARIABLES: tuple[str, ...] = (
 )
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def settings_findings(rows: list[dict[str, Any]], findings: Sequence[Mapping[str, Any]]) -> list[Any]:
@@ -54,8 +48,8 @@ def _about(findings: Sequence[Mapping[str, Any]], name: str) -> list[Mapping[str
         f
         for f in findings
         if any(
-            name == str(_dict(e).get("label")) or name in str(_dict(e).get("value") or "")
-            for e in _list(f.get("evidence"))
+            name == str(as_dict(e).get("label")) or name in str(as_dict(e).get("value") or "")
+            for e in as_list(f.get("evidence"))
         )
     ]
 
@@ -69,19 +63,19 @@ def python_settings(
 
     Empty for any other target (its configuration file is shown instead).
     """
-    environment = _dict(document.get("environment"))
-    target = _dict(environment.get("target"))
-    if str(_dict(document.get("target")).get("kind") or target.get("kind") or "") != "python":
+    environment = as_dict(document.get("environment"))
+    target = as_dict(environment.get("target"))
+    if str(as_dict(document.get("target")).get("kind") or target.get("kind") or "") != "python":
         return []
-    python, ort = _dict(environment.get("python")), _dict(environment.get("onnxruntime"))
-    variables = {str(k): str(v) for k, v in _dict(environment.get("environment")).items()}
+    python, ort = as_dict(environment.get("python")), as_dict(environment.get("onnxruntime"))
+    variables = {str(k): str(v) for k, v in as_dict(environment.get("environment")).items()}
     packages = [
-        f"{_dict(d).get('name')} {_dict(d).get('version')}"
-        for d in _list(ort.get("distributions")) or _list(python.get("distributions"))
-        if str(_dict(d).get("name", "")).lower().replace("_", "-").startswith("onnxruntime")
+        f"{as_dict(d).get('name')} {as_dict(d).get('version')}"
+        for d in as_list(ort.get("distributions")) or as_list(python.get("distributions"))
+        if str(as_dict(d).get("name", "")).lower().replace("_", "-").startswith("onnxruntime")
     ]
     package_findings = [f for f in findings if f.get("layer") == "package"]
-    providers = _list(ort.get("providers_in_build"))
+    providers = as_list(ort.get("providers_in_build"))
     interpreter = " ".join(str(v) for v in (python.get("executable"), python.get("version")) if v)
     rows = [
         _row("interpreter", interpreter or target.get("python"), []),

@@ -23,6 +23,7 @@ from fallback_doctor.gui.page_html import (
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QLabel,
     QPushButton,
     QSplitter,
     QVBoxLayout,
@@ -42,11 +43,18 @@ class StackPage(StepPage):
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         column = QWidget(splitter)
         layers = QVBoxLayout(column)
-        layers.setSpacing(4)
+        layers.setSpacing(0)
         self.buttons: dict[str, QPushButton] = {}
+        self.arrows: list[QLabel] = []
         self.group = QButtonGroup(self)
         self.group.setExclusive(True)
-        for name in reversed(facade.STACK_LAYERS):
+        for index, name in enumerate(reversed(facade.STACK_LAYERS)):
+            if index:  # the FAQ's diagram: each layer runs on the one below it
+                arrow = QLabel("\u25b2", column)
+                arrow.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+                arrow.setStyleSheet("color: palette(mid); margin: 0; padding: 0;")
+                self.arrows.append(arrow)
+                layers.addWidget(arrow)
             button = QPushButton(column)
             button.setCheckable(True)
             button.setMinimumHeight(58)
@@ -75,13 +83,13 @@ class StackPage(StepPage):
             status = layer["status"] if layer else "unknown"
             words = f"{STATUS_SIGNS[status]}  {t('layer.' + name)}   —   {t('status.' + status)}"
             if layer:
-                version = layer.get("version") or t("stack.unknown")
-                extra = t("stack.version", version=version)
-                if layer.get("needed"):
-                    extra += "   ·   " + t("stack.needed", needed=layer["needed"])
-                words += "\n" + extra
+                said = facade.layer_parts(layer, language())
+                words += "\n" + "   ·   ".join(part for part in (said["found"], said["needs"]) if part)
+                if said["missing"]:
+                    words += "\n" + said["missing"]
             button.setText(words)
             button.setAccessibleName(f"{t('layer.' + name)}: {t('status.' + status)}")
+            button.setAccessibleDescription(words.split("\n", 1)[-1] if layer else "")
             colour = STATUS_COLOURS[status]
             button.setStyleSheet(
                 f"QPushButton {{ text-align: left; padding: 6px 10px; border: 1px solid palette(mid);"

@@ -12,7 +12,7 @@ from typing import Any
 from fallback_doctor.core.bundle.html_graph import graph_html
 from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text
-from fallback_doctor.core.pages import stack_layers, verdict_words
+from fallback_doctor.core.pages import layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import has_label, label
@@ -130,7 +130,12 @@ def _stack(document: dict[str, Any], lang: str) -> str:
         name = label(f"layer.{layer['layer']}", lang)
         words = label(f"status.{status}", lang)
         css = status if status in ("error", "warning", "info") else "ok"
-        items.append(f'<li class="{_e(css)}" title="{_e(words)}">{_e(name)}: {_e(words)}</li>')
+        said = layer_line(layer, lang)
+        items.append(
+            f'<li class="{_e(css)}" title="{_e(words)}">{_e(name)}: {_e(words)}'
+            + (f' <span class="meta">{_e(said)}</span>' if said else "")
+            + "</li>"
+        )
     return '<ul class="stack">' + "".join(items) + "</ul>"
 
 

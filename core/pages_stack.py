@@ -1,0 +1,270 @@
+"""The stack page: five layers bottom-up, each with its state, what was found, what is missing, what
+it needs, in words the wizard and report.html share (``layer_line``).
+
+As the support FAQ draws it: GPU driver -> CUDA runtime -> cuDNN -> ONNX Runtime GPU provider ->
+the application. Computed from the report document alone (Qt-free), so a bundle opened on another
+machine draws the same stack. By hand, layer by layer: ``nvidia-smi``; ``ldconfig -p | grep -E
+'libcudart|libcublas'``; ``ldconfig -p | grep libcudnn``; ``python -c "import onnxruntime as o;
+print(o.__version__, o.get_available_providers())"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
+from fallback_doctor.core.texts import label
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+"""For a layer's status (its worst finding), not for ordering findings."""
+
+STACK_LAYERS: tuple[str, ...] = ("driver", "cuda", "cudnn", "onnxruntime", "application")
+"""Bottom-up, as in the FAQ's diagram: GPU driver → CUDA runtime → cuDNN → ONNX Runtime → the application."""
+
+_FINDING_LAYERS: dict[str, str] = {
+    "driver": "driver",
+    "device": "driver",
+    "cuda": "cuda",
+    "loader": "cuda",
+    "cudnn": "cudnn",
+    "tensorrt": "onnxruntime",
+    "package": "onnxruntime",
+    "resources": "onnxruntime",
+    "config": "application",
+    "probe": "application",
+    "unknown": "application",
+}
+
+_CUDA_PREFIXES = (
+    "libcudart",
+    "libcublas",
+    "libcurand",
+    "libcufft",
+    "libnvrtc",
+    "libnvJitLink",
+    "cudart64",
+    "cublas",
+)
+_CUDNN_PREFIXES = ("libcudnn", "cudnn")
+
+
+def stack_layer_of(finding: dict[str, Any]) -> str:
+    """Which drawn layer a finding belongs to (driver, cuda, cudnn, onnxruntime, application)."""
+    return _FINDING_LAYERS.get(str(finding.get("layer")), "application")
+
+
+def _worst(findings: list[dict[str, Any]]) -> str:
+    if not findings:
+        return "ok"
+    best = min(SEVERITY_RANK.get(str(f.get("severity")), 3) for f in findings)
+    return {0: "error", 1: "warning"}.get(best, "info")
+
+
+def _resolutions(document: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for report in as_list(environment(document, "libraries").get("reports")):
+        for raw in as_list(as_dict(report).get("resolutions")):
+            item = as_dict(raw)
+            name = str(item.get("name") or "")
+            if name and name not in seen:
+                seen.add(name)
+                rows.append(item)
+    return rows
+
+
+def _libraries(document: dict[str, Any], prefixes: tuple[str, ...]) -> list[dict[str, str | None]]:
+    rows: list[dict[str, str | None]] = []
+    for item in _resolutions(document):
+        name = str(item.get("name"))
+        if name.startswith(prefixes):
+            rows.append({"name": name, "path": item.get("path"), "lazy": "yes" if item.get("lazy") else None})
+    return rows
+
+
+def _ort_library(item: Any) -> dict[str, str | None]:
+    path = str(as_dict(item).get("path") or "") if isinstance(item, dict) else str(item)
+    return {"name": path.rsplit("/", 1)[-1], "path": path or None, "lazy": None}
+
+
+def _resolved_version(document: dict[str, Any], prefixes: tuple[str, ...] | str) -> str | None:
+    """The version of the first library found whose name starts with ``prefixes``."""
+    return next(
+        (
+            str(i.get("version"))
+            for i in _resolutions(document)
+            if str(i.get("name", "")).startswith(prefixes) and i.get("path") and i.get("version")
+        ),
+        None,
+    )
+
+
+def _driver_layer(document: dict[str, Any], cuda_major: Any) -> dict[str, Any]:
+    driver, native = environment(document, "driver"), environment(document, "native")
+    libcuda = as_dict(native.get("libcuda"))
+    libraries: list[dict[str, str | None]] = (
+        [
+            {"name": "libcuda.so.1", "path": libcuda.get("path"), "lazy": None},
+            {"name": "libnvidia-ml.so.1", "path": driver.get("nvml_library_path"), "lazy": None},
+        ]
+        if driver or native
+        else []
+    )
+    return {
+        "layer": "driver",
+        "version": driver.get("driver_version") or driver.get("proc_driver_version"),
+        "needed": str(cuda_major) if cuda_major else None,
+        "libraries": libraries,
+        "facts": {
+            k: driver.get(k)
+            for k in ("nvml_status", "cuda_driver_version", "kernel_module_version")
+            if driver.get(k) is not None
+        },
+        "collected": bool(driver or native),
+    }
+
+
+def _library_layers(document: dict[str, Any], ort: dict[str, Any]) -> list[dict[str, Any]]:
+    cuda_major, cudnn_major = ort.get("required_cuda_major"), ort.get("required_cudnn_major")
+    cuda_found = [r for r in _libraries(document, _CUDA_PREFIXES) if r["path"]]
+    collected = bool(_resolutions(document))
+    lib_ort = as_dict(environment(document, "target").get("lib_ort"))
+    # Nothing looked up: an ONNX Runtime that asks for no CUDA library (a CPU-only one), or nothing read.
+    asked = bool(ort or lib_ort) and not (cuda_major or cudnn_major or collected)
+    why = "not_required" if asked else "not_collected"
+    return [
+        {
+            "layer": "cuda",
+            "version": _resolved_version(document, "libcudart"),
+            "needed": f"{cuda_major}.x" if cuda_major else None,
+            "libraries": _libraries(document, _CUDA_PREFIXES),
+            "facts": {"found": str(len(cuda_found))} if cuda_found else {},
+            "collected": collected,
+            "unchecked": why,
+        },
+        {
+            "layer": "cudnn",
+            "version": _resolved_version(document, _CUDNN_PREFIXES),
+            "needed": f"{cudnn_major}.x" if cudnn_major else None,
+            "libraries": _libraries(document, _CUDNN_PREFIXES),
+            "facts": {"loaded lazily": "yes"} if ort.get("cudnn_loaded_lazily") else {},
+            "collected": collected,
+            "unchecked": why,
+        },
+    ]
+
+
+def _ort_layer(ort: dict[str, Any], lib_ort: dict[str, Any]) -> dict[str, Any]:
+    libraries = [_ort_library(item) for item in as_list(ort.get("provider_libraries"))]
+    if not libraries:
+        libraries = [_ort_library(item) for item in as_list(lib_ort.get("provider_libraries"))]
+    return {
+        "layer": "onnxruntime",
+        "version": ort.get("version") or lib_ort.get("version"),
+        "needed": None,
+        "libraries": libraries,
+        "facts": {
+            k: ", ".join(str(item) for item in v) if isinstance(v, list) else v
+            for k, v in (
+                ("build_package_name", ort.get("build_package_name")),
+                ("cuda_build_version", ort.get("cuda_build_version")),
+                ("providers_in_build", ort.get("providers_in_build")),
+                ("package_dir", ort.get("package_dir") or lib_ort.get("directory")),
+            )
+            if v
+        },
+        "collected": bool(ort or lib_ort),
+    }
+
+
+def _application_layer(document: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
+    kind = str(as_dict(document.get("target")).get("kind") or target.get("kind") or "")
+    python = environment(document, "python")
+    return {
+        "layer": "application",
+        "version": python.get("version") if kind == "python" else None,
+        "kind": kind or None,
+        "needed": target.get("requested_provider"),
+        "libraries": [],
+        "facts": {k: v for k, v in as_dict(document.get("target")).items() if v},
+        "collected": True,
+    }
+
+
+def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The five layers, bottom-up: status, version found, version needed, libraries, findings, facts.
+
+    ``status`` is "error", "warning", "info", "ok" or "unknown" (nothing was collected about it).
+    """
+    by_layer: dict[str, list[dict[str, Any]]] = {name: [] for name in STACK_LAYERS}
+    for finding in all_findings(document):
+        by_layer[stack_layer_of(finding)].append(finding)
+    ort, target = environment(document, "onnxruntime"), environment(document, "target")
+    layers = [
+        _driver_layer(document, ort.get("required_cuda_major")),
+        *_library_layers(document, ort),
+        _ort_layer(ort, as_dict(target.get("lib_ort"))),
+        _application_layer(document, target),
+    ]
+    for layer in layers:
+        name = layer["layer"]
+        layer["findings"] = by_layer[name]
+        status = _worst(by_layer[name])
+        if status == "ok" and not layer.pop("collected"):
+            status = "unknown"
+        layer.pop("collected", None)
+        layer["status"] = status
+        layer.setdefault("unchecked", "not_collected")
+        layer["missing"] = [str(lib["name"]) for lib in layer["libraries"] if not lib["path"]]
+    return layers
+
+
+def layer_line(layer: dict[str, Any], lang: str) -> str:
+    """One line under a layer's name: what was found, what it needs, what is missing (the wizard's
+    stack page and report.html say the same). Words that agree: "found: 13 (1 of 6 libraries) ·
+    needs: CUDA 13.x · missing: libcublas.so.13", "found: no driver · needs: a driver that runs
+    CUDA 13", "not checked: this ONNX Runtime asks for no CUDA library"."""
+    return "   ·   ".join(part for part in layer_parts(layer, lang).values() if part)
+
+
+def layer_parts(layer: dict[str, Any], lang: str) -> dict[str, str]:
+    """``found``, ``needs`` and ``missing`` words of one layer ("" where there is nothing to say)."""
+    name = str(layer["layer"])
+    if layer["status"] == "unknown" and not layer.get("version"):
+        return {"found": label(f"stack.unchecked.{layer['unchecked']}", lang), "needs": "", "missing": ""}
+    missing = list(layer.get("missing") or [])
+    missing_words = ""
+    if missing and any(lib["path"] for lib in layer["libraries"]):
+        shown, more = ", ".join(missing[:2]), len(missing) - 2
+        missing_words = (
+            label("stack.missing_more", lang, names=shown, more=more)
+            if more > 0
+            else label("stack.missing_list", lang, names=shown)
+        )
+    needs = label(f"stack.needs.{name}", lang, needed=layer["needed"]) if layer.get("needed") else ""
+    return {"found": _found_words(layer, lang), "needs": needs, "missing": missing_words}
+
+
+def _found_words(layer: dict[str, Any], lang: str) -> str:
+    """ "found: 13", "found: Python 3.11.7", "found: none" (each layer in its own terms)."""
+    name, version = str(layer["layer"]), layer.get("version")
+    if name == "application":
+        kind = str(layer.get("kind") or "other")
+        what = label(f"stack.app.{kind if kind in _APP_KINDS else 'other'}", lang, version=version or "")
+        return label("stack.version", lang, version=what.strip())
+    if not version:
+        return label("stack.found_none.driver" if name == "driver" else "stack.found_none", lang)
+    libraries = layer["libraries"]
+    found = sum(1 for lib in libraries if lib["path"])
+    if name != "driver" and 0 < found < len(libraries):
+        return label("stack.version_partial", lang, version=version, found=found, total=len(libraries))
+    if name == "onnxruntime" and "providers_in_build" in layer["facts"]:
+        built = str(layer["facts"]["providers_in_build"]).split(", ")
+        gpu = [short for provider, short in _GPU_PROVIDERS.items() if provider in built]
+        key = "stack.version_gpu" if gpu else "stack.version_cpu_only"
+        return label(key, lang, version=version, providers=", ".join(gpu))
+    return label("stack.version", lang, version=version)
+
+
+_APP_KINDS = ("python", "bareun", "native", "log")
+_GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": "TensorRT"}
