@@ -40,6 +40,10 @@ gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
 layer_parts = _on_first_use(_PAGES, "layer_parts")
+evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
+evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
+evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
+phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
 log_view = _on_first_use(_PAGES, "log_view")
 session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
@@ -68,6 +72,9 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "evidence_label",
+    "evidence_source",
+    "evidence_value",
     "export_available",
     "export_bundle",
     "find_installations",
@@ -82,6 +89,7 @@ __all__ = [
     "module_argv",
     "new_sampler",
     "open_bundle",
+    "phase_name",
     "preload",
     "remedy_lines",
     "remedy_plain",

@@ -146,6 +146,7 @@ class StepPage(QWizardPage):
         self.banner.hide()
         self.body.addWidget(self.banner)
         self.status = plain_label(self)
+        self._progress_shown = False
         self.busy = QProgressBar(self)
         self.busy.setRange(0, 0)
         self.busy.setTextVisible(False)
@@ -201,6 +202,9 @@ class StepPage(QWizardPage):
         self.again.setEnabled(running is None and not self.doctor.bundle_mode)
         if mine:
             self.status.setText(what)
+        elif self._progress_shown:
+            self.status.setText("")  # no stale "Running … (2 s)" above the outcome (Stopped., a failure)
+        self._progress_shown = mine
 
     def render(self) -> None:
         """Show the document."""

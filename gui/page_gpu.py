@@ -12,6 +12,7 @@ from fallback_doctor.gui.page_base import (
     Page,
     StepPage,
     esc,
+    plain_label,
     rich_label,
 )
 from PySide6.QtCore import Qt
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 
@@ -41,13 +44,21 @@ class GpuPage(StepPage):
         self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
         self.table.setCornerButtonEnabled(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(120)
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.cpu_note = plain_label(self)
+        side = QWidget(self)
+        column = QVBoxLayout(side)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.table, 1)
+        column.addWidget(self.cpu_note)
         self.body.addWidget(self.verdict)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.plot)
-        splitter.addWidget(self.table)
+        splitter.addWidget(side)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         self.body.addWidget(splitter, 1)
@@ -65,7 +76,7 @@ class GpuPage(StepPage):
         document = self.doctor.document or {}
         summary = facade.gpu_summary(document)
         if self.doctor.running != "gpu":
-            self.plot.show_series(summary["series"])
+            self.plot.show_series(summary["series"], elsewhere=self.doctor.bundle_mode)
         self._fill_table(summary)
         if self.doctor.running == "gpu":
             return
@@ -81,10 +92,6 @@ class GpuPage(StepPage):
         lang = language()
         self.table.setColumnCount(3)
         self.table.setHorizontalHeaderLabels([t("table.metric"), t("table.cpu"), t("table.gpu")])
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         cpu_rows = facade.session_rows(summary["cpu"], lang)
         gpu_rows = facade.session_rows(summary["gpu"], lang)
         if summary["speedup"]:
@@ -101,6 +108,19 @@ class GpuPage(StepPage):
         for row, values in enumerate(rows):
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
+        self._fit_table()
+        self.cpu_note.setText(t("gpu.cpu_note") if summary["baseline_ran"] else "")
+
+    def _fit_table(self) -> None:
+        """Wide enough for every header and value on one line: nothing is cut ("PU baseli")."""
+        header = self.table.horizontalHeader()
+        for column in range(self.table.columnCount()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.resizeColumnsToContents()
+        width = sum(self.table.columnWidth(c) for c in range(self.table.columnCount()))
+        frame = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
+        self.table.setMinimumWidth(width + frame)
+        header.setStretchLastSection(True)
 
     def _verdict_html(self, document: dict[str, Any], summary: dict[str, Any]) -> str:
         """What the retry showed, the top cause, each strategy tried (our markup, values escaped)."""

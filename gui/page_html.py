@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core import facade
-from fallback_doctor.gui.i18n import t
+from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import STATUS_COLOURS, STATUS_SIGNS, esc, mono
 
 VERDICT_COLOURS = {
@@ -63,10 +63,13 @@ def evidence_html(finding: dict[str, Any]) -> str:
     items = finding.get("evidence") or []
     if not items:
         return ""
+    lang = language()  # core's catalog words (resources/texts/evidence/words.json) in the window's language
     rows = "".join(
-        f"<tr><td>{esc(e.get('label'))}</td><td style='font-family:{mono()}'>{esc(e.get('value'))}"
+        f"<tr><td>{esc(facade.evidence_label(e.get('label'), lang))}</td>"
+        f"<td style='font-family:{mono()}'>{esc(facade.evidence_value(e.get('value'), lang))}"
         + (
-            f" <i>({esc(e.get('source'))}{':' + esc(e.get('line')) if e.get('line') else ''})</i>"
+            f" <i>({esc(facade.evidence_source(e.get('source'), lang))}"
+            f"{':' + esc(e.get('line')) if e.get('line') else ''})</i>"
             if e.get("source")
             else ""
         )

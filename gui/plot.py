@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fallback_doctor.gui.i18n import has, t
+from fallback_doctor.core import facade
+from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.plot_data import (
     cell_number,
     grid_lines,
@@ -33,18 +34,6 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
-PHASE_LABELS = {
-    "import": "import",
-    "cpu.session": "CPU session",
-    "cpu.timed": "CPU runs",
-    "gpu.session": "GPU session",
-    "gpu.timed": "GPU runs",
-    "gpu.strict": "strict",
-    "preload": "preload_dlls",
-    "cpu.warmup": "CPU warm-up",
-    "gpu.warmup": "GPU warm-up",
-}
-
 
 class GpuPlot(QWidget):
     """Two stacked plots (GPU above, probe CPU below) or, without GPU readings, words instead of the GPU plot."""  # noqa: E501
@@ -53,6 +42,8 @@ class GpuPlot(QWidget):
         super().__init__(parent)
         self.setAccessibleName(t("plot.gpu"))
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._elsewhere = False
+        """The series shown comes from a bundle made on another machine."""
         self.setMinimumHeight(330)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -247,6 +238,7 @@ class GpuPlot(QWidget):
         self._build()
         self.clear()
         self._x_floor = 10.0
+        self._elsewhere = False  # live readings are this machine's
         self.sampler = sampler
         self._sequence = 0
         state = sampler.state()
@@ -290,10 +282,11 @@ class GpuPlot(QWidget):
 
     # -- from a series (the report) -----------------------------------------------------------
 
-    def show_series(self, series: dict[str, Any] | None) -> None:
+    def show_series(self, series: dict[str, Any] | None, *, elsewhere: bool = False) -> None:
         """Draw a finished series (``SamplingSeries.to_dict()``), as recorded.
 
-        ``None`` (no finished series) keeps a graph stopped part-way (``kept_partial``)."""
+        ``None`` (no finished series) keeps a graph stopped part-way (``kept_partial``).
+        ``elsewhere``: the series comes from a bundle made on another machine (the words say whose)."""
         self.timer.stop()
         self.sampler = None
         if not series:
@@ -312,6 +305,7 @@ class GpuPlot(QWidget):
         marks = list(series.get("marks") or [])
         self._t0 = series_start(samples, marks, series.get("interval_s"))
         available = any(has_gpu(s) for s in samples)
+        self._elsewhere = elsewhere
         self._set_availability(available, status_sentence(status), None, series)
         self._append(samples)
         self._draw_marks(marks)
@@ -347,13 +341,14 @@ class GpuPlot(QWidget):
         elif status is not None and getattr(status, "source", "") == "replay":
             provenance = status.reason
         self.note.setText(t("gpu.replayed", what=provenance) if provenance and available else "")
+        if not available:  # whose machine had no readings: this one, or the bundle's
+            why = facade.evidence_value(sentence, language())
+            self._no_gpu.setText(t("gpu.no_nvml.there" if self._elsewhere else "gpu.no_nvml", why=why))
         if available == self.gpu_available:
             return
         self.gpu_available = available
         self._gpu_plot.setVisible(available)
         self._no_gpu.setVisible(not available)
-        if not available:
-            self._no_gpu.setText(t("gpu.no_nvml", why=sentence))
 
     def _append(self, samples: list[dict[str, Any]]) -> None:
         """Add samples to the lines (incremental: the lists grow, the panels repaint)."""
@@ -412,8 +407,7 @@ class GpuPlot(QWidget):
         for mark in marks:
             x = max(0.0, (cell_number(mark.get("timestamp")) or self._t0) - self._t0)
             name = str(mark.get("name"))
-            short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
-            label = t(f"plot.phase.{short}") if has(f"plot.phase.{short}") else PHASE_LABELS.get(short, name)
+            label = facade.phase_name(name, language())  # core's words, as report.html names them
             xs.append(x)
             names.append(f"{label} {x:.1f} s")
             labels.append((x, label))
