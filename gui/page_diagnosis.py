@@ -21,11 +21,11 @@ from fallback_doctor.gui.page_html import (
     finding_detail_html,
     verdict_html,
 )
+from fallback_doctor.gui.wrapped_list import wrapped_list
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QListWidget,
     QListWidgetItem,
     QPushButton,
     QSplitter,
@@ -44,9 +44,7 @@ class DiagnosisPage(StepPage):
         self.verdict = rich_label(self)
         self.body.addWidget(self.verdict)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.list = QListWidget(splitter)
-        self.list.setWordWrap(True)
-        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list = wrapped_list(splitter)  # every title whole, at any width, in both languages
         self.list.setSpacing(2)
         self.list.currentRowChanged.connect(self._on_row)
         self.detail = browser(splitter)
@@ -110,10 +108,11 @@ class DiagnosisPage(StepPage):
             )
             item.setToolTip(tip(words["title"]))
             self.list.addItem(item)
-        self.list.blockSignals(False)
         if self.findings:
             self.list.setCurrentRow(min(row, len(self.findings) - 1))
-            self._on_row(self.list.currentRow())
+        self.list.blockSignals(False)
+        if self.findings:
+            self._on_row(self.list.currentRow())  # the detail is drawn once
         else:
             self.detail.setHtml(f"<p>{esc(t('diag.none'))}</p>")
         self.copy.setEnabled(bool(self.findings))

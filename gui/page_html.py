@@ -93,22 +93,17 @@ def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
         parts.append(f"<p><b>{esc(t('diag.fix'))}</b><br>{esc(words['fix'])}</p>")
     steps = facade.remedy_lines(remediation, lang)
     if steps:
-        parts.append(f"<p><b>{esc(t('diag.commands.english' if lang != 'en' else 'diag.commands'))}</b></p>")
+        parts.append(f"<p><b>{esc(t('diag.commands'))}</b></p>")  # comments in the window's language
         for style, text in steps:  # commands and code in monospace, code never with "$"
             if style == "text":
                 parts.append(f"<p>{esc(text)}</p>")
             else:
                 prefix = "$ " if style == "command" else ""
                 parts.append(f"<pre style='font-family:{mono()}'>{esc(prefix + text)}</pre>")
-    # A translated "how to verify" (texts[lang]["verify"]) is used when the document carries it,
-    # else the English line, labelled as English.
-    own_verify = str(((finding.get("texts") or {}).get(lang) or {}).get("verify") or "")
-    verify = own_verify or str(remediation.get("verify") or "")
-    if verify:
-        english = lang != "en" and not own_verify
+    if words.get("verify"):  # in the window's language, as the text report and report.html say it
         parts.append(
-            f"<p><b>{esc(t('diag.verify.english' if english else 'diag.verify'))}</b><br>"
-            f"<span style='font-family:{mono()}'>{esc(verify)}</span></p>"
+            f"<p><b>{esc(t('diag.verify'))}</b><br>"
+            f"<span style='font-family:{mono()}'>{esc(words['verify'])}</span></p>"
         )
     parts.append(evidence_html(finding))
     parts.append(
