@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.evidence_words import command_text, manual_text
+from fallback_doctor.core.evidence_words import command_text, evidence_value, manual_text
 from fallback_doctor.core.model import step_from_dict, step_shell
 from fallback_doctor.core.texts import label
 
@@ -42,7 +42,7 @@ def remedy_lines(remediation: Mapping[str, Any] | None, lang: str = "en") -> lis
 def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
     kind = data.get("kind")
     if kind == "code":
-        where = str(data.get("where") or "")
+        where = evidence_value(str(data.get("where") or ""), lang)  # the catalog's words for it
         head = label("remedy.code", lang, language=str(data.get("language") or "python"), where=where)
         return [("text", head), ("code", str(data.get("code") or ""))]
     if kind == "config":

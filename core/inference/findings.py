@@ -26,17 +26,29 @@ from fallback_doctor.core.inference.result import (
     Verdict,
     stage_rank,
 )
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
 from fallback_doctor.core.texts import make_finding
 
 _CPU = "CPUExecutionProvider"
 
-#: The guard for a Python application: turn a silent fallback into a loud start-up error.
-PYTHON_GUARD: tuple[str, ...] = (
-    "# right after: session = onnxruntime.InferenceSession(model, providers=[...])",
-    'assert "CUDAExecutionProvider" in session.get_providers(), session.get_providers()',
-    "# or make ONNX Runtime itself refuse to fall back (before creating the session):",
-    'so = onnxruntime.SessionOptions(); so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")',
+#: The guard for a Python application: turn a silent fallback into a loud start-up error. Code
+#: steps (shown as code, never with "$"): check the providers after creating the session, or make
+#: ONNX Runtime itself refuse to fall back (session.disable_cpu_ep_fallback, ONNX Runtime's
+#: session options: https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html).
+PYTHON_GUARD: tuple[CodeStep, ...] = (
+    CodeStep(
+        code='session = onnxruntime.InferenceSession(model, providers=[...])\n'
+        'assert "CUDAExecutionProvider" in session.get_providers(), session.get_providers()',
+        where="where it creates its session",
+        option=1,
+    ),
+    CodeStep(
+        code="so = onnxruntime.SessionOptions()\n"
+        'so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")\n'
+        "session = onnxruntime.InferenceSession(model, sess_options=so, providers=[...])",
+        where="where it creates its session",
+        option=2,
+    ),
 )
 
 #: What a quoted ONNX Runtime message says about the cause, most specific first.
@@ -257,7 +269,7 @@ def _busy_before_findings(result: ProbeResult) -> list[Finding]:
 
 
 def _gpu_findings(
-    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[CodeStep, ...]
 ) -> list[Finding]:
     findings = _verdict_findings(result, gpu, cpu, guard)
     findings.extend(_comparison_findings(gpu, cpu))
@@ -265,7 +277,7 @@ def _gpu_findings(
 
 
 def _verdict_findings(
-    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[CodeStep, ...]
 ) -> list[Finding]:
     findings: list[Finding] = []
     provider = next((p for p in gpu.requested_providers if p != _CPU), "CUDAExecutionProvider")
@@ -290,7 +302,7 @@ def _verdict_findings(
                     "gpu_p50": _ms(gpu),
                 },
                 evidence=_evidence(result, gpu, "GPU retry"),
-                commands=guard,
+                steps=guard,
             )
         )
     elif gpu.verdict == Verdict.FAILED:
@@ -316,7 +328,7 @@ def _verdict_findings(
 
 
 def _verified_findings(
-    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[str, ...]
+    result: ProbeResult, gpu: SessionRun, cpu: SessionRun | None, guard: tuple[CodeStep, ...]
 ) -> list[Finding]:
     findings: list[Finding] = []
     speedup = "n/a"
@@ -341,7 +353,7 @@ def _verified_findings(
                 "equal": equal,
             },
             evidence=_evidence(result, gpu, "GPU run"),
-            commands=guard,
+            steps=guard,
         )
     )
     cpu_nodes = gpu.nodes_per_provider.get(_CPU, 0)

@@ -58,7 +58,8 @@ def test_gpu_active_path_constructed_not_exercised_on_a_gpu() -> None:
     assert gpu_verified(result)
     findings = {f.id: f for f in inference_findings(result)}
     assert "40.0x" in findings["inference.gpu_verified"].detail
-    assert findings["inference.gpu_verified"].remediation.commands == PYTHON_GUARD  # type: ignore[union-attr]
+    assert findings["inference.gpu_verified"].remediation.steps == PYTHON_GUARD  # type: ignore[union-attr]
+    assert findings["inference.gpu_verified"].remediation.commands == ()  # type: ignore[union-attr]
     assert findings["inference.partial_placement"].title == "4 of 109 nodes stayed on the CPU"
     assert "logits differs" in findings["inference.outputs_differ"].detail
     # A GPU provider listed but no node placed on it is not verified.
