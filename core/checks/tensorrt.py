@@ -76,7 +76,9 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         wanted = names.parse_library_name(missing[0].name)
         trt_major = wanted.major if wanted and wanted.major else 10
         cuda_major = cuda_major_needed(snapshot, report)
-        package = tensorrt_packages().get(cuda_major or 0, "tensorrt")
+        # Pinned to the major the provider library loads (libnvinfer.so.10): unpinned, pip takes the
+        # newest (TensorRT 11 since 2026-10, libnvinfer.so.11), which this provider cannot open.
+        package = f"{tensorrt_packages().get(cuda_major or 0, 'tensorrt')}=={trt_major}.*"
         elsewhere = [copy for item in missing for copy in item.installed_elsewhere]
         others = [copy for item in missing for copy in other_major_copies(libraries, item)]
         if elsewhere:

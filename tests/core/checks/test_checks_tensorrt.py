@@ -16,7 +16,8 @@ def test_tensorrt_provider_without_tensorrt(tmp_path: Path) -> None:
     assert finding.severity == Severity.INFO  # nothing says the application asks for TensorRT
     assert "libnvinfer.so.10" in finding.title and "libnvonnxparser.so.10" in finding.title
     assert finding.remediation is not None
-    assert finding.remediation.commands == ("/app/venv/bin/python -m pip install tensorrt-cu13",)
+    # pinned to the provider's TensorRT major: unpinned, pip takes TensorRT 11 (libnvinfer.so.11)
+    assert finding.remediation.commands == ("/app/venv/bin/python -m pip install 'tensorrt-cu13==10.*'",)
     assert "libonnxruntime_providers_tensorrt.so" in (finding.remediation.verify or "")
 
 
