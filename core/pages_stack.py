@@ -223,7 +223,7 @@ def layer_line(layer: dict[str, Any], lang: str) -> str:
     """One line under a layer's name: what was found, what it needs, what is missing (the wizard's
     stack page and report.html say the same). Words that agree: "found: 13 (1 of 6 libraries) ·
     needs: CUDA 13.x · missing: libcublas.so.13", "found: no driver · needs: a driver that runs
-    CUDA 13", "not checked: this ONNX Runtime asks for no CUDA library"."""
+    CUDA 13", "this ONNX Runtime asks for no CUDA library" (under "not checked")."""
     return "   ·   ".join(part for part in layer_parts(layer, lang).values() if part)
 
 

@@ -65,6 +65,8 @@ class ConfigPage(StepPage):
         text = view["text"]
         self.file.setVisible(bool(view["path"] or view["settings"]))
         self.legend.setVisible((bool(view["path"]) and text is not None) or bool(view["settings"]))
+        wrap = QTextBrowser.LineWrapMode.WidgetWidth if not view["path"] else QTextBrowser.LineWrapMode.NoWrap
+        self.file.setLineWrapMode(wrap)  # a file as written (no wrap); the settings' values wrap
         if not view["path"]:
             self.legend.setText(t("config.python.legend"))
             self.file.setHtml(self._settings_html(view["settings"]))

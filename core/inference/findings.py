@@ -37,7 +37,7 @@ _CPU = "CPUExecutionProvider"
 #: session options: https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html).
 PYTHON_GUARD: tuple[CodeStep, ...] = (
     CodeStep(
-        code='session = onnxruntime.InferenceSession(model, providers=[...])\n'
+        code="session = onnxruntime.InferenceSession(model, providers=[...])\n"
         'assert "CUDAExecutionProvider" in session.get_providers(), session.get_providers()',
         where="where it creates its session",
         option=1,
