@@ -169,21 +169,29 @@ def escape_boundaries(text: str, views: list[View]) -> Callable[[int, int], tupl
     """Widen a raw span so it never cuts an escape sequence (``\\u0061``, ``%2F``) in two."""
     if not views:
         return lambda start, end: (start, end)
-    starts: list[int] = []
-    ends: list[int] = []
+    lines: dict[int, tuple[list[int], list[int]]] = {}
+    """Escape units of one line (no escape spans a newline), found when a span first nears them."""
 
-    def around(position: int) -> int:
-        """The index of the escape unit strictly around ``position``, or -1."""
-        if not starts:
-            for match in _ESCAPE.finditer(text):
+    def units(position: int) -> tuple[list[int], list[int]]:
+        line_start = text.rfind("\n", 0, position) + 1
+        found = lines.get(line_start)
+        if found is None:
+            line_end = text.find("\n", position)
+            starts: list[int] = []
+            ends: list[int] = []
+            for match in _ESCAPE.finditer(text, line_start, len(text) if line_end < 0 else line_end):
                 step = 3 if match.group(0).startswith("%") else len(match.group(0))
                 for unit in range(match.start(), match.end(), step):
                     starts.append(unit)
                     ends.append(unit + step)
-            starts.append(len(text) + 1)
-            ends.append(len(text) + 1)
+            found = lines[line_start] = (starts, ends)
+        return found
+
+    def around(position: int) -> tuple[int, int] | None:
+        """The escape unit strictly around ``position`` (its start and end), or None."""
+        starts, ends = units(position)
         index = bisect.bisect_right(starts, position) - 1
-        return index if index >= 0 and starts[index] < position < ends[index] else -1
+        return (starts[index], ends[index]) if index >= 0 and starts[index] < position < ends[index] else None
 
     def widen(start: int, end: int) -> tuple[int, int]:
         # An escape is at most 12 characters: no backslash or percent near an edge, nothing to widen.
@@ -191,6 +199,6 @@ def escape_boundaries(text: str, views: list[View]) -> Callable[[int, int], tupl
         if "\\" not in near_start and "%" not in near_start and "\\" not in near_end and "%" not in near_end:
             return start, end
         first, last = around(start), around(end)
-        return (starts[first] if first >= 0 else start, ends[last] if last >= 0 else end)
+        return (first[0] if first else start, last[1] if last else end)
 
     return widen
