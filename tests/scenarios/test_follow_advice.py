@@ -176,3 +176,74 @@ def test_a_bareun_libpath_with_a_cpu_only_runtime_gets_steps_for_that_server(tmp
     assert str(root / "lib") in unpack and all(s.get("where") == "host" for s in steps[:2])
     assert "pip" not in json.dumps(finding["remediation"])
     assert not any(c.startswith("python ") for c in finding["remediation"]["commands"])
+
+
+def _release_archive(version: str, directory: Path) -> Path:
+    """``onnxruntime-linux-x64-gpu-VERSION.tgz`` as the release lays it out (``NAME/lib/`` with the
+    ``libonnxruntime.so -> .so.1 -> .so.VERSION`` links), made from the same version's GPU wheel.
+
+    STANDS IN FOR THE DOWNLOAD (this machine is offline): the files are the wheel's C library and
+    provider libraries of that version, not the release archive's own bytes. Built once, cached
+    outside the clone.
+    """
+    import sys
+    import tarfile
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "loader"))
+    from loader_wheels import CACHE, wheel_dir
+
+    name = f"onnxruntime-linux-x64-gpu-{version}"
+    cached = CACHE / "release-archives" / f"{name}.tgz"
+    if not cached.is_file():
+        capi = wheel_dir("ort" + "".join(version.split(".")[:2])) / "onnxruntime" / "capi"
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".partial{__import__('os').getpid()}")
+        with tarfile.open(partial, "w:gz", compresslevel=1) as archive:
+            for library in sorted(capi.glob("libonnxruntime*.so*")):
+                archive.add(library, f"{name}/lib/{library.name}")
+            for link, points_to in (
+                ("libonnxruntime.so.1", f"libonnxruntime.so.{version}"),
+                ("libonnxruntime.so", "libonnxruntime.so.1"),
+            ):
+                entry = tarfile.TarInfo(f"{name}/lib/{link}")
+                entry.type, entry.linkname = tarfile.SYMTYPE, points_to
+                archive.addfile(entry)
+        partial.rename(cached)
+    placed = directory / cached.name
+    placed.symlink_to(cached)
+    return placed
+
+
+def test_a_bareun_libpath_followed_until_onnxruntime_itself_asks_for_cuda(tmp_path):
+    """The Bareun advice followed: its steps run as printed (tar into that libPath, on the host);
+    only the download is stood in for (by the same version's files from its GPU wheel, see
+    ``_release_archive``). Then ONNX Runtime itself, driven through its C API by the test
+    inference, no longer says "not enabled in this build": its CUDA provider now loads as far as
+    its CUDA 12 libraries, which is the next finding (a native server gets no pip step for those)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import make_install
+
+    root = make_install(tmp_path)
+    cmd = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root), "--json"]
+    before = json.loads(subprocess.run([*cmd, "--quick"], capture_output=True, text=True, timeout=300).stdout)
+    [finding] = [f for f in before["findings"] if f["id"] == "target.libpath_cpu_only"]
+    fetch, unpack, restart = first_steps(finding)
+    url = fetch["argv"][-1]
+    assert fetch["argv"][:2] == ["curl", "-fLO"], fetch
+    assert url.startswith("https://github.com/microsoft/onnxruntime/releases/download/v1.23.2/")
+    work = tmp_path / "downloads"
+    work.mkdir()
+    assert _release_archive("1.23.2", work).name == url.rsplit("/", 1)[-1]  # what curl -O would write
+    subprocess.run(unpack["argv"], cwd=work, check=True, timeout=300)  # the printed command, as printed
+    assert restart["kind"] == "manual"  # "Restart the server": no server runs here
+    after = json.loads(subprocess.run(cmd, capture_output=True, text=True, timeout=600).stdout)
+    ids = [f["id"] for f in after["findings"]]
+    assert "target.libpath_cpu_only" not in ids, ids
+    as_is = next(s for s in after["inference"]["gpu_retry"]["strategies"] if s["name"] == "as_is")
+    said = json.dumps(as_is)
+    assert "not enabled in this build" not in said
+    assert "libcublasLt.so.12: cannot open shared object file" in said, said[:3000]
+    runtime = next(f for f in after["findings"] if f["id"] == "cuda.runtime_missing")
+    assert "12" in json.dumps(runtime["texts"]["en"]), runtime
