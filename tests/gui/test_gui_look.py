@@ -168,6 +168,12 @@ def test_every_page_is_whole_in_both_languages_and_both_sizes(qtbot, tmp_path, c
     qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
     try:
         _walk(qtbot, wizard)
+        plot = wizard.pages[Page.GPU].plot
+        if plot.gpu_available is False:  # no NVML where the run was: whose machine, in words
+            there = "the machine this bundle comes from" in plot._no_gpu.text()
+            assert there == (which == "bundle"), plot._no_gpu.text()
+        stack = wizard.pages[Page.STACK]
+        assert len(stack.arrows) == 4  # the FAQ's diagram: driver -> CUDA -> cuDNN -> ONNX Runtime -> app
         problems: list[str] = []
         for lang in ("en", "ko"):
             wizard.switch_language(lang)

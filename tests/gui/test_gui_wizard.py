@@ -164,6 +164,10 @@ def test_cancel_during_the_probe_kills_it(qtbot, make_wizard) -> None:  # type: 
     assert not alive
     assert "Stopped" in wizard.failures["gpu"]
     assert wizard.pages[Page.GPU].isComplete()
+    wizard.flush_rendering()
+    # issue 13: no stale "Running the test model on the GPU… (2 s)" above "Stopped."
+    assert "Running" not in wizard.pages[Page.GPU].status.text()
+    assert "Stopped" in wizard.pages[Page.GPU].verdict.text()
     wizard.probe_options = FAST
     wizard.run_step("gpu")
     qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
