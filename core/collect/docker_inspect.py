@@ -19,18 +19,26 @@ def parse_docker_inspect(text: str) -> tuple[dict[str, str], str | None, bool | 
         data = data[0] if data else {}
     if not isinstance(data, dict):
         return {}, None, None
-    config = data.get("Config") or {}
-    host = data.get("HostConfig") or {}
+    # Any part may be of another type in a hostile or odd answer: each is read only as what it should be.
+    config: dict[str, Any] = data["Config"] if isinstance(data.get("Config"), dict) else {}
+    host: dict[str, Any] = data["HostConfig"] if isinstance(data.get("HostConfig"), dict) else {}
     env: dict[str, str] = {}
-    for item in config.get("Env") or ():
+    items = config.get("Env")
+    for item in items if isinstance(items, list) else ():
         key, sep, value = str(item).partition("=")
         if sep:
             env[key] = value
     runtime = host.get("Runtime") if isinstance(host.get("Runtime"), str) else None
     gpu = False
-    for request in host.get("DeviceRequests") or ():
-        capabilities = request.get("Capabilities") if isinstance(request, dict) else None
-        if request.get("Driver") == "nvidia" or any("gpu" in group for group in capabilities or ()):
+    requests = host.get("DeviceRequests")
+    for request in requests if isinstance(requests, list) else ():
+        if not isinstance(request, dict):
+            continue
+        capabilities = request.get("Capabilities")
+        groups = capabilities if isinstance(capabilities, list) else ()
+        if request.get("Driver") == "nvidia" or any(
+            isinstance(group, list) and "gpu" in group for group in groups
+        ):
             gpu = True
     visible = env.get("NVIDIA_VISIBLE_DEVICES")
     if runtime == "nvidia" or (visible and visible not in ("void", "none", "")):
