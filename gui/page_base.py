@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTextBrowser,
     QVBoxLayout,
+    QWidget,
     QWizardPage,
 )
 
@@ -113,6 +114,16 @@ def browser(parent: Any) -> QTextBrowser:
     view.setOpenLinks(False)
     view.setOpenExternalLinks(False)
     return view
+
+
+def with_caption(parent: Any, main: QWidget, caption: QWidget) -> QWidget:
+    """``main`` (taking the height) with ``caption`` under it, as one widget for a splitter side."""
+    holder = QWidget(parent)
+    column = QVBoxLayout(holder)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.addWidget(main, 1)
+    column.addWidget(caption)
+    return holder
 
 
 def label_or(key: str, fallback: str, **params: object) -> str:

@@ -17,6 +17,7 @@ from fallback_doctor.gui.page_base import (
     mono,
     plain_label,
     tint,
+    with_caption,
 )
 from fallback_doctor.gui.page_html import (
     findings_html,
@@ -26,8 +27,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QSplitter,
     QTextBrowser,
-    QVBoxLayout,
-    QWidget,
 )
 
 
@@ -44,11 +43,7 @@ class ConfigPage(StepPage):
         self.file.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
         self.legend = plain_label(self)
         self.view = browser(self)
-        left = QWidget(self)
-        column = QVBoxLayout(left)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.file, 1)
-        column.addWidget(self.legend)
+        left = with_caption(self, self.file, self.legend)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.view)

@@ -14,6 +14,7 @@ from fallback_doctor.gui.page_base import (
     esc,
     plain_label,
     rich_label,
+    with_caption,
 )
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -22,8 +23,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
 )
 
 
@@ -49,11 +48,7 @@ class GpuPage(StepPage):
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.cpu_note = plain_label(self)
-        side = QWidget(self)
-        column = QVBoxLayout(side)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.table, 1)
-        column.addWidget(self.cpu_note)
+        side = with_caption(self, self.table, self.cpu_note)
         self.body.addWidget(self.verdict)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.setChildrenCollapsible(False)
