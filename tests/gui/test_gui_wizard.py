@@ -179,22 +179,32 @@ def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  
     assert recording.samples
     wizard = make_wizard(sample_source=lambda: ReplaySource(recording, speed=None))
     _next(qtbot, wizard)
+    # Long enough for the sampler (one replayed tick per 0.1 s read) to deliver several ticks while
+    # the step runs, however busy the machine: the FAST probe can end before the fourth read.
+    wizard.probe_options = {"runs": 5000, "warmup": 1, "dims": {"batch": 2, "seq": 16}}
     wizard.run_step("gpu")
     plot = wizard.pages[Page.GPU].plot
-    # Drawn live, or (when a busy machine let the step end first) from the finished series once
-    # the page renders: either way the replayed recording's samples are on the plot.
-    qtbot.waitUntil(lambda: plot.samples_drawn > 3 or wizard.running is None, timeout=STEP_TIMEOUT_MS)
-    wizard.flush_rendering()
-    qtbot.waitUntil(lambda: plot.samples_drawn > 3, timeout=20_000)
+    qtbot.waitUntil(lambda: plot.samples_drawn > 3, timeout=STEP_TIMEOUT_MS)  # drawn live
+    assert wizard.running is not None
     assert plot.gpu_available is True
     assert plot._gpu_plot.isVisible() or not plot.isVisible()
-    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    wizard.button(wizard.WizardButton.CustomButton1).click()  # Stop: the graph so far stays
+    assert wizard.running is None
+    wizard.flush_rendering()
     xs, ys = plot._curves["gpu"].getData()
     recorded = {s.utilization_percent for s in recording.samples}
     assert len(xs) > 3 and {float(y) for y in ys if y == y} <= recorded
     assert "replayed from a recording" in plot.note.text()
+    # A finished run draws the series the report holds, every sample of it.
+    wizard.probe_options = FAST
+    wizard.run_step("gpu")
+    qtbot.waitUntil(lambda: wizard.running is None, timeout=STEP_TIMEOUT_MS)
+    wizard.flush_rendering()
     series = wizard.document["inference"]["series"]
     assert series["recorded_here"] is False and series["marks"]
+    assert plot.samples_drawn == len(series["samples"])
+    xs, ys = plot._curves["gpu"].getData()
+    assert {float(y) for y in ys if y == y} <= recorded
 
 
 def test_pasted_log_text_shows_the_decisive_lines(qtbot, make_wizard) -> None:  # type: ignore[no-untyped-def]
