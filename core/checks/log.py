@@ -269,6 +269,10 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     per_lang = {
         lang: _cause_params(top, lang, where or sources, sources, machine, majors) for lang in LANGUAGES
     }
+    now = None if _log_read_alone(snapshot) else gpu_build_now(snapshot, top.cause)
+    if now is not None:
+        yield _outdated(top, per_lang, now)
+        return
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
     if machine and machine != "machine_unknown":
@@ -282,6 +286,43 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         said = f"{other.cause} ({other.confidence:.0%})" + (f"; told apart by: {settle}" if settle else "")
         evidence.append(Evidence("other candidate", said))
     yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
+
+
+def gpu_build_now(snapshot: EnvironmentSnapshot, cause: str) -> str | None:
+    """Where the machine's facts now contradict a log that says the build has no GPU provider:
+    the GPU providers of the ONNX Runtime the target loads (its libPath, else its one installed
+    package) and where they are; None when they do not (or the cause is another).
+
+    By hand: ``ls <libPath>/libonnxruntime_providers_*`` or
+    ``python -c "import onnxruntime as o; print(o.get_available_providers())"``.
+    """
+    if cause != Cause.EP_NOT_IN_BUILD:
+        return None
+    target = snapshot.target
+    lib = target.lib_ort if target is not None else None
+    if lib is not None:
+        return f"{', '.join(lib.gpu_providers)} in {lib.directory}" if lib.gpu_providers else None
+    ort = snapshot.onnxruntime
+    if ort is None or len(ort.distributions) != 1 or not ort.package_dir:
+        return None
+    gpu = [
+        name
+        for name in ort.providers_in_build
+        if name in ("CUDAExecutionProvider", "TensorrtExecutionProvider")
+    ]
+    return f"{', '.join(gpu)} in {ort.package_dir}" if gpu else None
+
+
+def _outdated(top: LogCandidate, per_lang: dict[str, dict[str, Any]], now: str) -> Finding:
+    """The log's cause, shown as what it is: an earlier state the machine no longer has."""
+    return _finding(
+        "log.outdated",
+        Cause.UNKNOWN,
+        Layer.UNKNOWN,
+        Severity.INFO,
+        {lang: {**params, "now": now} for lang, params in per_lang.items()},
+        (*(quote_evidence(q) for q in top.evidence), Evidence("machine now", now)),
+    )
 
 
 def check_log_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:

@@ -1,7 +1,8 @@
 """The typed steps of the checks' remedies (core/model.py Step records), built from the facts.
 
 Every command names the target's own interpreter (never a bare ``python``); a remedy that needs
-an interpreter the facts do not have (a native server) gets no pip step. Environment steps take
+an interpreter the facts do not have (a native server) gets its CUDA libraries by ``pip --target``
+on the host instead (core/checks/remedy_native.py). Environment steps take
 their scope from where the application runs: its systemd unit (a drop-in), its container (``-e``),
 else the process that starts it.
 """
@@ -147,11 +148,40 @@ def library_fix_steps(
     )
     if any(family.lower().startswith("cudnn") for family in families) and cuda_major in cudnn_packages():
         packages.append(cudnn_packages()[cuda_major or 0])
+    if target_python(snapshot) is None and not windows:
+        return _native_fix_steps(snapshot, cuda_major, absent, dirs, option)
     steps = pip_steps(snapshot, packages, option)
     loader = loader_path_steps(snapshot, list(dict.fromkeys(dirs)), windows, option)
     steps += [step for step in loader if step.option == option]
     if len(loader) > 1:  # the preload_dlls() alternative: the same installs, then the code
         steps += [*pip_steps(snapshot, packages, option + 1), loader[-1]]
+    return steps
+
+
+def _native_fix_steps(
+    snapshot: EnvironmentSnapshot,
+    cuda_major: int | None,
+    absent: Sequence[str],
+    dirs: Sequence[str],
+    option: int,
+) -> list[Step]:
+    """A native server (no interpreter): the wheels with pip --target into a folder of its own
+    (core/checks/remedy_native.py), its folders and those of copies installed elsewhere on the
+    server's loader path, a restart; NVIDIA's system packages as the alternative."""
+    from fallback_doctor.core.checks.remedy_native import native_install_steps, system_packages_step
+
+    install, lib_dirs = native_install_steps(snapshot, cuda_major, absent, option)
+    folders = list(dict.fromkeys([*lib_dirs, *dirs]))
+    if not folders:
+        return []
+    steps = [
+        *install,
+        *(s for s in loader_path_steps(snapshot, folders, False, option) if s.option == option),
+    ]
+    restart = restart_words(snapshot)
+    steps.append(ManualStep(restart[:1].upper() + restart[1:] + ".", option))
+    if install and cuda_major is not None:
+        steps.append(system_packages_step(cuda_major, option + 1))
     return steps
 
 

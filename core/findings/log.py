@@ -15,6 +15,7 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("log.clean", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
     FindingSpec("log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, WARNING),
     FindingSpec("log.cause", None, None, (ERROR, WARNING)),
+    FindingSpec("log.outdated", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
     FindingSpec("log.hidden.log_severity", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
     FindingSpec("log.hidden.python_warnings", Cause.UNKNOWN, Layer.UNKNOWN, INFO),
     FindingSpec("log.hidden.stderr_discarded", Cause.UNKNOWN, Layer.UNKNOWN, INFO),

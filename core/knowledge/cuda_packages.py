@@ -43,6 +43,15 @@ def wheel_stems() -> dict[str, str]:
     return {str(family): str(stem) for family, stem in _read("pip_packages.json")["wheel_stems"].items()}
 
 
+@cache
+def wheel_lib_dirs() -> dict[str, str]:
+    """pip package -> the folder (relative to site-packages or a ``pip --target`` folder) that
+    holds its Linux libraries: nvidia/cublas/lib (CUDA 12), nvidia/cu13/lib (CUDA 13)."""
+    return {
+        str(package): str(folder) for package, folder in _read("pip_packages.json")["wheel_lib_dirs"].items()
+    }
+
+
 OrtCudaRange = tuple[tuple[int, int], tuple[int, int], tuple[str, ...], tuple[str, ...]]
 
 

@@ -3,6 +3,9 @@
 Only the document is read (``findings[].remediation.steps``); nothing here knows the scenario.
 Option 1 of each remedy is applied (a higher option is an alternative to it):
 
+- ``run`` steps on the host that install with ``pip --target`` (a native server's CUDA libraries)
+  are done with uv into that folder, offline from the same cache, without dependencies (the step
+  names every package).
 - ``run`` steps whose argv[0] is the copy's own interpreter and that call ``-m pip install`` or
   ``-m pip uninstall`` are done with uv against that interpreter, OFFLINE from the scenario
   stacks' uv cache (``--offline``: a package not in the cache fails the step, as it would on an
@@ -56,7 +59,7 @@ def first_steps(finding: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for step in steps if int(step.get("option") or 1) == 1]
 
 
-def apply_finding(finding: dict[str, Any], python: Path, applied: Applied) -> None:
+def apply_finding(finding: dict[str, Any], python: Path | None, applied: Applied) -> None:
     """Apply option 1 of the finding's remedy to the copy whose interpreter is ``python``."""
     steps = first_steps(finding)
     if not steps:
@@ -80,8 +83,32 @@ def _pinned(requirement: str) -> str:
     return f"{requirement}=={version}" if version else requirement
 
 
-def _run(step: dict[str, Any], python: Path, applied: Applied) -> None:
+def _host_pip_target(argv: list[str]) -> list[str]:
+    """``python3 -m pip install --upgrade --target DIR PKGS`` (a native server's libraries) as uv,
+    offline from the stacks' cache: the same packages into the same folder."""
+    import sys
+
+    rest = argv[4:]
+    if "--target" not in rest:
+        raise StepRefusedError(f"a pip install on the host without --target is not applied: {argv}")
+    folder = rest[rest.index("--target") + 1]
+    packages = [a for a in rest if not a.startswith("-") and a != folder]
+    command = [*stacks.find_uv(), "pip", "install", "--no-config", "--python", sys.executable]
+    command += ["--target", folder, "--offline", "--no-deps", "--link-mode", "hardlink"]
+    return [*command, "--cache-dir", str(stacks.UV_CACHE_DIR), *(_pinned(a) for a in packages)]
+
+
+def _run(step: dict[str, Any], python: Path | None, applied: Applied) -> None:
     argv = [str(part) for part in step["argv"]]
+    if step.get("where") == "host" and argv[1:4] == ["-m", "pip", "install"]:
+        command = _host_pip_target(argv)
+        proc = subprocess.run(
+            command, capture_output=True, text=True, env=applied.env, timeout=300, check=False
+        )
+        if proc.returncode != 0:
+            raise StepRefusedError(f"{' '.join(command)} failed: {(proc.stdout + proc.stderr)[-800:]}")
+        applied.done.append("run (host): " + " ".join(argv))
+        return
     if step.get("where") != "application":
         raise StepRefusedError(f"runs {step.get('where')}, not in the application's environment: {argv}")
     if argv[1:3] == ["-m", "pip"]:

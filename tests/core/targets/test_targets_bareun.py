@@ -211,6 +211,21 @@ def test_cpu_only_lib_path_is_ep_not_in_build_with_the_log_quoted(tmp_path: Path
     assert diagnosis.target["lib_path"] == str(root / "lib")  # type: ignore[attr-defined]
 
 
+def test_a_log_older_than_the_gpu_lib_path_is_an_earlier_state_not_a_cause(tmp_path: Path) -> None:
+    """The log says "not enabled in this build" while libPath now holds the GPU build (the fix
+    applied, the server not yet restarted): the log is shown as what it is, never as an error."""
+    root = make_install(tmp_path, lib="gpu")
+    _, findings = _diagnose(root)
+    ids = [finding.id for finding in findings]  # type: ignore[attr-defined]
+    assert "log.cause" not in ids and "target.libpath_cpu_only" not in ids
+    outdated = findings[ids.index("log.outdated")]
+    assert outdated.severity == Severity.INFO  # type: ignore[attr-defined]
+    now = next(item for item in outdated.evidence if item.label == "machine now")  # type: ignore[attr-defined]
+    assert "CUDAExecutionProvider" in now.value and str(root / "lib") in now.value
+    assert any(item.line == 4 for item in outdated.evidence if item.label.startswith("log line"))  # type: ignore[attr-defined]
+    assert "이전 상태" in outdated.texts["ko"]["title"]  # type: ignore[attr-defined]
+
+
 def test_cpu_by_configuration_comes_first_and_the_rest_is_information(tmp_path: Path) -> None:
     config = dict(SAMPLE_CONFIG, executionProvider={"provider": "cpu"})
     root = make_install(tmp_path, lib="cpu", config=config)
