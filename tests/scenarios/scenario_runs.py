@@ -113,6 +113,13 @@ SCENARIOS: dict[str, Scenario] = {
             title="CUDA 12 build (1.23.2) with the CUDA 13 wheels on the path",
         ),
         Scenario(
+            "s6b_cuda13_build_cuda12_libs",
+            "gpu13-cuda12-wheels",
+            "cuda_major_mismatch",
+            CU12_LIBS,
+            title="CUDA 13 build (1.31.1) with the CUDA 12 wheels and cuDNN on the path",
+        ),
+        Scenario(
             "s8_tensorrt",
             "gpu13-full",
             "tensorrt_missing",

@@ -41,6 +41,7 @@ FOLLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "s4_wheels_not_on_path": ("gpu13-cuda13-wheels", ()),
     "s5_no_cudnn": ("gpu13-cuda13-wheels", (runs.CU13_LIB,)),
     "s6_cuda12_build_cuda13_libs": ("gpu12-cuda13-wheels", (runs.CU13_LIB,)),
+    "s6b_cuda13_build_cuda12_libs": ("gpu13-cuda12-wheels", runs.CU12_LIBS),
     "s8_tensorrt": ("gpu13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
 }
 
