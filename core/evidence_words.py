@@ -31,11 +31,15 @@ def _catalog() -> dict[str, Any]:
 
 
 def _regex(template: str) -> re.Pattern[str]:
+    """The pattern a catalog template matches; a field named twice ("CUDA {major} ... cuda-{major}")
+    must hold the same text both times (a backreference, not a second group of the same name)."""
     parts: list[str] = []
+    seen: set[str] = set()
     for literal, field, _spec, _conversion in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if field is not None:
-            parts.append(f"(?P<{field}>.+?)")
+            parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>.+?)")
+            seen.add(field)
     return re.compile("^" + "".join(parts) + "$", re.S)
 
 
