@@ -14,7 +14,6 @@ from importlib import resources
 from typing import Any
 
 import pytest
-
 from fallback_doctor.core import evidence_words
 
 
