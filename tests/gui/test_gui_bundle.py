@@ -206,7 +206,7 @@ def test_a_bundle_opens_marked_as_from_another_machine_with_its_graph(qtbot, tmp
         plot = gpu.plot
         assert plot.samples_drawn == len(samples)  # replayed from samples.csv
         assert plot.gpu_available is True
-        _xs, ys = plot._curves["gpu"].getData()
+        _xs, ys = plot._curves["gpu"].getOriginalDataset()
         assert {float(y) for y in ys if y == y} <= {float(s["utilization_percent"]) for s in samples}
         assert "samples.csv" in plot.note.text()
         assert wizard.document["inference"]["series"]["recorded_here"] is False

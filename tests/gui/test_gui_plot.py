@@ -107,7 +107,7 @@ def test_a_bundle_from_another_machine_draws_its_samples_in_seconds_from_the_sta
         samples = series["samples"]
         assert plot.samples_drawn == len(samples) == TICKS  # every row of samples.csv
         assert plot.gpu_available is True and plot._gpu_plot.isVisible() and not plot._no_gpu.isVisible()
-        xs, gpu = (list(map(float, a)) for a in plot._curves["gpu"].getData())
+        xs, gpu = (list(map(float, a)) for a in plot._curves["gpu"].getOriginalDataset())
         # Time: seconds from the series' start (the early import mark), never negative, never scaled.
         start = min(s["timestamp"] for s in [*samples, *series["marks"]])
         assert xs == pytest.approx([s["timestamp"] - start for s in samples], abs=1e-3)
@@ -133,15 +133,15 @@ def test_a_bundle_from_another_machine_draws_its_samples_in_seconds_from_the_sta
         assert gpu[0] <= 2.0 and max(gpu[11:]) >= 98.0
         assert "samples.csv" in plot.note.text()
         # The CPU line beside it: the real process busy, then falling.
-        _cpu_xs, cpu = (list(map(float, a)) for a in plot._curves["cpu"].getData())
+        _cpu_xs, cpu = (list(map(float, a)) for a in plot._curves["cpu"].getOriginalDataset())
         readings = [v for v in cpu if not math.isnan(v)]
         assert len(readings) >= TICKS - 2
         assert max(cpu[1:10]) > 50.0 and max(cpu[-8:]) < 20.0
         # The phases: dotted lines at their times (the early one at 0 s), named under the graph.
-        marks_x = list(map(float, plot._curves["cpu_marks"].getData()[0]))
+        marks_x = list(map(float, plot._curves["cpu_marks"].getOriginalDataset()[0]))
         assert marks_x[0] == 0.0 and all(x >= 0 for x in marks_x)
         assert marks_x[::2] == pytest.approx([m["timestamp"] - start for m in series["marks"]], abs=1e-3)
-        assert list(plot._curves["gpu_marks"].getData()[0]) == marks_x
+        assert list(plot._curves["gpu_marks"].getOriginalDataset()[0]) == marks_x
         assert "CPU runs" in plot.phases.text() and "GPU runs" in plot.phases.text()
     finally:
         wizard.shutdown()
@@ -158,7 +158,7 @@ def test_unreadable_timestamps_still_draw_and_marks_before_the_samples_do_not_go
     plot.show_series(
         {"samples": samples, "marks": [], "gpu_status": {"source": "replay"}, "recorded_here": False}
     )
-    xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getData())
+    xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getOriginalDataset())
     assert ys == [0.0, 50.0, 99.0] and xs == pytest.approx([0.0, 0.1, 0.2])
     plot.show_series(
         {
@@ -167,8 +167,11 @@ def test_unreadable_timestamps_still_draw_and_marks_before_the_samples_do_not_go
             "gpu_status": {"source": "nvml"},
         }
     )
-    xs = list(plot._curves["gpu"].getData()[0])
-    assert xs == [1.5, 2.5, 3.5, 4.5] and list(plot._curves["cpu_marks"].getData()[0]) == [0.0, 0.0]
+    xs = list(plot._curves["gpu"].getOriginalDataset()[0])
+    assert xs == [1.5, 2.5, 3.5, 4.5] and list(plot._curves["cpu_marks"].getOriginalDataset()[0]) == [
+        0.0,
+        0.0,
+    ]
     assert plot._cpu_plot.viewRange()[0][0] == 0.0  # the axis starts at the series' start, not at -1.5 s
 
 
@@ -193,12 +196,14 @@ def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, tmp_path) -> None:  # 
         qtbot.waitUntil(lambda: plot.samples_drawn >= 5, timeout=30_000)
         wizard.cancel_step()
         drawn = plot.samples_drawn
-        xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getData())
+        xs, ys = (list(map(float, a)) for a in plot._curves["gpu"].getOriginalDataset())
         assert wizard.running is None and wizard.partial_series is not None
         assert len(wizard.partial_series["samples"]) >= drawn
         wizard.flush_rendering()  # the GPU page renders with no finished series …
         assert plot.kept_partial and plot.samples_drawn == drawn  # … and keeps the graph
-        assert [list(map(float, a)) for a in plot._curves["gpu"].getData()] == [xs, ys] and len(xs) >= 5
+        assert [list(map(float, a)) for a in plot._curves["gpu"].getOriginalDataset()] == [xs, ys] and len(
+            xs
+        ) >= 5
         assert "Stopped after" in plot.phases.text()
         assert plot.stack.currentWidget() is plot._graphics
         wizard.set_target({"kind": "log", "log_text": "x"})  # another target: the old graph goes

@@ -191,7 +191,7 @@ def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  
     wizard.button(wizard.WizardButton.CustomButton1).click()  # Stop: the graph so far stays
     assert wizard.running is None
     wizard.flush_rendering()
-    xs, ys = plot._curves["gpu"].getData()
+    xs, ys = plot._curves["gpu"].getOriginalDataset()
     recorded = {s.utilization_percent for s in recording.samples}
     assert len(xs) > 3 and {float(y) for y in ys if y == y} <= recorded
     assert "replayed from a recording" in plot.note.text()
@@ -203,7 +203,7 @@ def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  
     series = wizard.document["inference"]["series"]
     assert series["recorded_here"] is False and series["marks"]
     assert plot.samples_drawn == len(series["samples"])
-    xs, ys = plot._curves["gpu"].getData()
+    xs, ys = plot._curves["gpu"].getOriginalDataset()
     assert {float(y) for y in ys if y == y} <= recorded
 
 

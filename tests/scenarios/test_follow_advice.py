@@ -108,8 +108,17 @@ def _said(output: str) -> str:
     return (lines or output.strip().splitlines() or ["(nothing)"])[0].strip()
 
 
+#: The stacks whose wheels the advice installs (ONNX Runtime 1.31.1 / 1.23.2, the CUDA 13 and 12
+#: sets, cuDNN for both): built first, so the offline installs find them in the cache on a new
+#: machine too (CI once ran these tests before gpu13-full was built: "nvidia-cudnn-cu13 was not
+#: found in the cache").
+CACHED_FOR_THE_ADVICE = ("gpu13-full", "gpu12-full")
+
+
 @pytest.mark.parametrize("scenario_id", sorted(FOLLOWED))
 def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_path, capsys):
+    for needed in CACHED_FOR_THE_ADVICE:
+        stack(needed)
     stack_name, ld_path = FOLLOWED[scenario_id]
     python = _copy(stack(stack_name), tmp_path / "copy")
     copy_site = next((tmp_path / "copy" / "lib").glob("python3.*/site-packages"))
@@ -233,6 +242,8 @@ def test_a_bareun_libpath_followed_until_onnxruntime_itself_stops_at_the_driver(
     sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
     from bareun_layout import make_install
 
+    for needed in CACHED_FOR_THE_ADVICE:
+        stacks.build(stacks.STACKS[needed])
     root = make_install(tmp_path)
     cmd = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root), "--json"]
     applied = Applied(stacks.clean_env())
