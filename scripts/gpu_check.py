@@ -158,10 +158,45 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} ms"
 
 
+def cudnn_found_elsewhere(doc: dict[str, Any]) -> str | None:
+    """Where the loader found cuDNN outside NVIDIA's wheel folder (a system cuDNN, as on the H200
+    machine of the first GPU run: /lib/x86_64-linux-gnu/libcudnn.so.9), or None."""
+    environment = doc.get("environment") or {}
+    for report in (environment.get("libraries") or {}).get("reports") or ():
+        for item in report.get("resolutions") or ():
+            name, path = str(item.get("name") or ""), item.get("path")
+            if name.startswith("libcudnn.so") and path and "/nvidia/cudnn/" not in str(path):
+                return str(path)
+    return None
+
+
+def _cudnn_not_hideable(
+    doc: dict[str, Any], inference: dict[str, Any], where: str
+) -> list[tuple[bool, str, str]]:
+    """Hiding the wheel's folder cannot hide a system cuDNN: then the tool must say it is found
+    there, and the test inference must agree (it ran on the GPU)."""
+    causes = [finding.get("cause") for finding in doc.get("findings") or ()]
+    nodes = _as_is_gpu(inference).get("nodes_per_provider") or {}
+    return [
+        (
+            "cudnn_missing" not in causes,
+            f"cuDNN could not be hidden (the system's loader finds {where}): no cudnn_missing finding",
+            f"causes {causes}",
+        ),
+        (
+            inference.get("verdict") == "gpu_active" and int(nodes.get(CUDA, 0)) > 0,
+            "the test inference agrees: it ran on the GPU",
+            f"inference verdict {inference.get('verdict')}, nodes {nodes or 'unknown'}",
+        ),
+    ]
+
+
 def expectations(case: str, doc: dict[str, Any], series: str | None = None) -> list[tuple[bool, str, str]]:
     """(passed, what, evidence) for one case's report."""
     title, cause, gpu_expected = CASES[case]
     del title
+    if case == "cudnn_hidden" and (where := cudnn_found_elsewhere(doc)) is not None:
+        return _cudnn_not_hideable(doc, inference_of(doc), where)
     inference = inference_of(doc)
     gpu = _as_is_gpu(inference)
     cpu = _cpu_session(inference)
@@ -184,8 +219,8 @@ def expectations(case: str, doc: dict[str, Any], series: str | None = None) -> l
         checks.append(
             (
                 faster,
-                "GPU at least 5x faster than the CPU baseline (yardstick: BERT-base 16x128 ~480 ms "
-                "on 8 CPU cores vs ~12 ms on a T4)",
+                "GPU at least 5x faster than the CPU baseline on the test model (a 4-block BERT-shaped "
+                "encoder, batch 16x128; BERT-base itself: ~480 ms on 8 CPU cores vs ~12 ms on a T4)",
                 f"CPU p50 {_ms(cpu_ms)}, GPU p50 {_ms(gpu_ms)}",
             )
         )
@@ -239,7 +274,7 @@ def recording(out: str, series: str, case: str, gpu: str, mode: str) -> int:
     header = [
         f"# source: recorded by this project's scripts/gpu-check.sh on {when} ({mode})",
         f"# gpu: {gpu}",
-        f"# workload: fallback-doctor diagnose test inference (BERT-base-like encoder, batch 16x128), "
+        f"# workload: fallback-doctor diagnose test inference (a 4-block BERT-shaped encoder, batch 16x128), "
         f"case {case}: {CASES[case][0]}",
         "# command: python scripts/gpu_check.py record (the tool's NvmlSource at 10 Hz, printed as "
         "nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,memory.total "
@@ -255,6 +290,8 @@ def write_doc(out: str, results: str, info: str) -> int:
     lines = Path(results).read_text(encoding="utf-8").splitlines() if Path(results).exists() else []
     facts = json.loads(Path(info).read_text(encoding="utf-8")) if Path(info).exists() else {}
     failed = [line for line in lines if line.startswith("FAIL")]
+    skipped = [line for line in lines if line.startswith("SKIP")]
+    checked = len(lines) - len(skipped)
     text = [
         "# The GPU run (scripts/gpu-check.sh)",
         "",
@@ -269,8 +306,9 @@ def write_doc(out: str, results: str, info: str) -> int:
         text.append(f"| {verdict} | {case} | {rest.replace('|', '/')} |")
     text += [
         "",
-        f"{len(lines) - len(failed)} of {len(lines)} expectations held."
-        + (" Failed: " + "; ".join(failed) if failed else ""),
+        f"{checked - len(failed)} of {checked} expectations held."
+        + (" Failed: " + "; ".join(failed) if failed else "")
+        + (f" Not run: {len(skipped)} case(s), each with its reason above." if skipped else ""),
         "",
         "Recordings: " + ", ".join(facts.get("recordings", []))
         if facts.get("recordings")

@@ -22,6 +22,7 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("inference.gpu_memory_others", Cause.UNKNOWN, Layer.RESOURCES, INFO),
     FindingSpec("inference.gpu_busy_before", Cause.UNKNOWN, Layer.RESOURCES, INFO),
     FindingSpec("inference.auto_select_silent", Cause.UNKNOWN, Layer.PROBE, WARNING),
+    FindingSpec("inference.auto_select_needs_registration", Cause.UNKNOWN, Layer.PROBE, INFO),
     FindingSpec("inference.get_device_misleading", Cause.UNKNOWN, Layer.PACKAGE, INFO),
     FindingSpec("inference.plugin_ep_failed", Cause.UNKNOWN, Layer.PACKAGE, WARNING),
 )

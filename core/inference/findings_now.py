@@ -4,7 +4,12 @@
   (``SessionOptions.set_provider_selection_policy(PREFER_GPU)`` or ``add_provider_for_devices``)
   got only the CPU provider and ONNX Runtime printed nothing at all (measured on onnxruntime-gpu
   1.31.1 and 1.23.2 without a usable GPU). ``get_ep_devices()`` is quoted: it lists what the policy
-  could choose from.
+  could choose from. Automatic selection only chooses among providers registered with the
+  environment, and onnxruntime-gpu does not register its CUDA provider by itself: on an H200 with a
+  working stack (docs/gpu-run.md) PREFER_GPU picked the CPU while the explicit provider list ran every
+  node on CUDA. The probe then tries the same selection with the CUDA provider's library registered.
+- ``inference.auto_select_needs_registration``: the same silence on a stack whose explicit provider
+  list ran on the GPU: only the way of choosing is at fault (info, not a cause of the fallback).
 - ``inference.get_device_misleading``: ``onnxruntime.get_device()`` said "GPU" while the GPU retry ran
   on the CPU: it names the build, never the hardware (microsoft/onnxruntime#8839, #20122).
 - ``inference.plugin_ep_failed``: a plugin execution provider's library (an ``onnxruntime-ep-*``
@@ -19,7 +24,7 @@ from __future__ import annotations
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.inference.ort_now import EpDevice, SelectionRun
 from fallback_doctor.core.inference.result import ProbeResult, Verdict
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
 from fallback_doctor.core.texts import make_finding
 
 _DEVICES_BY_HAND = (
@@ -71,7 +76,33 @@ def now_findings(result: ProbeResult) -> list[Finding]:
     return findings
 
 
+_REGISTERED_GPU = ("CUDAExecutionProvider", "TensorrtExecutionProvider")
+
+#: The fix a registered CUDA provider needs in the application (Python), before any session.
+REGISTER_CODE = (
+    "import os, onnxruntime\n"
+    "onnxruntime.register_execution_provider_library(\n"
+    '    "CUDAExecutionProvider",\n'
+    '    os.path.join(os.path.dirname(onnxruntime.__file__), "capi", "libonnxruntime_providers_cuda.so"),\n'
+    ")"
+)
+
+
+def _registration_words(selection: SelectionRun) -> str:
+    """What the same selection did once the CUDA provider's library was registered, in words."""
+    registered = selection.registered
+    if registered is None:
+        return "not tried (this ONNX Runtime cannot register provider libraries, or has no CUDA provider)"
+    if registered.error:
+        return f"{registered.error}"
+    picked = ", ".join(registered.active_providers) or "none"
+    return f"picked {picked}; get_ep_devices() then listed {devices_words(registered.ep_devices)}"
+
+
 def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
+    """Automatic selection picked only the CPU without a word. Where the explicit provider list ran
+    on the GPU (the stack works) only the way of choosing is at fault: the CUDA provider must be
+    registered with the environment (info); otherwise it is one more sign of the fallback."""
     evidence = [
         Evidence("automatic selection", selection.policy, source="the probe"),
         Evidence("providers picked", ", ".join(selection.active_providers) or "none"),
@@ -81,17 +112,25 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
     if selection.nodes_per_provider:
         counts = ", ".join(f"{n} on {p}" for p, n in selection.nodes_per_provider.items())
         evidence.append(Evidence("nodes", counts, source=selection.nodes_source))
+    evidence.append(Evidence("after register_execution_provider_library", _registration_words(selection)))
+    as_is = result.as_is
+    stack_works = as_is is not None and as_is.gpu is not None and as_is.gpu.verdict == Verdict.GPU_ACTIVE
+    registered = selection.registered
+    proven = registered is not None and any(p in _REGISTERED_GPU for p in registered.active_providers)
+    steps = (CodeStep(REGISTER_CODE, "python", "before the first InferenceSession"),) if proven else ()
     return make_finding(
-        "inference.auto_select_silent",
+        "inference.auto_select_needs_registration" if stack_works else "inference.auto_select_silent",
         Cause.UNKNOWN,
         Layer.PROBE,
-        Severity.WARNING,
+        Severity.INFO if stack_works else Severity.WARNING,
         params={
             "policy": selection.policy,
             "runtime": f"ONNX Runtime {result.runtime.ort_version or '?'}",
             "devices": devices_words(selection.ep_devices),
             "active": ", ".join(selection.active_providers) or "none",
+            "registered": _registration_words(selection),
         },
         evidence=tuple(evidence),
         commands=(_DEVICES_BY_HAND,),
+        steps=steps,
     )

@@ -54,6 +54,23 @@ class EpDevice:
 
 
 @dataclass(frozen=True)
+class RegisteredSelection:
+    """The same automatic selection after ``register_execution_provider_library`` with the CUDA
+    provider's own library: automatic selection only chooses among providers registered with the
+    environment, and onnxruntime-gpu does not register its CUDA provider by itself (this project's
+    GPU run on an H200, docs/gpu-run.md: PREFER_GPU picked the CPU on a working stack)."""
+
+    library: str
+    ep_devices: tuple[EpDevice, ...] = ()
+    """What ``get_ep_devices()`` listed once the library was registered."""
+    active_providers: tuple[str, ...] = ()
+    nodes_per_provider: dict[str, int] = field(default_factory=dict)
+    nodes_source: str = ""
+    error: str | None = None
+    """Why the library did not register or the session was not made (ONNX Runtime's words)."""
+
+
+@dataclass(frozen=True)
 class SelectionRun:
     """A session created the automatic way, and what it picked."""
 
@@ -73,3 +90,6 @@ class SelectionRun:
     silent: bool = False
     """No GPU provider picked and not one warning: the silent fallback of automatic selection."""
     error: str | None = None
+    registered: RegisteredSelection | None = None
+    """The same selection with the CUDA provider's library registered, tried when no GPU provider
+    was picked (None where this onnxruntime cannot register libraries or has no CUDA provider)."""

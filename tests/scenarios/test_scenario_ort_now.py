@@ -91,6 +91,13 @@ def test_automatic_selection_picks_the_cpu_silently_and_that_is_a_finding(stack,
     findings = {f.id: f for f in inference_findings(result)}
     silent = findings["inference.auto_select_silent"]
     assert "PREFER_GPU" in silent.title and "CPUExecutionProvider on the CPU" in silent.detail
+    # The probe tried the fix too (register the CUDA provider's library): here, without a GPU or
+    # a driver, the library does not load or no GPU device appears, and the finding quotes why.
+    registered = selection.registered
+    assert registered is not None and registered.library.endswith("libonnxruntime_providers_cuda.so")
+    assert registered.error or "CUDAExecutionProvider" not in registered.active_providers
+    assert "register_execution_provider_library" in str(silent.evidence)
+    assert silent.remediation is not None and silent.remediation.steps == ()
 
 
 def test_get_device_says_gpu_for_a_gpu_build_that_ran_on_the_cpu(stack):

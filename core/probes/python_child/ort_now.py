@@ -173,6 +173,64 @@ def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, An
     out["nodes_per_provider"], out["nodes_source"], _detail = placement(session, log)
     out["messages"] = _warnings(log)
     out["silent"] = not any(p in _GPU_PROVIDERS for p in active) and not out["messages"]
+    if not any(p in _GPU_PROVIDERS for p in active):
+        del session
+        out["registered"] = _with_cuda_registered(ort, request, model, wanted, mode)
+    return out
+
+
+def cuda_provider_library(ort: Any) -> Optional[str]:
+    """The CUDA provider's own library in this onnxruntime's capi folder, or None."""
+    capi = os.path.join(os.path.dirname(os.path.abspath(ort.__file__)), "capi")
+    for name in ("libonnxruntime_providers_cuda.so", "onnxruntime_providers_cuda.dll"):
+        path = os.path.join(capi, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _with_cuda_registered(
+    ort: Any, request: Dict[str, Any], model: str, wanted: str, mode: str
+) -> Optional[Dict[str, Any]]:
+    """The same automatic selection once the CUDA provider's library is registered with the
+    environment (register_execution_provider_library): automatic selection only chooses among
+    registered providers, and onnxruntime-gpu does not register its CUDA provider by itself
+    (seen on an H200: PREFER_GPU picked the CPU on a stack whose CUDA provider ran every node).
+    None where this onnxruntime cannot register libraries or has no CUDA provider library."""
+    register = getattr(ort, "register_execution_provider_library", None)
+    path = cuda_provider_library(ort)
+    if register is None or path is None or "CUDAExecutionProvider" not in ort.get_available_providers():
+        return None
+    out: Dict[str, Any] = {"library": path}
+    name = "CUDAExecutionProvider"
+    try:
+        register(name, path)
+    except Exception as error:  # noqa: BLE001 (a missing dependency: ONNX Runtime's own message)
+        out["error"] = "register_execution_provider_library: %s: %s" % (
+            type(error).__name__,
+            str(error).strip()[:400],
+        )
+        return out
+    try:
+        out["ep_devices"] = ep_devices(ort) or []
+        so = session_options(ort, request, True)
+        if mode == "devices":
+            _select_devices(ort, so, out)
+            out.pop("policy", None)
+        else:
+            so.set_provider_selection_policy(getattr(ort.OrtExecutionProviderDevicePolicy, wanted))
+        mark = log_mark()
+        session = ort.InferenceSession(model, sess_options=so)
+        out["active_providers"] = list(session.get_providers())
+        out["nodes_per_provider"], out["nodes_source"], _detail = placement(session, log_since(mark))
+        del session
+    except Exception as error:  # noqa: BLE001
+        out["error"] = "%s: %s" % (type(error).__name__, str(error).strip()[:400])
+    finally:
+        try:
+            ort.unregister_execution_provider_library(name)
+        except Exception:  # noqa: BLE001 (sessions are gone; nothing else to do)
+            pass
     return out
 
 

@@ -275,3 +275,23 @@ def test_smi_table_rows_round_trip(util: int, used: int, temperature: int, owner
         82.0,
     )
     assert sample.process_memory_mib == float(used) and sample.other_processes_memory_mib == 0.0
+
+
+@pytest.mark.parametrize(("name", "busy"), [("12", True), ("13", False)])
+def test_this_projects_h200_recordings_parse_and_say_where_they_come_from(name: str, busy: bool) -> None:
+    """The two series scripts/gpu-check.sh recorded on an H200 (docs/gpu-run.md, 2026-12-04): the
+    working stack's test inference, and the same stack with CUDA_VISIBLE_DEVICES=-1. Replayed here;
+    the GPU they describe is not on this machine."""
+    parsed = recording(name)
+    assert parsed.format == FORMAT_QUERY_CSV  # type: ignore[attr-defined]
+    assert parsed.gpu_indices() == (0,)  # type: ignore[attr-defined]
+    assert "NVIDIA H200" in parsed.info.gpu  # type: ignore[attr-defined]
+    assert "not measured here" in parsed.provenance() and "gpu-check.sh" in parsed.provenance()  # type: ignore[attr-defined]
+    samples = parsed.samples  # type: ignore[attr-defined]
+    assert len(samples) >= 30 and all(s.memory_total_mib == 143771 for s in samples)
+    used = [s.memory_used_mib for s in samples]
+    peak = max(s.utilization_percent for s in samples)
+    if busy:  # the probe's CUDA session held memory and the GPU worked, briefly
+        assert peak > 0 and max(used) - min(used) > 500
+    else:  # CUDA_VISIBLE_DEVICES=-1: nothing of ours on the GPU
+        assert peak == 0 and max(used) - min(used) < 50
