@@ -117,6 +117,7 @@ def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu(
 
     for lang in ("en", "ko"):
         detail = words("inference.fell_back", lang, {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
-        assert "GPU" in detail and "213.6" in detail and "44.1" in detail
+        # The fell-back session was run once, not timed: its one cold run is not quoted as a p50.
+        assert "GPU" in detail and "213.6" in detail and "44.1" not in detail
     english = words("inference.fell_back", "en", {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
-    assert "no GPU figure" in english and "two CPU runs" in english
+    assert "no GPU figure" in english and "not timed again" in english
