@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.core.document import to_jsonable
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.inference.findings import gpu_verified, inference_findings, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
@@ -33,6 +34,7 @@ from fallback_doctor.core.inference.run import (
 )
 from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
+from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 from fallback_doctor.core.texts import label
@@ -286,8 +288,11 @@ def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
             fix = texts.get("fix") or finding.remediation.summary
             if fix:
                 lines.append(f"  {label('report.fix', lang)}: {fix}")
-            for command in finding.remediation.commands:
-                lines.append(f"    {command}")
+            # Every step as the report prints it (code as code, commands with their comments in
+            # the report's language), so a fix that says "the lines below" has them below.
+            for style, step_text in remedy_lines(to_jsonable(finding.remediation), lang):
+                prefix = "$ " if style == "command" else ("    " if style == "code" else "")
+                lines.extend(f"    {prefix}{part}" for part in step_text.splitlines() or [""])
             verify = texts.get("verify") or finding.remediation.verify
             if verify:
                 lines.append(f"  {label('report.verify', lang)}: {verify}")

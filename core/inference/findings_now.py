@@ -28,9 +28,13 @@ from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Sever
 from fallback_doctor.core.texts import make_finding
 
 _DEVICES_BY_HAND = (
-    'python -c "import onnxruntime as o; '
+    'python -c "import os, onnxruntime as o; o.register_execution_provider_library('
+    "'CUDAExecutionProvider', os.path.join(os.path.dirname(o.__file__), 'capi', "
+    "'libonnxruntime_providers_cuda.so')); "
     'print([(d.ep_name, str(d.device.type)) for d in o.get_ep_devices()])"'
 )
+"""The CUDA provider registered, then what automatic selection can choose from: on a working stack
+a CUDAExecutionProvider device on the GPU (seen on the H200, docs/gpu-run.md)."""
 
 
 def devices_words(devices: tuple[EpDevice, ...]) -> str:

@@ -106,3 +106,21 @@ def test_diagnose_bundle_holds_samples_and_probe_outputs(tmp_path: Path) -> None
     phases = {row.rsplit(",", 1)[1] for row in samples[1:]}
     assert phases & {"import", "cpu.session", "cpu.warmup", "cpu.timed", "gpu.session", "gpu.strict"}
     assert '"event"' in stdout
+
+
+def test_text_output_prints_the_steps_its_fixes_point_at() -> None:
+    """Every finding's fix is followed by its steps as the report prints them: code shown as code
+    (never a "$ import …" shell line), commands with "$ ", in the report's language."""
+    for lang in ("en", "ko"):
+        done = _run("test-inference", "--python", sys.executable, *FAST, "--lang", lang)
+        assert done.returncode in (0, 1), done.stderr
+        text = done.stdout
+        assert "$ import" not in text and "$ assert" not in text and "$ session" not in text
+        fix_label = "Fix" if lang == "en" else "해결"
+        blocks = [block for block in text.split("\n\n") if f"  {fix_label}" in block]
+        assert blocks, text
+        for block in blocks:
+            after = block.split(f"  {fix_label}", 1)[1].splitlines()[1:]
+            steps = [line for line in after if line.startswith("    ")]
+            if "below" in block or "아래" in block:
+                assert steps, block
