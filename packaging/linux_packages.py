@@ -11,8 +11,9 @@ Layout (the same in both)::
     /usr/share/icons/hicolor/*/apps/<id>.*   the icon, 16 to 512 px and scalable
 
 No maintainer scripts: dpkg's and rpm's file triggers refresh the icon and desktop caches, and
-removing the package removes every file it installed. Depends only on the C library (the
-headless ``diagnose`` needs nothing else); the wizard's system libraries are Recommends.
+removing the package removes every file it installed. Depends on the C library and, where a file
+of the build needs GLIBCXX symbols (re2 and numpy's extensions do), on the C++ library of the GCC
+release that first shipped them; the wizard's system libraries are Recommends.
 """
 
 from __future__ import annotations
@@ -78,9 +79,35 @@ def installed_size_kib(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink()) // 1024 + 1
 
 
+#: The GCC release that first shipped each GLIBCXX symbol version (the libstdc++ manual, "ABI
+#: Policy and Guidelines", gcc.gnu.org/onlinedocs/libstdc++/manual/abi.html): the floor of the
+#: libstdc++6 (Debian) or libstdc++ (RPM) package a build needing that version depends on.
+GLIBCXX_GCC: dict[tuple[int, ...], int] = {
+    (3, 4, 25): 8,
+    (3, 4, 26): 9,
+    (3, 4, 28): 10,
+    (3, 4, 29): 11,
+    (3, 4, 30): 12,
+    (3, 4, 31): 13,
+    (3, 4, 32): 13,
+    (3, 4, 33): 14,
+}
+
+
+def libstdcxx_floor(glibcxx: tuple[int, ...]) -> int | None:
+    """The GCC major whose libstdc++ provides ``glibcxx`` (None: no GLIBCXX needed, or older than 8)."""
+    if not glibcxx:
+        return None
+    known = [gcc for version, gcc in GLIBCXX_GCC.items() if version <= glibcxx]
+    return max(known) if known else None
+
+
 def deb(frozen: Path, out: Path) -> Path:
     """Build ``gpu-fallback-doctor_<version>_amd64.deb`` with dpkg-deb."""
-    glibc = dotted(folder_needs(frozen).glibc)
+    needs = folder_needs(frozen)
+    glibc = dotted(needs.glibc)
+    gcc = libstdcxx_floor(needs.glibcxx)
+    depends = f"libc6 (>= {glibc})" + (f", libstdc++6 (>= {gcc})" if gcc else "")
     with tempfile.TemporaryDirectory(prefix="gfd-deb-") as scratch:
         root = Path(scratch) / "root"
         tree(frozen, root)
@@ -94,7 +121,7 @@ def deb(frozen: Path, out: Path) -> Path:
             "Architecture: amd64\n"
             "Maintainer: GPU Fallback Doctor maintainers <gpu-fallback-doctor@users.noreply.github.com>\n"
             f"Installed-Size: {installed_size_kib(root)}\n"
-            f"Depends: libc6 (>= {glibc})\n"
+            f"Depends: {depends}\n"
             f"Recommends: {', '.join(GUI_RECOMMENDS)}\n"
             "Homepage: https://github.com/gpu-fallback-doctor/gpu-fallback-doctor\n"
             f"Description: {SUMMARY}\n"
@@ -119,7 +146,10 @@ def rpm(frozen: Path, out: Path) -> Path | None:
     rpmbuild = shutil.which("rpmbuild")
     if rpmbuild is None:
         return None
-    glibc = dotted(folder_needs(frozen).glibc)
+    needs = folder_needs(frozen)
+    glibc = dotted(needs.glibc)
+    gcc = libstdcxx_floor(needs.glibcxx)
+    requires = f"Requires: glibc >= {glibc}\n" + (f"Requires: libstdc++ >= {gcc}\n" if gcc else "")
     with tempfile.TemporaryDirectory(prefix="gfd-rpm-") as scratch:
         top = Path(scratch)
         root = top / "root"
@@ -136,7 +166,7 @@ def rpm(frozen: Path, out: Path) -> Path | None:
         spec.write_text(
             f"Name: {PACKAGE}\nVersion: {version()}\nRelease: 1\nSummary: {SUMMARY}\n"
             "License: Apache-2.0\nBuildArch: x86_64\n"
-            f"Requires: glibc >= {glibc}\n"
+            f"{requires}"
             "AutoReqProv: no\n"
             "%define __strip /bin/true\n%define __brp_strip /bin/true\n%define debug_package %{nil}\n"
             "%define _build_id_links none\n"

@@ -73,7 +73,7 @@ def test_deb_info(packages: dict[str, Path]) -> None:
     fields = dict(re.findall(r"^ (\w[\w-]*): (.*)$", info, re.MULTILINE))
     assert fields["Package"] == PACKAGE
     assert fields["Architecture"] == "amd64"
-    assert re.fullmatch(r"libc6 \(>= 2\.\d+\)", fields["Depends"]), fields["Depends"]
+    assert re.fullmatch(r"libc6 \(>= 2\.\d+\), libstdc\+\+6 \(>= \d+\)", fields["Depends"]), fields["Depends"]
     assert "libxcb-cursor0" in fields["Recommends"]
     assert int(fields["Installed-Size"]) > 50_000  # KiB: the whole frozen folder
 
@@ -145,6 +145,17 @@ def test_rpm_metadata(packages: dict[str, Path]) -> None:
         pytest.skip("rpmbuild is not installed: no .rpm was built")
     requires = sh("rpm", "-qp", "--requires", str(packages["rpm"])).stdout
     assert re.search(r"^glibc >= 2\.\d+$", requires, re.MULTILINE), requires
+    assert re.search(r"^libstdc\+\+ >= \d+$", requires, re.MULTILINE), requires
     files = sh("rpm", "-qpl", str(packages["rpm"])).stdout.splitlines()
     assert f"/usr/bin/{NAME}" in files and f"/opt/{NAME}/{NAME}" in files
     assert f"/usr/share/applications/{APP_ID}.desktop" in files
+
+
+def test_the_cxx_library_floor_is_the_gcc_that_first_shipped_the_symbols() -> None:
+    from linux_packages import libstdcxx_floor
+
+    assert libstdcxx_floor(()) is None
+    assert libstdcxx_floor((3, 4, 29)) == 11  # re2's and numpy's need in the current build
+    assert libstdcxx_floor((3, 4, 27)) == 9  # between two known versions: the older one's GCC
+    assert libstdcxx_floor((3, 4, 33)) == 14
+    assert libstdcxx_floor((3, 4, 21)) is None
