@@ -120,6 +120,24 @@ def test_quick_diagnosis_matches_the_pip_installed_tool(frozen_exe: Path, empty:
     assert frozen["environment"]["native"]["outcome"] == pip["environment"]["native"]["outcome"]
 
 
+def test_the_archive_a_technician_carries_unpacks_and_runs_anywhere(
+    frozen_exe: Path, empty: Path, tmp_path: Path
+) -> None:
+    """The .tar.gz beside the folder, unpacked where a technician would put it (not the build
+    folder), answers the same as the folder it was made from."""
+    import tarfile
+
+    (archive,) = frozen_exe.parent.parent.glob("fallback-doctor-*-linux-x86_64.tar.gz")
+    unpacked = tmp_path / "carried"
+    with tarfile.open(archive) as tar:
+        tar.extractall(unpacked, filter="tar")
+    (exe,) = unpacked.glob("fallback-doctor-*/fallback-doctor")
+    carried = document(run([str(exe), "diagnose", "--quick", "--json"], empty))
+    built = document(run([str(frozen_exe), "diagnose", "--quick", "--json"], empty))
+    assert carried["verdict"] == built["verdict"] and findings(carried) == findings(built)
+    assert str(unpacked) not in json.dumps(carried["environment"].get("environment"))
+
+
 def test_explain_log_and_bundle_show(frozen_exe: Path, empty: Path, tmp_path: Path) -> None:
     log = tmp_path / "app.log"
     log.write_text(ORT_LOG, encoding="utf-8")

@@ -92,8 +92,16 @@ def sampled() -> tuple[ProbeResult, list[tuple[str, str, bool]], list[int]]:
         alive = psutil.Process(pids[-1]).status() != psutil.STATUS_ZOMBIE
         phases.append((name, edge, alive))
 
+    # Sampled every 50 ms: since a GPU session that fell back is run once (not warm-up + timed
+    # runs), the probe can end within a few of the default ticks on a fast machine (CI saw 2).
     result = run_sampled_inference(
-        _target(), plan, python=sys.executable, env=_env(), on_phase=on_phase, on_start=pids.append
+        _target(),
+        plan,
+        python=sys.executable,
+        env=_env(),
+        on_phase=on_phase,
+        on_start=pids.append,
+        interval_s=0.05,
     )
     return result, phases, pids
 
