@@ -10,9 +10,10 @@ else the process that starts it.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 
-from fallback_doctor.core.checks.resolution import preload_dlls_applies, unresolved
+from fallback_doctor.core.checks.resolution import is_windows, preload_dlls_applies, unresolved
 from fallback_doctor.core.facts.libraries import DependencyReport
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import CodeStep, EnvironmentStep, Evidence, ManualStep, RunStep, Step
@@ -70,6 +71,46 @@ def loader_path_steps(
     return steps
 
 
+def installed_lib_dirs(snapshot: EnvironmentSnapshot, packages: Iterable[str | None]) -> list[str]:
+    """Where pip will put the Linux libraries of ``packages`` in the application's site-packages
+    (resources/compat/pip_packages.json ``wheel_lib_dirs``): ONNX Runtime does not look there by
+    itself, so an install is only a fix with these folders on the loader path (seen: after
+    ``pip install nvidia-cublas nvidia-curand`` alone ONNX Runtime still failed on libcublasLt.so.13)."""
+    from fallback_doctor.core.knowledge.cuda_packages import wheel_lib_dirs
+
+    python = snapshot.python
+    if python is None or not python.site_packages:
+        return []
+    ort = snapshot.onnxruntime
+    package_dir = ort.package_dir if ort is not None and ort.package_dir else ""
+    sites = python.site_packages
+    site = next((folder for folder in sites if package_dir.startswith(folder)), sites[0])
+    folders = wheel_lib_dirs()
+    names_only = (re.split(r"[=<>!~ \[;]", package, maxsplit=1)[0] for package in packages if package)
+    return list(dict.fromkeys(os.path.join(site, folders[name]) for name in names_only if name in folders))
+
+
+def _with_loader_path(
+    snapshot: EnvironmentSnapshot, steps: list[Step], packages: Sequence[str | None]
+) -> list[Step]:
+    """``steps`` (a pip install of ``packages``) followed by the loader-path step for the folders the
+    install fills, and ``preload_dlls()`` after the same install as the alternative where it applies."""
+    if is_windows(snapshot) or not steps:
+        return steps
+    dirs = installed_lib_dirs(snapshot, packages)
+    loader = loader_path_steps(snapshot, dirs, False, 1)
+    out = [*steps, *(step for step in loader if step.option == 1)]
+    if len(loader) > 1:
+        out += [*(_as_option(step, 2) for step in steps), loader[-1]]
+    return out
+
+
+def _as_option(step: Step, option: int) -> Step:
+    from dataclasses import replace
+
+    return replace(step, option=option)
+
+
 def install_build_steps(
     snapshot: EnvironmentSnapshot,
     requirement: str,
@@ -93,7 +134,8 @@ def install_build_steps(
     if force and install and isinstance(install[0], RunStep):
         argv = install[0].argv
         install = [RunStep((*argv[:4], "--force-reinstall", *argv[4:]))]
-    steps += install
+    packages = [requirement, *(needs.packages if needs else ())]
+    steps = _with_loader_path(snapshot, [*steps, *install], packages)
     return steps, (needs.evidence() if needs else ())
 
 
@@ -151,6 +193,8 @@ def library_fix_steps(
     if target_python(snapshot) is None and not windows:
         return _native_fix_steps(snapshot, cuda_major, absent, dirs, option)
     steps = pip_steps(snapshot, packages, option)
+    if steps and not windows:  # what the install fills is not on the loader path either
+        dirs += installed_lib_dirs(snapshot, packages)
     loader = loader_path_steps(snapshot, list(dict.fromkeys(dirs)), windows, option)
     steps += [step for step in loader if step.option == option]
     if len(loader) > 1:  # the preload_dlls() alternative: the same installs, then the code

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.collect.proc_maps import mapped_paths
+from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.facts.target import TargetFacts
 
 PROC = "/proc"
@@ -41,7 +41,7 @@ def config_port(config_path: str | None) -> int | None:
     if not config_path:
         return None
     try:
-        data = json.loads(Path(config_path).read_text(encoding="utf-8-sig"))
+        data = json.loads(read_regular_file(config_path, 4 << 20).decode("utf-8-sig"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fallback_doctor.core.collect.ort_binaries import has_azure_provider as has_azure_provider
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
@@ -105,9 +106,8 @@ def plugin_libraries(python: PythonEnvFacts, notes: list[str]) -> tuple[Provider
 
 def record_files(path: str, limit: int = 1 << 20) -> list[str]:
     """The file paths a wheel's RECORD lists (first column), [] when it cannot be read."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(limit)
+    try:  # a FIFO or device as RECORD is refused at once, never waited on
+        text = read_regular_text(path, limit)
     except OSError:
         return []
     return [line.split(",", 1)[0] for line in text.splitlines() if line.strip()]
@@ -132,10 +132,10 @@ def _record_top_levels(dist: Distribution) -> set[str] | None:
         return None
     path = os.path.join(dist.metadata_dir, "RECORD")
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return {line.split("/", 1)[0].split(",", 1)[0] for line in handle if "/" in line}
+        text = read_regular_text(path, 8 << 20)
     except OSError:
         return None
+    return {line.split("/", 1)[0].split(",", 1)[0] for line in text.splitlines() if "/" in line}
 
 
 def find_package_dir(search: Iterable[str], package: str) -> tuple[str | None, tuple[str, ...]]:
@@ -442,8 +442,7 @@ _TRAILING_COMMENT = re.compile(r"^(?P<value>(['\"]).*?\2|[^#'\"]+?)\s*#.*$")
 def read_assignments(path: str, limit: int = 256 * 1024) -> dict[str, object]:
     """The simple top-level ``name = literal`` assignments of a Python file, read as text."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(limit)
+        text = read_regular_text(path, limit)
     except OSError:
         return {}
     return parse_python_assignments(text)

@@ -17,6 +17,8 @@ import os
 import struct
 from typing import BinaryIO
 
+from fallback_doctor.core.facts.files import open_regular_file
+
 _AZURE_MARKER = b"AzureProviderFactory"
 """Part of the RTTI name of the Azure provider's factory class, present only where the provider is
 compiled in: ``N11onnxruntime20AzureProviderFactoryE`` (GCC/Clang, .rodata) and
@@ -38,7 +40,7 @@ def has_azure_provider(binding: str | None) -> bool:
     if binding is None:
         return False
     try:
-        with open(binding, "rb") as handle:
+        with open_regular_file(binding) as handle:
             start, size = _marker_span(handle)
             handle.seek(start)
             return _stream_contains(handle, _AZURE_MARKER, size)
@@ -136,7 +138,7 @@ def macho_facts(path: str) -> tuple[tuple[str, ...], str | None] | None:
     By hand: ``otool -L FILE`` and ``otool -l FILE | grep -A4 LC_BUILD_VERSION``.
     """
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             header = handle.read(32)
             if header[:4] != _MACHO_64:
                 return None

@@ -14,6 +14,7 @@ import os
 import re
 
 from fallback_doctor.core.collect.onnxruntime import find_package_dir, read_assignments
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts, normalize_name
 from fallback_doctor.core.facts.torch import TorchFacts
 
@@ -75,8 +76,7 @@ def torch_nvidia_requirements(dist: Distribution) -> tuple[str, ...]:
     if not dist.metadata_dir:
         return ()
     try:
-        with open(os.path.join(dist.metadata_dir, "METADATA"), encoding="utf-8", errors="replace") as handle:
-            text = handle.read(512 * 1024)
+        text = read_regular_text(os.path.join(dist.metadata_dir, "METADATA"), 512 * 1024)
     except OSError:
         return ()
     found: list[str] = []

@@ -12,6 +12,8 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
+from fallback_doctor.core.facts.files import open_regular_file
+
 # Index of e_machine values we name; anything else keeps pyelftools' own string.
 _MACHINES: dict[str, str] = {
     "EM_X86_64": "x86_64",
@@ -73,7 +75,7 @@ def read_elf_dynamic(path: str) -> ElfDynamic:
     By hand: ``readelf -d PATH`` and ``readelf -h PATH``. Follows symlinks.
     Raises NotAnElfFile for non-ELF or truncated input; OSError if the file cannot be opened.
     """
-    with open(path, "rb") as handle:
+    with open_regular_file(path) as handle:
         magic = handle.read(16)
         if len(magic) < 16 or magic[:4] != b"\x7fELF":
             raise NotAnElfFile(f"{path}: not an ELF file")
@@ -254,7 +256,7 @@ def _parse_stream(stream: Any) -> ElfDynamic:
 def is_elf(path: str) -> bool:
     """Whether ``path`` starts with the ELF magic (cheap check; by hand: ``file PATH``)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             return handle.read(4) == b"\x7fELF"
     except OSError:
         return False
@@ -266,7 +268,7 @@ def elf_identity(path: str) -> tuple[int, str] | None:
     Cheap: reads 20 bytes. Used to skip wrong-class candidates like ld.so does.
     """
     try:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             header = handle.read(20)
     except OSError:
         return None

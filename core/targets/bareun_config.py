@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Mapping
 
+from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.facts.target import ConfigIssue
 from fallback_doctor.core.targets.bareun_reader import (
     CONFIG_TEXT_LIMIT,
@@ -27,13 +28,12 @@ def read_config(path: str, env: Mapping[str, str], root: str | None) -> BareunCo
     Never raises for the file's content: an unreadable, malformed or ill-typed file
     becomes ConfigIssues with line and column. By hand: ``python -m json.tool bareun.json``.
     """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+    try:  # never blocks: a FIFO (or a device) as bareun.json is refused at once, by name
+        data = read_regular_file(path, MAX_CONFIG_BYTES + 1)
     except OSError as error:
         config = BareunConfig(path=path)
         code = "config_missing" if isinstance(error, FileNotFoundError) else "unreadable"
-        reason = str(error.strerror or error)
+        reason = str(error.strerror or error).removeprefix(f"{path}: ")
         config.issues.append(
             ConfigIssue(
                 code, "error", None, 1, 1, f"{path}: {reason}", params={"file": path, "error": reason}

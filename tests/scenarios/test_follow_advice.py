@@ -142,11 +142,18 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
             applied.not_done.append("run: " + " ".join(run[0]["argv"]) + f" ({why})")
             break
         assert rounds < MAX_ROUNDS, f"still {finding['id']} after {rounds} rounds\n{diag.describe()}"
+        before = set(runs._CANNOT_OPEN.findall(_ort_says(python, applied.env))) - {"libcuda.so.1"}
         try:
             apply_finding(finding, python, applied)
         except StepRefusedError as exc:
             pytest.fail(f"round {rounds + 1}, {finding['id']}: {exc}\n{diag.describe()}")
         rounds += 1
+        # One finding's steps are a whole fix: the library ONNX Runtime could not open before is
+        # opened after them (an install without its loader-path step left libcublasLt.so.13 failing).
+        after = set(runs._CANNOT_OPEN.findall(_ort_says(python, applied.env)))
+        assert not before & after, (
+            f"round {rounds}, {finding['id']}: ONNX Runtime still cannot open {before & after}"
+        )
         diag = _diagnose(python, applied.env)
     said = _ort_says(python, applied.env)
     with capsys.disabled():
