@@ -175,6 +175,8 @@ def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
         "detail": texts.get("detail", finding.detail),
         "fix": texts.get("fix", finding.remediation.summary if finding.remediation else ""),
         "commands": list(finding.remediation.commands) if finding.remediation else [],
+        "steps": to_jsonable(finding.remediation.steps) if finding.remediation else [],
+        "verify": texts.get("verify") or (finding.remediation.verify if finding.remediation else None),
         "evidence": [{"label": e.label, "value": e.value, "source": e.source} for e in finding.evidence],
     }
 

@@ -175,9 +175,12 @@ def _finding_lines(
                 text["fix"], width=width, initial_indent=f"   {labels['fix']}: ", subsequent_indent="        "
             )
         )
-    for style, step_text in remedy_lines(remediation, lang):
+    shown, other_options = _options_shown(remediation, verbose)
+    for style, step_text in remedy_lines(shown, lang):
         prefix = "$ " if style == "command" else ("    " if style == "code" else "")
         lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
+    if other_options:
+        lines.append("     " + label("remedy.more_options", lang, count=other_options))
     for item in finding.get("evidence") or ():
         if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
@@ -191,6 +194,18 @@ def _finding_lines(
     if text["verify"]:
         lines.append(f"   {labels['verify']}: {text['verify']}")
     return lines
+
+
+def _options_shown(remediation: dict[str, Any], verbose: bool) -> tuple[dict[str, Any], int]:
+    """The remediation as the summary shows it: its first option only (one screen), and how many
+    other options ``--verbose`` adds; every option when verbose."""
+    steps = [step for step in remediation.get("steps") or [] if isinstance(step, dict)]
+    options = {int(step.get("option") or 1) for step in steps}
+    if verbose or len(options) < 2:
+        return remediation, 0
+    first = min(options)
+    kept = [step for step in steps if int(step.get("option") or 1) == first]
+    return {**remediation, "steps": kept}, len(options) - 1
 
 
 def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str], lang: str = "en") -> list[str]:

@@ -12,6 +12,7 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("inference.fell_back", None, None, ERROR),
+    FindingSpec("inference.fell_back_native", None, None, ERROR),
     FindingSpec("inference.failed", None, None, ERROR),
     FindingSpec("inference.gpu_verified", Cause.UNKNOWN, Layer.PROBE, INFO),
     FindingSpec("inference.partial_placement", Cause.UNKNOWN, Layer.PROBE, WARNING),

@@ -286,7 +286,7 @@ def _verdict_findings(
         cause = cause_from_quote(quote_lines)
         findings.append(
             make_finding(
-                "inference.fell_back",
+                "inference.fell_back" if guard else "inference.fell_back_native",
                 cause,
                 layer_of(cause),
                 Severity.ERROR,
@@ -300,6 +300,7 @@ def _verdict_findings(
                     "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "not run",
                     "cpu_p50": _ms(cpu),
                     "gpu_p50": _ms(gpu),
+                    "python": result.runtime.interpreter or "python",
                 },
                 evidence=_evidence(result, gpu, "GPU retry"),
                 steps=guard,

@@ -52,7 +52,10 @@ def test_python_target_json_end_to_end() -> None:
     assert any(s["probe_cpu_percent"] is not None and s["pid"] for s in series["samples"])
     assert not any(s["utilization_percent"] is not None for s in series["samples"])  # no zeros
     assert result["gpu_before"]["read"] is False
-    assert "inference.fell_back" in [f["id"] for f in document["findings"]]
+    fell_back = next(f for f in document["findings"] if f["id"] == "inference.fell_back")
+    # The verify line names the target's own interpreter, never a bare "python".
+    assert fell_back["verify"].startswith(f"`{sys.executable} -c ")
+    assert [step["kind"] for step in fell_back["steps"]] == ["code", "code"]  # the start-up guard
 
 
 def test_bareun_target_through_the_c_api_end_to_end(tmp_path: Path) -> None:
@@ -67,10 +70,13 @@ def test_bareun_target_through_the_c_api_end_to_end(tmp_path: Path) -> None:
     assert latency["p50_ms"] > 0 and latency["p99_ms"] >= latency["p95_ms"] >= latency["p50_ms"]
     gpu = result["strategies"][0]["gpu"]
     assert gpu["active_providers"] == ["CPUExecutionProvider"]
-    fell_back = next(f for f in document["findings"] if f["id"] == "inference.fell_back")
+    fell_back = next(f for f in document["findings"] if f["id"] == "inference.fell_back_native")
     # ONNX Runtime's own words, quoted: its error banner and the strict run's refusal.
     assert "[ONNXRuntimeError]" in fell_back["detail"]
     assert "fallback to CPU EP has been explicitly disabled" in fell_back["detail"]
+    # A native server: no Python statement as its fix or verify line, but its process and restart.
+    assert "Python" not in fell_back["fix"] and "python -c" not in fell_back["verify"]
+    assert "/proc/" in fell_back["verify"] and "restart" in fell_back["fix"] and not fell_back["steps"]
     # The series is part of the result. (Whether a short run yields a CPU % depends on how many
     # 100 ms ticks it lasted: psutil's first reading of a new process is no measurement. The CPU
     # samples themselves are checked on a longer run in tests/core/inference/test_inference_sampled.py.)

@@ -229,7 +229,11 @@ def test_a_replayed_gpu_recording_draws_the_gpu_beside_the_cpu_and_says_it_is_re
     )
     plan = plan_inference(None, dims={"batch": 2, "seq": 16}, runs=3, warmup=1)
     source = ReplaySource(load_recording(RECORDING), speed=None)
-    result = run_sampled_inference(target, plan, python=sys.executable, env=_env(), gpu_source=source)
+    # 50 ms ticks: the probe is short (a fell-back GPU session runs once), and the graph needs
+    # enough replayed samples to draw a line.
+    result = run_sampled_inference(
+        target, plan, python=sys.executable, env=_env(), gpu_source=source, interval_s=0.05
+    )
     series = result.series or {}
     assert series.get("recorded_here") is False
     assert any(s.get("utilization_percent") is not None for s in series["samples"])
