@@ -444,7 +444,14 @@ def readers() -> list[Reader]:
         Reader("systemctl show", systemd_text, _proc("parse_systemctl_show")),
         Reader("unit file", systemd_text, _proc("parse_unit_file")),
         Reader("EnvironmentFile", systemd_text, _proc("parse_env_file")),
-        Reader("docker inspect", docker_text, _proc("parse_docker_inspect"), (ValueError,)),
+        Reader(
+            "docker inspect",
+            docker_text,
+            _proc("parse_docker_inspect"),
+            (ValueError,),
+            # Found by the 10,000-example run (commit d92527e): a Config of another type.
+            examples=('[{"Config": 1}]', '[{"HostConfig": {"DeviceRequests": [1]}}]'),
+        ),
         Reader("ELF dynamic section", elf_bytes(), _loader("elf", "parse_elf_dynamic"), refusals["elf"]),
         Reader("PE imports", pe_bytes, _loader("pe", "parse_pe_imports"), refusals["pe"]),
         Reader("ld.so.cache", ldcache_bytes, _loader("ldcache", "parse_ld_so_cache"), refusals["ldcache"]),
