@@ -88,7 +88,10 @@ def cuda_runtime_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "path_var": "PATH" if windows else "LD_LIBRARY_PATH",
             "verify_command": verify_command(snapshot, report, windows),
         }
-        evidence = resolution_evidence(missing)
+        # Those opened at run time (cuFFT, nvrtc) are part of the same fix (provider_wanted):
+        # one finding says so, rather than a second one with the same cause and the same steps.
+        lazy = [item for item in unresolved(report) if item.lazy and names.is_cuda_runtime(item.name)]
+        evidence = resolution_evidence([*missing, *lazy])
         if elsewhere:
             # Installed, but where the loader does not search: add the directories, or preload_dlls().
             dirs = list(dict.fromkeys(os.path.dirname(item.installed_elsewhere[0]) for item in elsewhere))
@@ -127,6 +130,17 @@ def _runtime_finding(
     )
 
 
+def _required_runtime_finding(libraries: LibraryFacts, report: DependencyReport) -> bool:
+    """Whether cuda_runtime_missing reports this provider (a required CUDA library is installed
+    elsewhere or not at all; one only of another major is left to cuda_major_mismatch)."""
+    return any(
+        names.is_cuda_runtime(item.name)
+        and not item.lazy
+        and (item.installed_elsewhere or not other_major_copies(libraries, item))
+        for item in unresolved(report)
+    )
+
+
 def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """CUDA libraries ONNX Runtime >= 1.28 opens only when needed (cuFFT, nvrtc) and cannot find.
 
@@ -141,8 +155,8 @@ def cuda_optional_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         if "CUDA" not in report.provider:
             continue
         missing = [item for item in unresolved(report) if item.lazy and names.is_cuda_runtime(item.name)]
-        if not missing:
-            continue
+        if not missing or _required_runtime_finding(libraries, report):
+            continue  # cuda.runtime_missing / runtime_not_on_loader_path fixes them with the rest
         major = cuda_major_needed(snapshot, report)
         absent = [item for item in missing if not item.installed_elsewhere]
         packages = packages_for([names.family_of(item.name) or "" for item in absent], major)

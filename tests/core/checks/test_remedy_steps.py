@@ -76,10 +76,12 @@ def test_a_step_of_an_unknown_kind_is_refused_by_the_schema() -> None:
 
 def test_python_is_shown_as_code_never_as_a_shell_command() -> None:
     document = {"verdict": "gpu_unusable", "findings": [_finding()], "inference": empty_inference(None)}
-    text = render_text(document)
+    text = render_text(document, verbose=True)
     assert "$ /app/venv/bin/python -m pip install nvidia-cudnn-cu13" in text
     assert "$ import onnxruntime" not in text and "        import onnxruntime" in text
     assert "Or instead (option 2):" in text
+    summary = render_text(document)  # one screen: the first option, and a word that there is more
+    assert "Or instead (option 2):" not in summary and "2 other way(s)" in summary
     assert '"cuda"' in text and "/executionProvider/provider" in text
     html = render_html(document)
     assert '<pre class="code"><code>import onnxruntime\nonnxruntime.preload_dlls()</code></pre>' in html
