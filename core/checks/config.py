@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.remedy import release_archive_steps, restart_words
-from fallback_doctor.core.facts.target import ConfigIssue, TargetFacts
+from fallback_doctor.core.facts.target import ConfigIssue, ProviderSetting, TargetFacts
 from fallback_doctor.core.findings.config import config_issue_finding
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import ConfigStep, Evidence, Finding, Layer, ManualStep, Severity, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -109,7 +109,23 @@ def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "config_file": _config_file(target),
         },
         evidence=tuple(evidence),
+        steps=_gpu_setting_steps(snapshot, target.config_path, setting),
     )
+
+
+def _gpu_setting_steps(
+    snapshot: EnvironmentSnapshot, config_path: str | None, setting: ProviderSetting | None
+) -> tuple[Step, ...]:
+    """For a technician who wants the GPU: the value that asks for it, in the form the file uses
+    ({"provider": "cuda"} in the object form, "gpu" in the string form), then the restart."""
+    if not config_path or setting is None:
+        return ()
+    if setting.form == "object":
+        change = ConfigStep(config_path, "/executionProvider/provider", "cuda")
+    else:
+        change = ConfigStep(config_path, "/executionProvider", "gpu")
+    restart = restart_words(snapshot)
+    return (change, ManualStep(restart[:1].upper() + restart[1:] + "."))
 
 
 def _lib_path_evidence(target: TargetFacts, directory: str) -> Evidence:

@@ -63,6 +63,10 @@ def test_cpu_configuration_exits_0(tmp_path: Path) -> None:
     document = _json(result)
     assert document["verdict"] == "cpu_by_configuration"
     assert document["findings"][0]["cause"] == "cpu_by_configuration"
+    # Wanting the GPU instead is a step a machine can apply: the file's own form, then the restart.
+    steps = document["findings"][0]["remediation"]["steps"]
+    assert [step["kind"] for step in steps] == ["config", "manual"]
+    assert steps[0]["file"].endswith("bareun.json") and steps[0]["value"] in ("gpu", "cuda")
     gpu = [f for f in document["findings"] if f["layer"] not in ("config", "probe")]
     assert gpu and all(f["severity"] == "info" for f in gpu)
 

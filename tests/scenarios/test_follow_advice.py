@@ -299,3 +299,32 @@ def test_a_bareun_libpath_followed_until_onnxruntime_itself_stops_at_the_driver(
     left = {f["layer"] for f in after["findings"] if f["severity"] != "info"}
     assert left and left <= set(HARDWARE), [(f["id"], f["layer"]) for f in after["findings"]]
     assert "log.outdated" in [f["id"] for f in after["findings"]]
+
+
+@pytest.mark.parametrize("form", [{"provider": "cpu"}, "cpu"])
+def test_a_bareun_configured_for_the_cpu_asks_for_the_gpu_once_its_config_step_is_applied(tmp_path, form):
+    """The configuration's own step (the file's form: {"provider": "cuda"} or "gpu"), applied as
+    printed: the next diagnosis no longer says the CPU was asked for, and the file still parses."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import SAMPLE_CONFIG, make_install
+
+    root = make_install(tmp_path, lib="cpu", config=dict(SAMPLE_CONFIG, executionProvider=form))
+    cmd = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root)]
+    cmd += ["--json", "--quick"]
+    env = stacks.clean_env()
+
+    def diagnose() -> dict[str, Any]:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=180, check=False)
+        document: dict[str, Any] = json.loads(done.stdout)
+        return document
+
+    before = diagnose()
+    assert before["verdict"] == "cpu_by_configuration"
+    applied = Applied(env)
+    apply_finding(before["findings"][0], None, applied)
+    after = diagnose()
+    assert after["verdict"] != "cpu_by_configuration", applied.done
+    assert not [f for f in after["findings"] if f["layer"] == "config" and f["severity"] == "error"]
+    assert applied.not_done and applied.not_done[0].startswith("manual: Restart")
