@@ -14,6 +14,9 @@ from fake_interpreters import make, pids_of, wait_gone
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and fork: Linux")
 
+TOOL = (sys.executable, "-m", "fallback_doctor")
+LONG_RUN = ("--runs", "100000", "--warmup", "1", "--dim", "batch=2", "--dim", "seq=32")
+
 
 def _wait_for(path_pids: callable, count: int, seconds: float = 30.0) -> list[int]:  # type: ignore[valid-type]
     deadline = time.monotonic() + seconds
@@ -64,3 +67,36 @@ def test_a_signal_during_start_up_ends_the_tool_the_same_way(tmp_path: Path, sig
     assert returncode == 130, err.decode(errors="replace")
     assert b"interrupted" in err and b"Traceback" not in err, err.decode(errors="replace")
     assert wait_gone(pids, 5.0) == [], "a child of the tool outlived it"
+
+
+def test_sigterm_during_the_test_inference_ends_the_probe_too() -> None:
+    """SIGTERM while the probe child runs the test model (issue 10: the child was left running)."""
+    import psutil
+
+    tool = subprocess.Popen(
+        [*TOOL, "test-inference", "--python", sys.executable, *LONG_RUN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        deadline = time.monotonic() + 60
+        children: list[psutil.Process] = []
+        while time.monotonic() < deadline and not children:
+            children = [
+                child
+                for child in psutil.Process(tool.pid).children(recursive=True)
+                if any("child" in part for part in child.cmdline())
+            ]
+            time.sleep(0.05)
+        assert children, "the probe child did not start"
+        time.sleep(1.0)  # inside the timed runs
+        tool.send_signal(signal.SIGTERM)
+        _out, err = tool.communicate(timeout=30)
+    finally:
+        if tool.poll() is None:
+            tool.kill()
+            tool.wait()
+    assert tool.returncode == 130, err.decode(errors="replace")
+    assert b"Traceback" not in err
+    assert wait_gone([child.pid for child in children], 5.0) == [], "the probe outlived the tool"
