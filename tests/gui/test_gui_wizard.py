@@ -258,3 +258,15 @@ def test_a_bundle_shows_the_same_pages(qtbot, make_wizard, tmp_path) -> None:  #
         f["id"] for f in facade.all_findings(wizard.document)
     ]
     assert not other.pages[Page.CONFIG].again.isEnabled()
+
+
+def test_the_cpu_page_says_the_applications_code_will_run_before_it_runs(  # type: ignore[no-untyped-def]
+    qtbot, make_wizard
+) -> None:
+    """Issue 10: the technician is told, before pressing Run, that the test runs the application's
+    own code as this user, for a limited time (the progress line says the exact limit once it runs)."""
+    wizard = make_wizard()
+    page = wizard.pages[Page.CPU]
+    page.retranslate()  # the page's words as it draws them
+    assert "as this user" in page.subTitle() and "limited time" in page.subTitle()
+    assert wizard.running is None
