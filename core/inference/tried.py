@@ -50,7 +50,10 @@ def _strategy_for(finding: Finding, strategies: Sequence[Mapping[str, Any]]) -> 
             for variable in _LOADER_VARIABLES:
                 wanted = _folders(step.variables.get(variable))
                 have = _folders((tried.get("environment") or {}).get(variable))
-                if wanted and set(wanted) <= set(have):
+                # A folder the remedy's own install creates is not there to try yet: the
+                # strategy applies the step when it put every folder that exists first.
+                left = set(wanted) - set(have)
+                if wanted and (not left or (set(wanted) & set(have) and not any(map(os.path.isdir, left)))):
                     return tried
     return None
 

@@ -64,8 +64,11 @@ def test_cpu_only_package_is_ep_not_in_build() -> None:
     assert "onnxruntime 1.23.2" in finding.detail and "CPUExecutionProvider" in finding.detail
     assert finding.remediation is not None
     python = _python("cpu_1_23_2")
-    uninstall, install = (shlex.split(command) for command in finding.remediation.commands)
+    uninstall, install, loader, *alternative = (shlex.split(c) for c in finding.remediation.commands)
     assert uninstall == [python, "-m", "pip", "uninstall", "-y", "onnxruntime", "onnxruntime-gpu"]
+    # the libraries that install brings, on the loader path (ONNX Runtime does not look there itself)
+    assert loader[0] == "export" and "nvidia/cu13/lib" in loader[1] and "nvidia/cudnn/lib" in loader[1]
+    assert alternative[:2] == [uninstall, install]  # option 2: the same installs, then preload_dlls()
     # nothing else known: the newest, CUDA 13, with every CUDA 13 library and cuDNN it needs (issue 11)
     assert install[:5] == [python, "-m", "pip", "install", "onnxruntime-gpu==1.31.1"]
     assert {"nvidia-cublas", "nvidia-cudnn-cu13"} <= set(install[5:])
@@ -90,7 +93,7 @@ def test_both_packages_are_a_conflict_whatever_the_order() -> None:
         )
         assert finding.remediation is not None
         python = _python(name)
-        uninstall, install = (shlex.split(command) for command in finding.remediation.commands)
+        uninstall, install, *_loader = (shlex.split(c) for c in finding.remediation.commands)
         assert uninstall[:5] == [python, "-m", "pip", "uninstall", "-y"]
         assert set(uninstall[-2:]) == {"onnxruntime", "onnxruntime-gpu"}
         assert install[:4] == [python, "-m", "pip", "install"] and install[4].startswith("onnxruntime-gpu==")
