@@ -9,10 +9,21 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 _INTEGER_COLUMNS = frozenset({"gpu_index", "pid"})
+
+
+def _rows(text: str) -> Iterator[dict[str | None, str | None]]:
+    """The rows of a samples.csv up to the first one csv cannot read (a crafted or damaged file:
+    what came before it is still drawn). newline="": a lone CR is a line end, as csv expects."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        yield from reader
+    except csv.Error:
+        return
 
 
 def series_from_samples_csv(
@@ -25,7 +36,7 @@ def series_from_samples_csv(
     if not text:
         return None
     samples: list[dict[str, Any]] = []
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in _rows(text):
         sample: dict[str, Any] = {}
         for key, raw in row.items():
             if key is None:

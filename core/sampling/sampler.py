@@ -208,13 +208,18 @@ class SamplingSeries:
     @classmethod
     def samples_from_csv(cls, text: str) -> tuple[tuple[GpuSample, ...], tuple[str | None, ...]]:
         """The samples of a samples.csv and each row's phase (unknown columns are ignored)."""
-        reader = csv.DictReader(io.StringIO(text))
+        # newline="": csv's own line handling, so a lone CR (a file from another system) is a line
+        # end, not "new-line character seen in unquoted field" (found by the 10,000-example run).
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         samples: list[GpuSample] = []
         phases: list[str | None] = []
-        for row in reader:
-            values = {name: (row.get(name) or None) for name in SAMPLE_FIELDS}
-            samples.append(GpuSample.from_dict(values))
-            phases.append(row.get("phase") or None)
+        try:
+            for row in reader:
+                values = {name: (row.get(name) or None) for name in SAMPLE_FIELDS}
+                samples.append(GpuSample.from_dict(values))
+                phases.append(row.get("phase") or None)
+        except csv.Error as error:
+            raise ValueError(f"samples.csv line {reader.line_num}: {error}") from None
         return tuple(samples), tuple(phases)
 
     @classmethod

@@ -398,13 +398,86 @@ bareun_config_bytes = st.one_of(
 """bareun.json files: whole, cut anywhere with junk after, or any bytes (a BOM, UTF-16, NULs)."""
 
 
+def _parse_listing(stdout: str) -> object:
+    from fallback_doctor.core.collect.python_env import parse_python_env
+
+    return parse_python_env(stdout, "/srv/app/bin/python")
+
+
+listing_text = st.one_of(
+    json_values.map(lambda value: json.dumps(value)),
+    st.fixed_dictionaries(
+        {"version": json_values, "prefix": json_values, "platform": json_values},
+        optional={"distributions": json_values, "site_packages": json_values, "sys_path": json_values},
+    ).map(lambda value: "noise before\n" + json.dumps(value)),
+    st.text(max_size=60),
+)
+"""What the package-listing child prints: its JSON object (any field of any type), or anything."""
+
+
+def _read_library_version(data: bytes) -> object:
+    import tempfile
+
+    from fallback_doctor.core.targets.libpath import version_from_file
+
+    with tempfile.TemporaryDirectory(prefix="gfd-hostile-") as folder:
+        path = os.path.join(folder, "libonnxruntime.so.1")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        version, how = version_from_file(path)
+    assert (version is None) != (how is None) or version is not None, (version, how)
+    return version
+
+
+library_bytes = st.lists(
+    st.sampled_from([b"VERS_1.23.2\x00", b"VERS_1.\x00", b"VERS_", b"\x7fELF", b"\x00" * 7])
+    | st.binary(max_size=24),
+    max_size=12,
+).map(b"".join)
+"""A library's bytes, with or without ONNX Runtime's ``VERS_<version>`` string (cut, repeated)."""
+
+
+def _read_samples_csv(text: str) -> object:
+    from fallback_doctor.core.bundle.replay import series_from_samples_csv
+    from fallback_doctor.core.sampling.sampler import SamplingSeries
+
+    series_from_samples_csv(text, {}, "a bundle from another machine")  # what the wizard draws
+    return SamplingSeries.from_csv(text, provenance="a bundle from another machine")
+
+
+samples_csv = st.lists(
+    st.sampled_from(["timestamp,utilization_percent,phase", "1.5,99,gpu.timed", "x,,", '"', "nan,inf,"])
+    | st.text(max_size=30),
+    max_size=8,
+).map("\n".join)
+"""samples.csv of a bundle: header, rows, quotes, numbers that are not."""
+
+
+def _fleet_row(status: object) -> object:
+    from pathlib import Path
+
+    from fallback_doctor.core.fleet.hosts import _row_from_status
+
+    if not isinstance(status, dict):
+        status = {"state": status}
+    return _row_from_status("host-1", status, Path("/nonexistent-fleet-folder"))
+
+
+fleet_status = json_values | st.fixed_dictionaries(
+    {}, optional={"state": json_values, "message": json_values, "rc": json_values, "bundle": json_values}
+)
+"""A fleet status file's document (any field of any type)."""
+
+
 def _refusals() -> dict[str, tuple[type[BaseException], ...]]:
+    from fallback_doctor.core.collect.errors import CollectError
     from fallback_doctor.core.loader.elf import NotAnElfFile
     from fallback_doctor.core.loader.ldcache import LdCacheParseError
     from fallback_doctor.core.loader.pe import NotAPeFile
     from fallback_doctor.core.logs.reader import LogReadError
 
     return {
+        "listing": (CollectError,),
         "elf": (NotAnElfFile,),
         "pe": (NotAPeFile,),
         "ldcache": (LdCacheParseError,),
@@ -458,4 +531,15 @@ def readers() -> list[Reader]:
         Reader("bundle member text (gzip, UTF-16)", gzip_bytes, _to_text, (ValueError, EOFError)),
         Reader("log file and its rotation (encodings, gzip)", log_bytes, _read_log_file, refusals["log"]),
         Reader("bareun.json configuration parser", bareun_config_bytes, _read_bareun_config),
+        Reader("package listing (the child's output)", listing_text, _parse_listing, refusals["listing"]),
+        Reader("library version (VERS_ in the file's bytes)", library_bytes, _read_library_version),
+        Reader(
+            "samples.csv of a bundle",
+            samples_csv,
+            _read_samples_csv,
+            (ValueError,),
+            # Found by the 10,000-example run: a lone CR in a row (csv.Error before).
+            examples=("timestamp,phase\n1.5\r2,x", '"\r'),
+        ),
+        Reader("fleet status file", fleet_status, _fleet_row),
     ]
