@@ -18,6 +18,7 @@ from fallback_doctor.core.document import (
     checked,
     to_jsonable,
 )
+from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.inference.tried import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.texts import has_label, label
@@ -238,7 +239,8 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     summary = gpu_summary(document)
     if not summary["baseline_ran"] and not summary["ran"]:
         skipped = (document.get("inference") or {}).get("skipped")
-        return [label("report.inference.skipped", lang, why=skipped), ""] if skipped else []
+        why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
+        return [label("report.inference.skipped", lang, why=why), ""] if skipped else []
     lines = []
     lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))
     if summary["ran"]:
