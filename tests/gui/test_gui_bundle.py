@@ -198,9 +198,12 @@ def test_a_bundle_opens_marked_as_from_another_machine_with_its_graph(qtbot, tmp
         assert [f["id"] for f in facade.all_findings(wizard.document)] == [
             f["id"] for f in facade.all_findings(document)
         ]
+        # Every page after the start says whose machine it describes (issue 13), not only two.
         for _ in range(int(Page.GPU) - int(Page.CONFIG)):
             wizard.next()
-        wizard.flush_rendering()
+            wizard.flush_rendering()
+            page = wizard.pages[Page(wizard.currentId())]
+            assert page.banner.isVisible() and "BUNDLE FROM ANOTHER MACHINE" in page.banner.text(), page
         gpu = wizard.pages[Page.GPU]
         assert gpu.banner.isVisible()
         plot = gpu.plot
@@ -210,6 +213,9 @@ def test_a_bundle_opens_marked_as_from_another_machine_with_its_graph(qtbot, tmp
         assert {float(y) for y in ys if y == y} <= {float(s["utilization_percent"]) for s in samples}
         assert "samples.csv" in plot.note.text()
         assert wizard.document["inference"]["series"]["recorded_here"] is False
+        wizard.next()
+        wizard.flush_rendering()
+        assert wizard.pages[Page.DIAGNOSIS].banner.isVisible()
         wizard.switch_language("ko")
         wizard.flush_rendering()
         assert "다른 컴퓨터에서 만든 번들" in gpu.banner.text()
