@@ -89,6 +89,15 @@ def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type:
     gpu = wizard.pages[Page.GPU]
     assert "FELL BACK TO THE CPU" in gpu.verdict.text()
     assert "Why:" in gpu.verdict.text()
+    # The CPU column is the CPU step's own figure, and the page says so (issue 13: 148.8 vs 256.0 ms).
+    cpu_p50 = cpu.table.item(0, 1).text()
+    cells = [
+        gpu.table.item(r, c).text()
+        for r in range(gpu.table.rowCount())
+        for c in range(gpu.table.columnCount())
+    ]
+    assert cpu_p50 in cells, (cpu_p50, cells)
+    assert gpu.cpu_note.text() and "CPU step" in gpu.cpu_note.text()
     # No NVML here: the GPU plot is replaced by words, and no GPU line is drawn.
     assert gpu.plot.gpu_available is False
     assert "No GPU readings" in gpu.plot._no_gpu.text() and gpu.plot._no_gpu.isVisible()
