@@ -89,6 +89,18 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether ``error`` was raised because of a KeyboardInterrupt (our signal handlers raise it)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def _run_cli(args: list[str]) -> int:
     """A subcommand: signals handled first, the listing started early for ``diagnose``."""
     from fallback_doctor.signals import install_signal_handlers
@@ -116,6 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code = _run_cli(args)
         except KeyboardInterrupt:  # a signal during start-up, before the CLI's own handling
+            print("fallback-doctor: interrupted", file=sys.stderr)
+            code = 130
+        except Exception as error:
+            # A signal inside a class body's __set_name__ (a dataclass field, while importing)
+            # reaches us wrapped: RuntimeError("Error calling __set_name__ ...") caused by it.
+            if not _caused_by_interrupt(error):
+                raise
             print("fallback-doctor: interrupted", file=sys.stderr)
             code = 130
         if argv is None and args[0] == "diagnose":

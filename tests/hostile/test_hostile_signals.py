@@ -100,3 +100,21 @@ def test_sigterm_during_the_test_inference_ends_the_probe_too() -> None:
     assert tool.returncode == 130, err.decode(errors="replace")
     assert b"Traceback" not in err
     assert wait_gone([child.pid for child in children], 5.0) == [], "the probe outlived the tool"
+
+
+def test_an_interrupt_wrapped_by_python_is_still_an_interrupt() -> None:
+    """CI saw it: SIGINT while a dataclass was being created raised KeyboardInterrupt inside
+    ``Field.__set_name__``, which Python 3.11 wraps in RuntimeError; the launcher must still say
+    "interrupted" and exit 130, never print that traceback."""
+    from fallback_doctor.launcher import _caused_by_interrupt
+
+    def wrapped() -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance") from interrupt
+
+    with pytest.raises(RuntimeError) as raised:
+        wrapped()
+    assert _caused_by_interrupt(raised.value)
+    assert not _caused_by_interrupt(RuntimeError("a real error"))
