@@ -130,3 +130,23 @@ def test_text_output_prints_the_steps_its_fixes_point_at() -> None:
             steps = [line for line in after if line.startswith("    ")]
             if "below" in block or "아래" in block:
                 assert steps, block
+
+
+def test_diagnose_says_whose_code_runs_and_for_how_long_before_the_test_inference() -> None:
+    """Issue 10: the technician is told before the application's code runs, with the bound the
+    whole test inference has, and how to lengthen it."""
+    done = _run("diagnose", "--python", sys.executable, "--runs", "2", "--inference-timeout", "7", "--json")
+    assert "the application's code runs, as this user, for at most 7 s" in done.stderr, done.stderr
+    assert "--inference-timeout" in done.stderr
+    json.loads(done.stdout)  # the notice is on stderr: stdout stays whole JSON
+
+
+def test_a_failed_package_listing_is_never_called_not_installed() -> None:
+    from fallback_doctor.core.facts.target import TargetFacts
+    from fallback_doctor.core.step_run import skip_reason
+
+    target = TargetFacts(
+        kind="python", root=None, config_path=None, log_paths=(), lib_path=None, requested_provider=None
+    )
+    why = skip_reason(target, ort_installed=None, python_read=False)
+    assert why is not None and "not installed" not in why and "unknown" in why
