@@ -108,3 +108,23 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         result = _run("--target", "bareun")
         assert result.returncode == 2
         assert "no Bareun installation" in result.stderr
+
+
+def test_a_log_target_turns_the_log_into_findings_that_quote_their_line(tmp_path: Path) -> None:
+    """Issue 11: `diagnose --target log --log FILE` once made no finding of the log's causes."""
+    log = tmp_path / "server.log"
+    log.write_text(
+        "server starting\n"
+        "2025-11-08 19:02:18.488 [E:onnxruntime:Default, provider_bridge_ort.cc:1546 "
+        "TryGetProviderInfo_CUDA] "
+        "/onnxruntime_src/onnxruntime/core/session/provider_bridge_ort.cc:1209 onnxruntime::Provider& "
+        "onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load library "
+        "libonnxruntime_providers_cuda.so with error: libcublasLt.so.12: cannot open shared object file: "
+        "No such file or directory\n",
+        encoding="utf-8",
+    )
+    document = _json(_run("--target", "log", "--log", str(log), "--json"))
+    from_log = [f for f in document["findings"] if f["id"].startswith("log.")]
+    assert from_log, document["findings"]
+    quoted = [e for f in from_log for e in f["evidence"] if e.get("line") == 2]
+    assert quoted and "libcublasLt.so.12" in json.dumps(from_log)
