@@ -116,6 +116,11 @@ def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type:
     from PySide6.QtGui import QGuiApplication
 
     assert QGuiApplication.clipboard().text() == diagnosis.fix_text()
+    # A code step is shown and copied as code, never as a "$" shell line (issue 11).
+    diagnosis.list.setCurrentRow(ids.index("inference.fell_back"))
+    copied = diagnosis.fix_text()
+    assert "onnxruntime.InferenceSession" in copied and "$ " not in copied
+    assert "$ session" not in diagnosis.detail.toPlainText()
     # Every finding, fix and verdict shown has its Korean words.
     for finding in facade.all_findings(wizard.document):
         korean = (finding.get("texts") or {}).get("ko") or {}
