@@ -53,6 +53,13 @@ def environment_scope(snapshot: EnvironmentSnapshot) -> tuple[str, str | None]:
     return "process", None
 
 
+def _container_value(snapshot: EnvironmentSnapshot, variable: str) -> str:
+    """``variable`` as the application's container has it now ("" when unknown or unset)."""
+    process = snapshot.process
+    environment = process.effective_environment() if process is not None else None
+    return str((environment or {}).get(variable) or "")
+
+
 def loader_path_steps(
     snapshot: EnvironmentSnapshot, dirs: Sequence[str], windows: bool, option: int = 1
 ) -> list[Step]:
@@ -62,10 +69,14 @@ def loader_path_steps(
     scope, unit = environment_scope(snapshot)
     variable = "PATH" if windows else "LD_LIBRARY_PATH"
     separator = ";" if windows else ":"
-    mode = "set" if scope == "systemd" else "prepend"
-    steps: list[Step] = [
-        EnvironmentStep({variable: separator.join(dirs)}, scope, mode, separator, unit, option)
-    ]
+    mode = "set" if scope in ("systemd", "container") else "prepend"
+    value = separator.join(dirs)
+    if scope == "container":  # -e replaces the image's value: keep what the container has after ours
+        current = _container_value(snapshot, variable)
+        value = separator.join(
+            [*dirs, *(part for part in current.split(separator) if part and part not in dirs)]
+        )
+    steps: list[Step] = [EnvironmentStep({variable: value}, scope, mode, separator, unit, option)]
     if preload_dlls_applies(snapshot):
         steps.append(CodeStep(PRELOAD_CODE, "python", "before the first InferenceSession", option + 1))
     return steps

@@ -123,3 +123,21 @@ def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu(
         assert "GPU" in detail and "213.6" in detail and "44.1" not in detail
     english = words("inference.fell_back", "en", {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
     assert "no GPU figure" in english and "not timed again" in english
+
+
+def test_in_a_container_the_loader_path_is_an_e_option_that_keeps_the_images_value() -> None:
+    """``-e`` replaces the variable the image set (a CUDA image's own library folders): the step
+    puts the new folders first and keeps what the container has now after them."""
+    from fallback_doctor.core.facts.process import ContainerInfo
+
+    container = ContainerInfo(
+        "docker", "a" * 64, {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"}, inspected=True
+    )
+    process = ProcessFacts(pid=1, executable=None, mapped_libraries=(), environment=None, container=container)
+    [step, *_alternative] = loader_path_steps(
+        EnvironmentSnapshot(process=process), ["/app/lib"], windows=False
+    )
+    assert isinstance(step, EnvironmentStep) and step.scope == "container" and step.mode == "set"
+    assert step_shell(step) == "-e LD_LIBRARY_PATH=/app/lib:/usr/local/nvidia/lib64"
+    lines = remedy_lines(to_jsonable({"steps": [step]}))
+    assert lines[0] == ("text", "start the container with:")
