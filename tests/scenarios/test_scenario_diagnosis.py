@@ -7,6 +7,8 @@ machine has no NVIDIA driver, so every scenario also has ``driver_missing``, ran
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import scenario_runs as runs
 import scenario_stacks as stacks
@@ -83,6 +85,36 @@ def test_findings_ranked_config_then_severity_then_layer(diagnosis, scenario_id)
     assert keys == sorted(keys), diag.describe()
     errors = [f["layer"] for f in diag.findings if f["severity"] == "error"]
     assert errors, diag.describe()
+
+
+@pytest.mark.parametrize("scenario_id", list(runs.SCENARIOS))
+def test_no_remedy_installs_what_is_installed_and_one_finding_per_cause(diagnosis, scenario_id):
+    """Issue 11, in every scenario: a pip install step never names a package the facts say is
+    installed at that version (another version is a change, not a repeat; an uninstall first
+    makes it a reinstall), and no two errors or warnings share a cause with the same steps."""
+    diag = diagnosis(scenario_id)
+    versions = {d["name"].lower(): d["version"] for d in diag.doc["environment"]["python"]["distributions"]}
+    for finding in diag.findings:
+        steps = (finding.get("remediation") or {}).get("steps") or []
+        argvs = [step.get("argv") or [] for step in steps if step["kind"] == "run"]
+        removed = {arg.lower() for argv in argvs if "uninstall" in argv for arg in argv}
+        for argv in argvs:
+            if argv[1:4] != ["-m", "pip", "install"] or "--force-reinstall" in argv:
+                continue
+            for requirement in (arg for arg in argv[4:] if not arg.startswith("-")):
+                name, _, pin = requirement.partition("==")
+                name = name.split("[")[0].lower()
+                again = name in versions and name not in removed and (not pin or pin == versions[name])
+                assert not again, (finding["id"], requirement, versions.get(name), diag.describe())
+    seen: dict[tuple[str, str], str] = {}
+    for finding in diag.findings:
+        if finding["severity"] == "info":
+            continue
+        key = (finding["cause"], json.dumps((finding.get("remediation") or {}).get("steps"), sort_keys=True))
+        assert key not in seen or not (finding.get("remediation") or {}).get("steps"), (
+            f"{finding['id']} repeats {seen[key]}: same cause, same steps\n{diag.describe()}"
+        )
+        seen[key] = finding["id"]
 
 
 @pytest.mark.parametrize("scenario_id", list(runs.SCENARIOS))
