@@ -5,7 +5,8 @@ Korean, at the default window size and at 1024x700, checked from the widgets the
 - no table header or cell is cut (its text fits its section on one line);
 - no list item is cut or followed by a gap (its rectangle holds its wrapped text);
 - no stack layer's words are cut (each line fits its button);
-- no text view is empty where the document has something to show.
+- no text view is empty where the document has something to show;
+- the page's subtitle in the wizard's header is whole (a long Korean one was cut at its second line).
 
 The pages are offscreen (QT_QPA_PLATFORM=offscreen); the fonts are this machine's fontconfig ones,
 as on a technician's Linux desktop. scripts/screenshots.py takes the README's pictures of the same
@@ -25,6 +26,7 @@ from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QRect, QSettings, Qt
 from PySide6.QtWidgets import (
     QHeaderView,
+    QLabel,
     QListWidget,
     QPushButton,
     QTableWidget,
@@ -115,6 +117,23 @@ def _empty_views(page: QWidget) -> list[str]:
     ]
 
 
+def _cut_subtitle(wizard: QWidget, subtitle: str) -> list[str]:
+    """The header's label showing ``subtitle`` must be tall enough for its wrapped text."""
+    if not subtitle:
+        return []
+    labels = [
+        label for label in wizard.findChildren(QLabel) if label.text() == subtitle and label.isVisible()
+    ]
+    if not labels:
+        return [f"subtitle {subtitle[:40]!r} is not shown"]
+    cut = []
+    for label in labels:
+        needed = label.heightForWidth(label.width()) if label.wordWrap() else label.sizeHint().height()
+        if needed > label.height() + 1:
+            cut.append(f"subtitle {subtitle[:40]!r}: needs {needed} px, has {label.height()} px")
+    return cut
+
+
 def problems_of(wizard: DoctorWizard, page_id: Page) -> list[str]:
     """What a technician would trip over on one page, read from its widgets."""
     page = wizard.pages[page_id]
@@ -131,6 +150,7 @@ def problems_of(wizard: DoctorWizard, page_id: Page) -> list[str]:
         found += _cut_buttons(page)
     if page_id != Page.START:
         found += _empty_views(page)
+    found += _cut_subtitle(wizard, page.subTitle())
     return found
 
 
