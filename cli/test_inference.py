@@ -34,7 +34,7 @@ from fallback_doctor.core.inference.run import (
 )
 from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
-from fallback_doctor.core.remedy import remedy_lines
+from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 from fallback_doctor.core.texts import label
@@ -292,9 +292,7 @@ def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
                 lines.append(f"  {label('report.fix', lang)}: {fix}")
             # Every step as the report prints it (code as code, commands with their comments in
             # the report's language), so a fix that says "the lines below" has them below.
-            for style, step_text in remedy_lines(to_jsonable(finding.remediation), lang):
-                prefix = "$ " if style == "command" else ("    " if style == "code" else "")
-                lines.extend(f"    {prefix}{part}" for part in step_text.splitlines() or [""])
+            lines.extend(remedy_terminal(to_jsonable(finding.remediation), lang, "    "))
             verify = texts.get("verify") or finding.remediation.verify
             if verify:
                 lines.append(f"  {label('report.verify', lang)}: {verify}")

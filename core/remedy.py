@@ -72,6 +72,16 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
     return [("command", command_text(shell, lang))]
 
 
+def remedy_terminal(remediation: Mapping[str, Any] | None, lang: str, indent: str) -> list[str]:
+    """The lines for a terminal, each under ``indent``: commands after ``$``, code indented further
+    (never with ``$``), text as it is: the text report and ``test-inference`` print the same."""
+    out: list[str] = []
+    for style, text in remedy_lines(remediation, lang):
+        prefix = "$ " if style == "command" else ("    " if style == "code" else "")
+        out.extend(f"{indent}{prefix}{part}" for part in text.splitlines() or [""])
+    return out
+
+
 def remedy_plain(remediation: Mapping[str, Any] | None, lang: str = "en") -> list[str]:
     """The lines as plain text (the wizard's copy button): commands with no ``$``, code as is."""
     return [text for _, text in remedy_lines(remediation, lang)]

@@ -20,7 +20,7 @@ from fallback_doctor.core.document import (
 )
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.inference.tried import TRIED_LABEL
-from fallback_doctor.core.remedy import remedy_lines
+from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.texts import has_label, label
 
 if TYPE_CHECKING:
@@ -177,9 +177,7 @@ def _finding_lines(
             )
         )
     shown, other_options = _options_shown(remediation, verbose)
-    for style, step_text in remedy_lines(shown, lang):
-        prefix = "$ " if style == "command" else ("    " if style == "code" else "")
-        lines.extend(f"     {prefix}{part}" for part in step_text.splitlines() or [""])
+    lines.extend(remedy_terminal(shown, lang, "     "))
     if other_options:
         lines.append("     " + label("remedy.more_options", lang, count=other_options))
     for item in finding.get("evidence") or ():

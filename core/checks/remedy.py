@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from fallback_doctor.core.checks.resolution import is_windows, preload_dlls_applies, unresolved
 from fallback_doctor.core.facts.libraries import DependencyReport
@@ -117,8 +118,6 @@ def _with_loader_path(
 
 
 def _as_option(step: Step, option: int) -> Step:
-    from dataclasses import replace
-
     return replace(step, option=option)
 
 

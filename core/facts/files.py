@@ -30,24 +30,27 @@ class NotARegularFileError(OSError):
     """A FIFO, socket, device or directory where a regular file was expected."""
 
 
-def _refuse(path: str, mode: int) -> None:
-    for test, words in _KINDS:
-        if test(mode):
-            raise NotARegularFileError(errno.EINVAL, f"{path}: refused: {words}; only regular files are read")
-    if not stat.S_ISREG(mode):
-        raise NotARegularFileError(
-            errno.EINVAL, f"{path}: refused: not a regular file; only regular files are read"
-        )
+def special_file_words(mode: int) -> str | None:
+    """What a file of ``mode`` is, in words, when it is not a regular file (None when it is)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((words for test, words in _KINDS if test(mode)), "not a regular file")
+
+
+def open_without_blocking(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor, opened so that a FIFO does not wait for a writer (OSError as open)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(path, flags | getattr(os, "O_BINARY", 0))
 
 
 def open_regular_file(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a regular file for reading in binary mode without blocking; refuse anything else."""
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    )
-    descriptor = os.open(path, flags)
+    descriptor = open_without_blocking(path)
     try:
-        _refuse(os.fspath(path), os.fstat(descriptor).st_mode)
+        words = special_file_words(os.fstat(descriptor).st_mode)
+        if words is not None:
+            message = f"{os.fspath(path)}: refused: {words}; only regular files are read"
+            raise NotARegularFileError(errno.EINVAL, message)
         if hasattr(os, "set_blocking"):
             os.set_blocking(descriptor, True)
         return os.fdopen(descriptor, "rb")

@@ -12,24 +12,15 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 import zlib
 from typing import BinaryIO
 
+from fallback_doctor.core.facts.files import open_without_blocking, special_file_words
 from fallback_doctor.core.logs.lines import LogReadError, bom_of, sniff_utf16
 
 INFLATED_CAP = 256 * 1024 * 1024
 """A ``.gz`` is read to at most this many inflated bytes: a rotated day of a busy server
 (a 25 MB ``.gz`` of text) fits, and a gzip bomb costs what 256 MiB of log does."""
-
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO (named pipe): reading it would wait for a writer"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISDIR, "a directory"),
-)
-
 
 # Reading bytes
 
@@ -41,11 +32,8 @@ def open_regular(path: str | os.PathLike[str], name: str | None = None) -> Binar
     the name, which could change in between) decides. By hand: ``stat -c %F FILE``.
     """
     name = name or str(path)
-    flags = (
-        os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    )
     try:
-        descriptor = os.open(path, flags)
+        descriptor = open_without_blocking(path)
     except OSError as error:
         try:  # a socket cannot be opened at all: say what it is
             mode: int | None = os.stat(path).st_mode
@@ -65,11 +53,9 @@ def open_regular(path: str | os.PathLike[str], name: str | None = None) -> Binar
 
 
 def _refuse_special(name: str, mode: int) -> None:
-    for test, words in _KINDS:
-        if test(mode):
-            raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
-    if not stat.S_ISREG(mode):
-        raise LogReadError(f"{name}: refused: not a regular file; only regular files are read as logs")
+    words = special_file_words(mode)
+    if words is not None:
+        raise LogReadError(f"{name}: refused: {words}; only regular files are read as logs")
 
 
 def reason(error: BaseException) -> str:
