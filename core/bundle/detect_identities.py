@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from fallback_doctor.core.bundle.detect_keys import IDENTITY, NOT_A_VALUE, Raw
 from fallback_doctor.core.bundle.pseudonyms import is_pseudonym
-from fallback_doctor.core.bundle.scan import Detector
+from fallback_doctor.core.bundle.scan import Detector, anchored_finditer, starts_finditer
 
 NOT_USERS = frozenset(
     {"public", "default", "all users", "default user", "shared", "root", "user", "users", "admin", "me"}
@@ -25,10 +25,14 @@ NOT_HOSTS = frozenset(
     {"localhost", "localhost.localdomain", "ip6-localhost", "0.0.0.0", "none", "null", "true", "false"}
 )
 
+_UNIX_HOME = r"(?:/home|/Users|/var/home|/export/home|/usr/home)/(?P<user>[^/\s\"'\\:;,()<>\[\]{}|*?]+)"
 _HOME = re.compile(
-    r"(?:/home|/Users|/var/home|/export/home|/usr/home)/(?P<user>[^/\s\"'\\:;,()<>\[\]{}|*?]+)"
-    r"|(?i:[A-Z]:(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/))(?P<wuser>[^\\/\s\"':;,()<>|*?]+)"
+    _UNIX_HOME
+    + r"|(?i:[A-Z]:(?:\\\\|\\|/)(?:Users|Documents and Settings)(?:\\\\|\\|/))"
+    + r"(?P<wuser>[^\\/\s\"':;,()<>|*?]+)"
 )
+_HOME_UNIX = re.compile(_UNIX_HOME)
+"""Only the Unix homes: it starts with "/", which the search skips to as fast as ``str.find``."""
 _USER_VAR = re.compile(r"(?i)\b(?:USER|LOGNAME|USERNAME|SUDO_USER)\s*[=:]\s*\"?(?P<user>[A-Za-z_][\w.\-]*)")
 _PROMPT = re.compile(
     r"(?<![\w.@-])(?P<user>[a-z_][a-z0-9_-]{1,31})@(?P<host>[A-Za-z][A-Za-z0-9-]{0,62})(?=:[~/])"
@@ -39,6 +43,8 @@ _HOST_VAR = re.compile(
     r"(?P<host2>[A-Za-z0-9][A-Za-z0-9.\-]*)"
     r"|\b(?:host|server)=(?P<host3>[A-Za-z0-9][A-Za-z0-9.\-]*)"
 )
+_HOST_VAR_STARTS = ("host", "server", "node", "fqdn")
+"""Where a match of _HOST_VAR can start, besides a line's start."""
 _URL_HOST = re.compile(
     r"(?i)\b[a-z][a-z0-9+.\-]{1,15}://(?:[^\s/@\"'<>]+@)?(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*)"
 )
@@ -93,8 +99,13 @@ def _user_ok(user: str) -> bool:
     return user.lower() not in NOT_USERS and not is_pseudonym(user)
 
 
-def _homes(text: str, start: int, end: int) -> Iterable[Raw]:
-    for match in _HOME.finditer(text, start, end):
+def _unix_homes(text: str, start: int, end: int) -> Iterable[Raw]:
+    """``/home/NAME`` and the like (a Windows home holds ``Users``: the next detector's)."""
+    return _homes(text, start, end, _HOME_UNIX)
+
+
+def _homes(text: str, start: int, end: int, pattern: re.Pattern[str] = _HOME) -> Iterable[Raw]:
+    for match in pattern.finditer(text, start, end):
         group = "user" if match.group("user") is not None else "wuser"
         user = match.group(group)
         if _user_ok(user):
@@ -109,7 +120,7 @@ def _user_vars(text: str, start: int, end: int) -> Iterable[Raw]:
 
 
 def _prompts(text: str, start: int, end: int) -> Iterable[Raw]:
-    for match in _PROMPT.finditer(text, start, end):
+    for match in anchored_finditer(_PROMPT, text, start, end, "@", 32):
         user, host = match.group("user"), match.group("host")
         if _user_ok(user):
             yield match.start("user"), match.end("user"), "user", IDENTITY, user
@@ -118,7 +129,7 @@ def _prompts(text: str, start: int, end: int) -> Iterable[Raw]:
 
 
 def _host_vars(text: str, start: int, end: int) -> Iterable[Raw]:
-    for match in _HOST_VAR.finditer(text, start, end):
+    for match in starts_finditer(_HOST_VAR, text, start, end, _HOST_VAR_STARTS):
         group = next(name for name in ("host", "host2", "host3") if match.group(name) is not None)
         host = match.group(group).rstrip(".-")
         if host_worth_hiding(host):
@@ -126,15 +137,23 @@ def _host_vars(text: str, start: int, end: int) -> Iterable[Raw]:
 
 
 def _url_hosts(text: str, start: int, end: int) -> Iterable[Raw]:
-    for match in _URL_HOST.finditer(text, start, end):
+    for match in anchored_finditer(_URL_HOST, text, start, end, "://", 16):
         host = match.group("host").rstrip(".-")
         if host_worth_hiding(host) and ("." not in host or _INTERNAL_TLD.search(host)):
             yield match.start("host"), match.start("host") + len(host), "host", IDENTITY, host
 
 
-def _simple(pattern: re.Pattern[str], kind: str) -> Detector:
+def _simple(pattern: re.Pattern[str], kind: str, anchor: tuple[str, int] | None = None) -> Detector:
+    """A detector of ``pattern``'s whole matches; ``anchor``: (a literal every match holds, how far
+    after the match's start at most), to try the pattern only near it."""
+
     def find(text: str, start: int, end: int) -> Iterable[Raw]:
-        for match in pattern.finditer(text, start, end):
+        matches = (
+            pattern.finditer(text, start, end)
+            if anchor is None
+            else anchored_finditer(pattern, text, start, end, *anchor)
+        )
+        for match in matches:
             yield match.start(), match.end(), kind, IDENTITY, match.group(0)
 
     return Detector(kind, find)
@@ -217,13 +236,13 @@ _HEX2 = "[0-9A-Fa-f]{2}"
 _HEX4 = "[0-9A-Fa-f]{1,4}"
 
 IDENTITY_DETECTORS: tuple[Detector, ...] = (
-    Detector("home", _homes, ("/home/",)),
+    Detector("home", _unix_homes, ("/home/",)),
     Detector("home-users", _homes, ("users", "documents and settings"), check=_after_slash),
     Detector("user-variable", _user_vars, ("user", "logname"), check=_then_separator),
     Detector("prompt", _prompts, ("@",)),
     Detector("host-variable", _host_vars, ("host", "server", "node", "fqdn"), check=_then_separator),
     Detector("url-host", _url_hosts, ("://",)),
-    Detector("email", _simple(_EMAIL, "email").find, ("@",)),
+    Detector("email", _simple(_EMAIL, "email", ("@", 64)).find, ("@",)),
     Detector("gpu-uuid", _simple(_GPU_UUID, "gpu-uuid").find, ("gpu-", "mig-")),
     Detector("uuid", _uuids, patterns=(re.compile(r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"),)),
     Detector(

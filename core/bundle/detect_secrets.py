@@ -23,7 +23,7 @@ from fallback_doctor.core.bundle.detect_keys import (
     is_secret_key,
     kind_of_key,
 )
-from fallback_doctor.core.bundle.scan import Detector
+from fallback_doctor.core.bundle.scan import Detector, anchored_finditer
 
 _KEY = r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,80}"
 _KV_QUOTED = re.compile(
@@ -117,9 +117,18 @@ def _pem(text: str, start: int, end: int) -> Iterable[Raw]:
         yield orphan.start("body"), orphan.end("body"), "private-key", SECRET, None
 
 
-def _group(pattern: re.Pattern[str], kind: str, group: str | int = 0) -> Detector:
+def _group(
+    pattern: re.Pattern[str], kind: str, group: str | int = 0, anchor: tuple[str, int] | None = None
+) -> Detector:
+    """A detector of ``pattern``'s ``group``; ``anchor``: as in :func:`scan.anchored_finditer`."""
+
     def find(text: str, start: int, end: int) -> Iterable[Raw]:
-        for match in pattern.finditer(text, start, end):
+        matches = (
+            pattern.finditer(text, start, end)
+            if anchor is None
+            else anchored_finditer(pattern, text, start, end, *anchor)
+        )
+        for match in matches:
             yield match.start(group), match.end(group), kind, SECRET, None
 
     return Detector(kind, find)
@@ -138,6 +147,6 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         _group(_TOKEN_SHAPES, "token"),
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "xox", "sk-", "hf_", "glpat-", "eyj"),
     ),
-    _with(_group(_URL_USERINFO, "url-credentials", "val"), ("://",)),
+    _with(_group(_URL_USERINFO, "url-credentials", "val", ("://", 16)), ("://",)),
 )
 """Every secret detector, with its prefilter."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym
 from fallback_doctor.core.bundle.redaction import RedactedText as RedactedText
 from fallback_doctor.core.bundle.redaction import Redaction as Redaction
 from fallback_doctor.core.bundle.redaction import mask as mask
-from fallback_doctor.core.bundle.scan import Detector, scan
+from fallback_doctor.core.bundle.scan import Detector, first_character_patterns, occurrences, scan
 from fallback_doctor.core.bundle.views import View, decoded_views, escape_boundaries
 from fallback_doctor.core.bundle.words import is_common_word
 
@@ -78,6 +79,10 @@ _NO_IPV4 = (*SECRET_DETECTORS, *IDENTITY_DETECTORS, IPV6_DETECTOR, IPV6_FULL_DET
 _ALL = (*_NO_IPV4, IPV4_DETECTOR)
 
 
+_KnownPatterns = tuple[dict[str, list[tuple[str, str]]], list[tuple[re.Pattern[str], tuple[str, ...]]]]
+"""The known values by their lower case, and the patterns that find them."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Hit:
     start: int
@@ -93,13 +98,19 @@ class _Scanned:
 
     views: list[View]
     found: list[list[Raw]]
+    lowered: list[str]
+    """Each text's ``lower()`` (the text's, then each view's), made once for every search."""
     learned: bool = False
 
 
 def _scan_text(text: str, skip_ipv4: bool) -> _Scanned:
     views = decoded_views(text)
     detectors: tuple[Detector, ...] = _NO_IPV4 if skip_ipv4 else _ALL
-    return _Scanned(views, [scan(item, detectors) for item in (text, *(view.text for view in views))])
+    texts = [text, *(view.text for view in views)]
+    lowered = [item.lower() for item in texts]
+    return _Scanned(
+        views, [scan(item, detectors, low) for item, low in zip(texts, lowered, strict=True)], lowered
+    )
 
 
 def local_identity() -> tuple[list[str], list[str]]:
@@ -155,6 +166,7 @@ class Redactor:
         for host in (*hosts, *local_hosts):
             self._remember("host", host)
         self._literal_cache: tuple[int, list[tuple[str, str]]] = (-1, [])
+        self._pattern_cache: tuple[object, _KnownPatterns] = (None, ({}, []))
         self._scanned: dict[tuple[str, bool], _Scanned] = {}
 
     # -- learning --------------------------------------------------------------------------
@@ -229,24 +241,34 @@ class Redactor:
         self._literal_cache = (stamp, found)
         return found
 
-    def _literal_hits(self, text: str) -> Iterable[Raw]:
-        lowered = text.lower()
+    def _literal_hits(self, text: str, lowered: str) -> Iterable[Raw]:
+        """Every known value where it stands as a whole token in ``text`` (``lowered``: its lower())."""
         if len(lowered) != len(text):
             lowered = "".join(char.lower() if len(char.lower()) == 1 else char for char in text)
-        for kind, value in self._literals():
-            needle = value.lower()
-            position = lowered.find(needle)
-            while position >= 0:
-                end = position + len(needle)
-                if _whole_token(text, position, end) and (kind != "user" or text[position:end] == value):
+        known, patterns = self._literal_patterns()
+        for position, needle in occurrences(lowered, patterns):
+            end = position + len(needle)
+            if not _whole_token(text, position, end):
+                continue
+            for kind, value in known[needle]:
+                if kind != "user" or text[position:end] == value:
                     yield position, end, kind, IDENTITY, text[position:end]
-                position = lowered.find(needle, position + 1)
         for literal in self.extra_literals:
             needle = literal.lower()
             start = lowered.find(needle)
             while start >= 0:
                 yield start, start + len(literal), "extra", EXTRA, None
                 start = lowered.find(needle, start + 1)
+
+    def _literal_patterns(self) -> _KnownPatterns:
+        """The known values by their lower case, and the patterns that find them (one per first letter)."""
+        literals = self._literals()
+        if self._pattern_cache[0] is not literals:
+            known: dict[str, list[tuple[str, str]]] = {}
+            for kind, value in literals:
+                known.setdefault(value.lower(), []).append((kind, value))
+            self._pattern_cache = (literals, (known, first_character_patterns(known)))
+        return self._pattern_cache[1]
 
     def _hits(self, text: str, skip_ipv4: bool) -> list[_Hit]:
         scanned = self._scanned.pop((text, skip_ipv4), None) or _scan_text(text, skip_ipv4)
@@ -261,7 +283,7 @@ class Redactor:
         for view_index, view_text in enumerate(texts):
             # Known values (learned here or in other members) wherever they appear as whole tokens.
             for start, end, kind, category, value in itertools.chain(
-                scanned.found[view_index], self._literal_hits(view_text)
+                scanned.found[view_index], self._literal_hits(view_text, scanned.lowered[view_index])
             ):
                 if view_index > 0:
                     start, end = views[view_index - 1].raw_span(start, end)

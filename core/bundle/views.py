@@ -119,12 +119,40 @@ def _percent(view: View, pieces: list[str], token: str, begin: int, length: int)
     return length
 
 
+def _escape_search(text: str) -> Callable[[int], re.Match[str] | None]:
+    """``_ESCAPE.search(text, position)``, found from the backslashes and percent signs.
+
+    Every escape starts with one of the two, so the C string search finds the candidates and the
+    pattern is tried only there (a regular expression scanning every character is 30 times slower).
+    Each character's next position is kept, so a text is crossed once however often this is called
+    (the positions asked for must not go back).
+    """
+    nexts = {"\\": -2, "%": -2}
+
+    def search(position: int) -> re.Match[str] | None:
+        while True:
+            for char, at in nexts.items():
+                if -1 < at < position or at == -2:
+                    nexts[char] = text.find(char, position)
+            candidates = [at for at in nexts.values() if at >= position]
+            if not candidates:
+                return None
+            found = min(candidates)
+            match = _ESCAPE.match(text, found)
+            if match is not None:
+                return match
+            position = found + 1
+
+    return search
+
+
 def _escaped_lines(text: str) -> View | None:
     """Only the lines that hold an escape sequence (the others decode to themselves), mapped to raw."""
     spans: list[tuple[int, int]] = []
     position = 0
+    search = _escape_search(text)
     while True:
-        match = _ESCAPE.search(text, position)
+        match = search(position)
         if match is None:
             break
         begin = text.rfind("\n", 0, match.start()) + 1
