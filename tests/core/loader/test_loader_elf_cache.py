@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.cache import MAX_BYTES, FactCache, default_cache_dir, file_identity
+from fallback_doctor.core.cache import MAX_BYTES, MAX_ENTRIES, FactCache, default_cache_dir, file_identity
 from fallback_doctor.core.loader.elf import read_elf_dynamic
 from fallback_doctor.core.loader.elf_cache import ElfReader, decode, encode, open_cache
 from hypothesis import given, settings
@@ -221,3 +221,31 @@ def test_any_cache_file_content_loads_without_error(
     cache = FactCache("t", 1, str(folder), decode)
     assert cache.get("/no/such/file", (1, 2, 3, 4)) is None  # loading it must not raise
     assert cache.misses == 1
+
+
+def test_only_the_entries_asked_for_are_checked_and_bad_ones_are_not_carried_over(tmp_path: Path) -> None:
+    """A full cache file costs a run its parsing, not a check of every entry (quick diagnosis)."""
+    checked: list[object] = []
+
+    def validate(value: object) -> object | None:
+        checked.append(value)
+        return value if isinstance(value, int) else None
+
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    entries: dict[str, object] = {"/lib/bad.so": [[1, 1, 1, 1], "not an int"]}
+    entries.update({f"/lib/{index}.so": [[1, index, 2, 3], index] for index in range(MAX_ENTRIES + 50)})
+    path = folder / "facts.json"
+    path.write_text(json.dumps({"format": "facts", "version": 1, "entries": entries}))
+    os.chmod(path, 0o600)
+
+    cache = FactCache("facts", 1, str(folder), validate)
+    assert cache.get("/lib/7.so", (1, 7, 2, 3)) == 7
+    assert checked == [7]
+    cache.put("/lib/new.so", (9, 9, 9, 9), (9, 9, 9, 9), 99)
+    cache.save(lambda value: value)
+
+    written = json.loads(path.read_text())["entries"]
+    assert len(written) == MAX_ENTRIES
+    assert written["/lib/new.so"] == [[9, 9, 9, 9], 99] and "/lib/7.so" in written
+    assert "/lib/bad.so" not in written  # checked before it is written back, and dropped
