@@ -130,7 +130,12 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     )
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
     diag.add_argument(
-        "--runs", type=int, default=20, metavar="N", help="timed runs per session in the test inference"
+        "--runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="timed runs per session in the test inference, exactly N (default: up to 20, fewer "
+        "once the median is known within 2%%)",
     )
     diag.add_argument(
         "--inference-timeout",
@@ -190,7 +195,8 @@ def run_diagnose(args: argparse.Namespace) -> int:
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=args.quick,
-        inference_runs=max(1, args.runs),
+        inference_runs=20 if args.runs is None else max(1, args.runs),
+        inference_steady=args.runs is None,
         target={"kind": spec.kind.value, "python": python},
         inference_timeout_s=args.inference_timeout,
     )

@@ -22,6 +22,7 @@ from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.core.document import to_jsonable
+from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.inference.findings import gpu_verified, inference_findings, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
@@ -65,7 +66,13 @@ def add_parser(subparsers: Any) -> None:
         default=[],
         help="value of a symbolic dimension (repeatable), e.g. --dim batch=4",
     )
-    parser.add_argument("--runs", type=_positive, default=20, help="timed runs per session (default 20)")
+    parser.add_argument(
+        "--runs",
+        type=_positive,
+        default=None,
+        help="timed runs per session, exactly N "
+        "(default: up to 20, fewer once the median is known within 2%%)",
+    )
     parser.add_argument("--warmup", type=_non_negative, default=3, help="warm-up runs (default 3)")
     parser.add_argument("--provider", choices=sorted(PROVIDERS), default=None, help="GPU provider to try")
     parser.add_argument(
@@ -129,9 +136,10 @@ def run(args: argparse.Namespace) -> int:
             Path(args.model) if args.model else None,
             dims=parse_dims(args.dim),
             providers=PROVIDERS[provider_key(target.requested_provider, args.provider)],
-            runs=args.runs,
+            runs=20 if args.runs is None else args.runs,
             warmup=args.warmup,
             threads=args.threads,
+            steady=args.runs is None,
         )
         python = args.python or target.python or default_python()
         result = run_sampled_inference(
@@ -265,11 +273,11 @@ def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
         lines.append(label("test_inference.strategies", lang))
         for strategy in result.strategies:
             if strategy.skipped:
-                state = f"{label('test_inference.skipped', lang)}: {strategy.skipped}"
+                state = f"{label('test_inference.skipped', lang)}: {evidence_value(strategy.skipped, lang)}"
             else:
                 state = stage_words(strategy.stage, lang)
             if strategy.failure is not None:
-                state += f" — {strategy.failure.sentence}"
+                state += f" — {evidence_value(strategy.failure.sentence, lang)}"
             lines.append(f"  {strategy.name.value:16} {state}")
     if result.series is not None:
         lines.append("")

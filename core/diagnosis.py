@@ -51,6 +51,8 @@ class DiagnoseRequest:
     collect: CollectRequest = field(default_factory=CollectRequest)
     quick: bool = False
     inference_runs: int = 20
+    inference_steady: bool = True
+    """The timed runs stop once the median is known within 2 % (``inference_runs`` the most)."""
     """Timed runs per session in the test inference."""
     inference_timeout_s: float | None = None
     """The bound of the whole test inference (None: 120 s, 900 s with TensorRT first)."""
@@ -144,7 +146,11 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
         from fallback_doctor.core.steps import apply_probe_run
 
         started = time.monotonic()
-        settings = ProbeSettings(runs=request.inference_runs, timeout_s=request.inference_timeout_s)
+        settings = ProbeSettings(
+            runs=request.inference_runs,
+            steady=request.inference_steady,
+            timeout_s=request.inference_timeout_s,
+        )
         outcome = gpu_retry_for_snapshot(snapshot, request.collect, settings, progress)
         document = apply_probe_run(document, outcome)
         document["timings_ms"]["inference"] = round((time.monotonic() - started) * 1000, 1)

@@ -66,7 +66,10 @@ def run_probe(target: dict[str, Any], options: dict[str, Any], gpu: bool) -> dic
     from fallback_doctor.core.targets.resolve import resolve_target
 
     known = {f.name for f in dataclasses.fields(WIZARD_SETTINGS)}
-    settings = dataclasses.replace(WIZARD_SETTINGS, **{k: v for k, v in options.items() if k in known})
+    chosen = {k: v for k, v in options.items() if k in known}
+    if "runs" in chosen:  # a number of runs asked for is run exactly (as `diagnose --runs N`)
+        chosen.setdefault("steady", False)
+    settings = dataclasses.replace(WIZARD_SETTINGS, **chosen)
     spec = target_spec(target)
     resolved = resolve_target(spec, dict(os.environ), load_library=False)
 

@@ -31,8 +31,11 @@ class ProbeSettings:
     """How much the test inference measures (the wizard measures less: the technician is waiting)."""
 
     runs: int = 20
+    """The most timed runs per session (exactly this many when ``steady`` is False)."""
     warmup: int = 3
     threads: int = 2
+    steady: bool = True
+    """Stop the timed runs once the median is known within 2 % (ProbeRequest.steady)."""
     dims: dict[str, int] = field(default_factory=dict)
     timeout_s: float | None = None
     """None: the probe's own default (longer for TensorRT)."""
@@ -138,6 +141,7 @@ def run_inference_step(
             runs=settings.runs,
             warmup=settings.warmup,
             threads=settings.threads,
+            steady=settings.steady,
         )
         plan = dataclasses.replace(plan, request=dataclasses.replace(plan.request, gpu_retry=gpu, strict=gpu))
         if sampled:

@@ -110,7 +110,10 @@ class ProbeRequest:
     model: str
     """Path to the .onnx model."""
     runs: int = 20
-    """Timed runs per measured session."""
+    """Timed runs per measured session (with ``steady``: the most)."""
+    steady: bool = False
+    """Stop the timed runs once the median is known within 2 % (at least 5 runs): the default of
+    ``diagnose`` and the wizard. False: exactly ``runs`` (a number the technician asked for)."""
     warmup: int = 3
     """Untimed runs before the timed ones."""
     dims: dict[str, int] = field(default_factory=dict)

@@ -91,6 +91,7 @@ def plan_inference(
     runs: int = 20,
     warmup: int = 3,
     threads: int = 2,
+    steady: bool = False,
 ) -> InferencePlan:
     """Read the model and build the probe request; symbolic dims from ``dims``, the description, names."""
     path = (model or bundled_model()).resolve()
@@ -119,6 +120,7 @@ def plan_inference(
     request = ProbeRequest(
         model=str(path),
         runs=runs,
+        steady=steady,
         warmup=warmup,
         dims=resolved,
         providers=providers,

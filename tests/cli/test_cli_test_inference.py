@@ -150,3 +150,13 @@ def test_a_failed_package_listing_is_never_called_not_installed() -> None:
     )
     why = skip_reason(target, ort_installed=None, python_read=False)
     assert why is not None and "not installed" not in why and "unknown" in why
+
+
+def test_without_runs_the_timed_runs_stop_once_steady() -> None:
+    """By default the runs stop once the median is known within 2 % (at least 5, at most 20);
+    `--runs N` (the test above) runs exactly N."""
+    fast = ("--warmup", "1", "--dim", "batch=2", "--dim", "seq=32")
+    done = _run("test-inference", "--target", "python", "--python", sys.executable, *fast, "--json")
+    assert done.returncode == 1, done.stderr
+    latency = json.loads(done.stdout)["result"]["cpu"]["latency"]
+    assert 5 <= latency["runs"] <= 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -140,9 +141,13 @@ def timed_runs(
     runs: int,
     prefix: str,
     batch: Optional[int],
+    steady: bool = False,
 ) -> Tuple[Dict[str, Any], Any]:
     """Warm-up runs, then timed runs (ONNX Runtime's run log at ERROR only, so the VERBOSE session
-    log costs nothing here); returns (stats, outputs of the last run)."""
+    log costs nothing here); returns (stats, outputs of the last run).
+
+    ``steady``: ``runs`` is the most; the runs stop once the median is known well enough
+    (:func:`steady_enough`), so a quiet machine spends 5 runs where a busy one needs 20."""
     options = ort.RunOptions()
     options.log_severity_level = 3
     outputs = None
@@ -157,8 +162,35 @@ def timed_runs(
         begin = time.perf_counter()
         outputs = session.run(None, feeds, options)
         times.append(time.perf_counter() - begin)
+        if steady and steady_enough(times):
+            break
     phase_end()
     return latency(times, warmup, batch), outputs
+
+
+STEADY_MIN_RUNS = 5
+STEADY_WITHIN = 0.02
+
+
+def steady_enough(times: List[float]) -> bool:
+    """Whether the median of ``times`` is known within 2 % (its standard error, from the spread).
+
+    The standard error of a median is about 1.253 sigma / sqrt(n); sigma is estimated robustly
+    as 1.4826 times the median absolute deviation, so one slow outlier does not keep it going.
+    At least 5 runs are taken.
+    """
+    count = len(times)
+    if count < STEADY_MIN_RUNS:
+        return False
+    ordered = sorted(times)
+    middle = _median(ordered)
+    spread = _median(sorted(abs(value - middle) for value in ordered))
+    return bool(1.253 * 1.4826 * spread / math.sqrt(count) <= STEADY_WITHIN * middle)
+
+
+def _median(ordered: List[float]) -> float:
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
 def provider_arg(

@@ -84,7 +84,15 @@ def run_cpu(
     batch = described[0]["resolved_shape"][0] if described and described[0]["resolved_shape"] else None
     result["model"]["batch_size"] = batch
     stats, outputs = timed_runs(
-        ort, np, session, feeds, int(request.get("warmup", 3)), int(request.get("runs", 20)), "cpu", batch
+        ort,
+        np,
+        session,
+        feeds,
+        int(request.get("warmup", 3)),
+        int(request.get("runs", 20)),
+        "cpu",
+        batch,
+        bool(request.get("steady")),
     )
     names = [o.name for o in session.get_outputs()]
     cpu.update(
@@ -190,7 +198,9 @@ def run_gpu(
     # the outputs to compare); timing it again would only measure the CPU baseline a second time.
     warmup, runs = (int(request.get("warmup", 3)), int(request.get("runs", 20))) if on_gpu else (0, 1)
     try:
-        stats, outputs = timed_runs(ort, np, session, feeds, warmup, runs, "gpu", batch)
+        stats, outputs = timed_runs(
+            ort, np, session, feeds, warmup, runs, "gpu", batch, bool(request.get("steady"))
+        )
     except Exception as run_error:  # noqa: BLE001
         if _OPEN_PHASES:
             phase_end(False)
