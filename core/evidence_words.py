@@ -5,8 +5,11 @@ checks (they are data of the document, and its JSON stays English). When a repor
 shown in another language, :func:`evidence_label`, :func:`evidence_value`, :func:`evidence_source`
 and :func:`command_text` look the words up in resources/texts/evidence/words.json. A pattern's
 fields (``{lib}``, ``{path}``) are carried over as written, particles after them chosen by
-:func:`fallback_doctor.core.particles.fill`. Words not in the catalog stay as they are (a system's
-own message is quoted, not translated).
+:func:`fallback_doctor.core.particles.fill`; a label's or a value's field is itself looked up
+("with onnxruntime.preload_dlls() first" inside a sentence about a strategy), and a value that is a
+list ("140 on CUDAExecutionProvider, 11 on CPUExecutionProvider") is shown item by item when the
+catalog has every item. Words not in the catalog stay as they are (a system's own message is
+quoted, not translated). :func:`parameter_value` does the same for a finding text's parameters.
 """
 
 from __future__ import annotations
@@ -14,13 +17,34 @@ from __future__ import annotations
 import json
 import re
 import string
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
 from fallback_doctor.core.particles import fill
 
 _COMMENT = re.compile(r"^(?P<command>.*?)(?P<gap>\s*)#\s(?P<comment>.+)$")
+
+FIELD_PATTERNS: dict[str, str] = {
+    "count": r"\d+",
+    "provider": r"[^\s,;()]+",
+    "device": r"[^\s,;()]+",
+    "vendor": r"[^;()]+",
+    "needed": r"[^;]+",
+    "family": r"[A-Za-z]+",
+    "major": r"\d+",
+    "engine": r"[a-z][\w-]*",
+    "gpu_providers": r"\w+ExecutionProvider(?:, \w+ExecutionProvider)*",
+    "nvml_code": r"NVML_[A-Z_]+|nvmlReturn_t -?\d+|NVML error",
+}
+"""Fields that match only what their name says (a count is digits, a provider one name), so that a
+list of items ("151 on A, 12 on B") is not read as one item with a long field."""
+
+_SEPARATORS = ("; ", ", ")
+"""How the checks join a list of items in one value; tried in this order."""
+
+_NESTED = frozenset({"labels", "values"})
+"""The kinds whose fields are looked up again (a label inside a label, a value inside a value)."""
 
 
 @cache
@@ -30,6 +54,7 @@ def _catalog() -> dict[str, Any]:
     return data
 
 
+@cache
 def _regex(template: str) -> re.Pattern[str]:
     """The pattern a catalog template matches; a field named twice ("CUDA {major} ... cuda-{major}")
     must hold the same text both times (a backreference, not a second group of the same name)."""
@@ -38,25 +63,76 @@ def _regex(template: str) -> re.Pattern[str]:
     for literal, field, _spec, _conversion in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if field is not None:
-            parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>.+?)")
+            pattern = FIELD_PATTERNS.get(field, ".+?")
+            parts.append(f"(?P={field})" if field in seen else f"(?P<{field}>{pattern})")
             seen.add(field)
     return re.compile("^" + "".join(parts) + "$", re.S)
 
 
+_Literals = tuple[str, str, tuple[str, ...]]
+"""A template's text before its first field, after its last, and between (what a match must hold)."""
+
+
+def _literals(template: str) -> _Literals:
+    pieces = [literal for literal, *_ in string.Formatter().parse(template)]
+    if len(pieces) == 1 and "{" not in template:  # no field: the whole text is the prefix
+        return template, "", ()
+    ends_with_field = template.endswith("}") and not template.endswith("}}")
+    suffix = "" if ends_with_field or len(pieces) < 2 else pieces[-1]
+    inner = tuple(piece for piece in pieces[1 : len(pieces) - (0 if ends_with_field else 1)] if piece)
+    return pieces[0], suffix, inner
+
+
 @cache
-def _patterns(kind: str) -> tuple[tuple[re.Pattern[str], dict[str, str]], ...]:
-    return tuple((_regex(entry["en"]), entry) for entry in _catalog()[kind])
+def _patterns(kind: str) -> tuple[tuple[_Literals, dict[str, str]], ...]:
+    """Each template with the literals a text must hold to match it. The pattern itself is
+    compiled only when a text holds them (compiling all 300 costs every report ≈40 ms)."""
+    return tuple((_literals(entry["en"]), entry) for entry in _catalog()[kind])
 
 
+def _may_match(literals: _Literals, text: str) -> bool:
+    prefix, suffix, inner = literals
+    return text.startswith(prefix) and text.endswith(suffix) and all(piece in text for piece in inner)
+
+
+@lru_cache(maxsize=4096)
 def _by_pattern(kind: str, text: str, lang: str) -> str:
-    for pattern, entry in _patterns(kind):
-        match = pattern.match(text)
+    for literals, entry in _patterns(kind):
+        if not _may_match(literals, text):
+            continue
+        match = _regex(entry["en"]).match(text)
         if match is not None and entry.get(lang):
             fields = match.groupdict()
-            if kind == "labels":  # "GPU retry: providers active": the inner label is a label too
+            if kind in _NESTED:  # "GPU retry: providers active": the inner label is a label too
                 fields = {key: _by_pattern(kind, value, lang) for key, value in fields.items()}
             return fill(entry[lang], fields)
+    if kind == "values" and text in _separating_facts(lang):
+        return _separating_facts(lang)[text]
+    return _by_items(kind, text, lang) if kind in _NESTED else text
+
+
+def _by_items(kind: str, text: str, lang: str) -> str:
+    """A list ("a; b", "a, b") item by item, when the catalog has the words of every item that is
+    words (an item without a space is a name, kept as written); else the text as it is."""
+    for separator in _SEPARATORS:
+        items = text.split(separator)
+        if len(items) < 2:
+            continue
+        shown = [_by_pattern(kind, item, lang) for item in items]
+        changed = [after != before for after, before in zip(shown, items, strict=True)]
+        if any(changed) and all(done or " " not in item for done, item in zip(changed, items, strict=True)):
+            return separator.join(shown)
     return text
+
+
+@cache
+def _separating_facts(lang: str) -> dict[str, str]:
+    """The checks that tell one log cause from another (resources/signatures/separators.json), by
+    their English: a log finding quotes them in English as a candidate's evidence."""
+    from fallback_doctor.core.logs.separators import all_separators
+
+    facts = all_separators().values()
+    return {texts["en"]: texts[lang] for texts in facts if texts.get("en") and texts.get(lang)}
 
 
 def _by_word(kind: str, text: str, lang: str) -> str:
@@ -72,6 +148,12 @@ def evidence_label(text: Any, lang: str) -> str:
 def evidence_value(text: Any, lang: str) -> str:
     """An evidence item's value in ``lang`` where the catalog has its words."""
     return "" if text is None else _by_pattern("values", str(text), lang) if lang != "en" else str(text)
+
+
+def parameter_value(text: str, lang: str) -> str:
+    """A finding text's parameter in ``lang``: the catalog's words for a value a check composed
+    ("nodes: 151 on CPUExecutionProvider (from verbose log)"), else the value as it is."""
+    return _by_pattern("values", text, lang) if lang != "en" and text else text
 
 
 def evidence_source(text: Any, lang: str) -> str:

@@ -153,9 +153,16 @@ def _summary_lines(
         lines.extend(["", label("summary.also", lang, count=len(rest))])
         for finding in rest:
             title = finding_text(finding, lang)["title"]
-            lines.append(f"  - [{finding['severity'].upper()}] {title}")
+            lines.append(f"  - [{_severity_tag(finding['severity'], lang)}] {title}")
     lines.extend(["", label("summary.more", lang)])
     return lines
+
+
+def _severity_tag(severity: str, lang: str) -> str:
+    """ERROR, WARNING, INFO in English (what scripts grep); the catalog's word in another language."""
+    if lang != "en" and has_label(f"severity.{severity}"):
+        return label(f"severity.{severity}", lang)
+    return str(severity).upper()
 
 
 def _finding_lines(
@@ -163,7 +170,7 @@ def _finding_lines(
 ) -> list[str]:
     text = finding_text(finding, lang)
     where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
-    lines = ["", f"{number}. [{finding['severity'].upper()}] {text['title']}  ({where})"]
+    lines = ["", f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"]
     if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
@@ -184,7 +191,7 @@ def _finding_lines(
         if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
                 textwrap.wrap(
-                    str(item.get("value")),
+                    evidence_value(item.get("value"), lang),
                     width=width,
                     initial_indent=f"   {labels['tried']}: ",
                     subsequent_indent="        ",
@@ -230,6 +237,15 @@ def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str], lang
 _REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "evidence", "tried")
 
 
+def _run_verdict_words(verdict: Any, lang: str) -> str:
+    """The GPU retry's verdict: its code in English (what scripts grep), the catalog's words else."""
+    if not verdict:
+        return "-"
+    if lang != "en" and has_label(f"run_verdict.{verdict}"):
+        return label(f"run_verdict.{verdict}", lang)
+    return str(verdict)
+
+
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
     from fallback_doctor.core.measures import gpu_summary, ms_text
@@ -246,7 +262,7 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
             label(
                 "report.inference.gpu",
                 lang,
-                verdict=summary["verdict"] or "-",
+                verdict=_run_verdict_words(summary["verdict"], lang),
                 p50=ms_text(summary["gpu_p50"], lang),
                 providers=", ".join(summary["gpu_providers"]) or "-",
             )

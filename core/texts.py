@@ -17,7 +17,11 @@ Each file maps a finding id to its texts::
         "source": "where the facts in the text come from"}}
 
 Templates use str.format fields filled from the check's parameters; a Korean particle after a
-field is a spec, ``{library:이/가}``, chosen by how the value is read (core/particles.py).
+field is a spec, ``{library:이/가}``, chosen by how the value is read (core/particles.py). A
+parameter is the check's English ("nodes: 151 on CPUExecutionProvider (from verbose log)"); in
+another language it is shown in the catalog's words for it (core/evidence_words.py, the same
+words as the evidence), each item of a list on its own; names, paths and a system's own messages
+stay as written.
 """
 
 from __future__ import annotations
@@ -109,14 +113,20 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
     if entry is None:
         raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/")
     texts = entry.get(lang) or entry["en"]
-    mapping = _Defaulting({key: _stringify(value) for key, value in params.items()})
+    mapping = _Defaulting({key: _stringify(value, lang) for key, value in params.items()})
     rendered = {part: fill(str(texts.get(part, "")), mapping) for part in ("title", "detail", "fix")}
     if texts.get("verify"):
         rendered["verify"] = fill(str(texts["verify"]), mapping)
     return rendered
 
 
-def _stringify(value: Any) -> str:
+def _stringify(value: Any, lang: str = "en") -> str:
+    if lang != "en":
+        from fallback_doctor.core.evidence_words import parameter_value
+
+        if isinstance(value, list | tuple | set | frozenset):
+            return ", ".join(parameter_value(str(item), lang) for item in value)
+        return parameter_value(str(value), lang)
     if isinstance(value, list | tuple | set | frozenset):
         return ", ".join(str(item) for item in value)
     return str(value)

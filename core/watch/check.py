@@ -81,6 +81,12 @@ class WatchResult:
 
 
 def _text(key: str, lang: str, **params: object) -> str:
+    """A status line's words; in another language, a value our code wrote in English ("the CUDA
+    provider library is not loaded", NVML's reason) in the catalog's words."""
+    if lang != "en":
+        from fallback_doctor.core.evidence_words import parameter_value
+
+        params = {name: parameter_value(str(value), lang) for name, value in params.items()}
     return label(key, lang, **params)
 
 

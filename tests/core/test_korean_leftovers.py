@@ -1,0 +1,131 @@
+"""A report shown in Korean shows no English words our own checks composed (issue 13).
+
+On the recorded GPU runs (tests/data/gpu_run/: a real H200 run that worked, and one with the GPU
+hidden) the evidence is translated at display, as `bundle show`, the text report, report.html and
+the wizard's pages do it (core/evidence_words.py); on real broken stacks (this interpreter's, and
+each prepared scenario stack found in the stacks folder) `diagnose --lang ko --verbose` also makes
+the Korean finding texts, whose parameters are shown in Korean too (core/texts.py). What a system
+wrote (dlerror, ONNX Runtime's messages), paths and names stay as written: korean_leftovers.py
+tells them apart from our words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fallback_doctor.core.report import inference_lines, render_text
+from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import render_text as finding_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from korean_leftovers import evidence_leftovers, leftovers, text_leftovers
+
+GPU_RUNS = Path(__file__).resolve().parents[1] / "data" / "gpu_run"
+STACKS = Path(
+    os.environ.get(
+        "GFD_STACKS_DIR",
+        Path(os.environ.get("GFD_CACHE_DIR", Path.home() / ".cache" / "gpu-fallback-doctor")) / "stacks",
+    )
+)
+STACK_NAMES = (
+    "cpu-only",
+    "cpu-and-gpu",
+    "gpu-and-cpu",
+    "gpu12-full",
+    "gpu12-cuda13-wheels",
+    "gpu13-cuda13-wheels",
+    "gpu13-rtx-plugin",
+)
+"""Prepared broken stacks (scripts/prepare_test_stacks.py), each a real virtual environment."""
+
+
+def _shown_lines(document: dict[str, Any]) -> list[str]:
+    """The report's lines our words fill at display: the test inference, and what was tried."""
+    tried = f"   {label('report.tried', 'ko')}: "
+    lines = render_text(document, "ko", verbose=False).splitlines()
+    return inference_lines(document, "ko") + [line for line in lines if line.startswith(tried)]
+
+
+def _all_leftovers(document: dict[str, Any], *, texts: bool) -> list[tuple[str, str, str]]:
+    found = list(evidence_leftovers(document))
+    found += [("report", "line", line) for line in _shown_lines(document) if leftovers(line)]
+    if texts:
+        found += list(text_leftovers(document))
+    return found
+
+
+def test_the_detector_keeps_names_and_finds_our_words() -> None:
+    assert leftovers("CPUExecutionProvider on the CPU (AMD 4130)") == ["on", "the"]
+    assert leftovers("nodes: 151 on CPUExecutionProvider (from get_provider_graph_assignment_info)") == [
+        "nodes",
+        "on",
+        "from",
+    ]
+    kept = (
+        "/usr/lib/x86_64-linux-gnu/libcudnn.so.9(가) onnxruntime-gpu==1.31.1, nvidia-cublas, "
+        'CUDAExecutionProvider, cuDNN 9, `nvidia-smi -L`, LD_LIBRARY_PATH=/opt/lib, "no such file", '
+        "get_ep_devices(), session.get_providers(), ONNX Runtime 1.31.1, docker (/.dockerenv), 12.3 ms"
+    )
+    assert leftovers(kept) == []
+    assert leftovers("결과: [ONNXRuntimeError] : 1 : FAIL : Failed to load library. 그다음") == []
+
+
+def test_a_parameter_of_a_korean_text_is_shown_in_korean() -> None:
+    words = "picked CPUExecutionProvider; get_ep_devices() then listed "
+    words += "CPUExecutionProvider on the CPU (AMD 4130)"
+    detail = finding_text(
+        "inference.auto_select_silent",
+        "ko",
+        {
+            "policy": "PREFER_GPU",
+            "runtime": "ONNX Runtime 1.31.1",
+            "active": "CPUExecutionProvider",
+            "devices": "none",
+            "registered": words,
+        },
+    )["detail"]
+    assert "AMD 4130" in detail and leftovers(detail) == [], detail
+    english = finding_text("inference.auto_select_silent", "en", {"registered": words})["detail"]
+    assert words in english
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))
+def test_a_recorded_gpu_run_shows_its_evidence_in_korean(name: str) -> None:
+    document = json.loads((GPU_RUNS / f"{name}.json").read_text(encoding="utf-8"))
+    assert _all_leftovers(document, texts=False) == []
+
+
+def _diagnose(python: str, tmp_path: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
+    env["LANG"] = "C.UTF-8"
+    bundle = tmp_path / "ko.zip"
+    command = [sys.executable, "-m", "fallback_doctor", "diagnose", "--target", "python", "--python", python]
+    done = subprocess.run(
+        [*command, "--lang", "ko", "--verbose", "--runs", "2", "--bundle", str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
+    assert done.returncode == 1, done.stderr
+    with zipfile.ZipFile(bundle) as archive:
+        document: dict[str, Any] = json.loads(archive.read("report.json"))
+    return document
+
+
+@pytest.mark.parametrize("stack", ["this interpreter", *STACK_NAMES])
+def test_a_real_broken_stack_in_korean_has_no_english_left(stack: str, tmp_path: Path) -> None:
+    python = sys.executable if stack == "this interpreter" else str(STACKS / stack / "bin" / "python")
+    if not os.path.exists(python):
+        pytest.skip(f"the scenario stack {stack} is not prepared here (scripts/prepare_test_stacks.py)")
+    document = _diagnose(python, tmp_path)
+    assert document["findings"], "a broken stack has findings"
+    assert _all_leftovers(document, texts=True) == []
