@@ -214,7 +214,7 @@ def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> 
 def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
     """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
     if strategy.get("skipped"):
-        return label("run_verdict.skipped", lang, why=strategy["skipped"])
+        return label("run_verdict.skipped", lang, why=evidence_value(strategy["skipped"], lang))
     words = []
     verdict = str(gpu.get("verdict") or "")
     if has_label(f"run_verdict.{verdict}"):

@@ -129,3 +129,13 @@ def test_a_real_broken_stack_in_korean_has_no_english_left(stack: str, tmp_path:
     document = _diagnose(python, tmp_path)
     assert document["findings"], "a broken stack has findings"
     assert _all_leftovers(document, texts=True) == []
+
+
+def test_a_skipped_strategy_s_reason_is_korean_in_report_html() -> None:
+    """report.html's comparison table: "skipped: <why>" with the why in the catalog's words."""
+    from fallback_doctor.core.bundle.html import _result
+    from fallback_doctor.core.evidence_words import evidence_value
+
+    why = "no library folder to put first (no nvidia/*/lib folder, no libPath)"
+    shown = _result({"name": "lib_path_first", "skipped": why}, {}, "ko")
+    assert evidence_value(why, "ko") != why and evidence_value(why, "ko") in shown and why not in shown
