@@ -21,12 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.cli.test_inference_text import render_text
 from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.frozen import default_python
-from fallback_doctor.core.inference.findings import gpu_verified, inference_findings, stage_words
-from fallback_doctor.core.inference.model_info import ModelInfo
-from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
+from fallback_doctor.core.inference.findings import gpu_verified, inference_findings
 from fallback_doctor.core.inference.run import (
     PROVIDERS,
     InferenceSetupError,
@@ -35,10 +33,8 @@ from fallback_doctor.core.inference.run import (
 )
 from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
-from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-from fallback_doctor.core.texts import label
 
 
 def add_parser(subparsers: Any) -> None:
@@ -187,139 +183,3 @@ def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
         "verify": texts.get("verify") or (finding.remediation.verify if finding.remediation else None),
         "evidence": [{"label": e.label, "value": e.value, "source": e.source} for e in finding.evidence],
     }
-
-
-def _cell(session: SessionRun | None, attribute: str) -> str:
-    if session is None or session.latency is None:
-        return "-"
-    return f"{getattr(session.latency, attribute):.1f}"
-
-
-def render_text(
-    result: ProbeResult, findings: list[Finding], info: ModelInfo, request: ProbeRequest, lang: str
-) -> str:
-    """The side-by-side table, the strategies, the verdict and the quoted evidence."""
-    lines = _head_lines(result, info, request)
-    lines.extend(_comparison_lines(result))
-    lines.extend(_strategy_lines(result, lang))
-    lines.append("")
-    verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
-    lines.append(f"Verdict:  {verdict}")
-    lines.extend(_finding_lines(findings, lang))
-    cost = result.cost
-    lines.append("")
-    lines.append(
-        "Probe cost: process start "
-        + _seconds(cost.process_start_s)
-        + ", import "
-        + _seconds(cost.import_s)
-        + ", CPU session "
-        + _seconds(cost.cpu_session_create_s)
-        + ", GPU session "
-        + _seconds(cost.gpu_session_create_s)
-        + ", first child in all "
-        + _seconds(cost.total_s)
-    )
-    return "\n".join(lines) + "\n"
-
-
-def _head_lines(result: ProbeResult, info: ModelInfo, request: ProbeRequest) -> list[str]:
-    runtime = result.runtime
-    lines = [f"Runtime:  ONNX Runtime {runtime.ort_version or '?'} at {runtime.ort_location or '?'}"]
-    if runtime.interpreter:
-        lines.append(f"Python:   {runtime.interpreter} ({runtime.python_version or '?'})")
-    flops = info.matmul_flops(request.dims)
-    dims = ", ".join(f"{k}={v}" for k, v in request.dims.items()) or "fixed"
-    lines.append(
-        f"Model:    {Path(request.model).name} ({len(info.nodes)} nodes; {dims}"
-        + (f"; {flops / 1e9:.2f} GFLOPs per batch" if flops else "")
-        + ")"
-    )
-    return lines
-
-
-def _comparison_lines(result: ProbeResult) -> list[str]:
-    cpu = result.cpu
-    as_is = result.as_is
-    gpu = as_is.gpu if as_is is not None else None
-    lines = ["", f"{'':24}{'CPU baseline':>16}{'GPU retry':>16}"]
-    for name, attribute in (
-        ("p50 latency (ms)", "p50_ms"),
-        ("p95 latency (ms)", "p95_ms"),
-        ("p99 latency (ms)", "p99_ms"),
-    ):
-        lines.append(f"{name:24}{_cell(cpu, attribute):>16}{_cell(gpu, attribute):>16}")
-    speedup = "-"
-    on_gpu = gpu is not None and any(p != "CPUExecutionProvider" for p in gpu.active_providers)
-    if cpu and gpu and cpu.latency and gpu.latency and gpu.latency.p50_ms > 0:
-        # A ratio of two CPU runs is noise, not a speed-up.
-        speedup = f"{cpu.latency.p50_ms / gpu.latency.p50_ms:.2f}x" if on_gpu else "none (CPU)"
-    lines.append(f"{'speed-up':24}{'':>16}{speedup:>16}")
-    equal = "-"
-    if gpu is not None and gpu.comparison is not None:
-        equal = "yes" if gpu.comparison.equal else "NO"
-        if gpu.comparison.bitwise_equal:
-            equal += " (bitwise)"
-    lines.append(f"{'outputs equal':24}{'':>16}{equal:>16}")
-    lines.append(f"{'providers active':24}{_providers(cpu):>16}{_providers(gpu):>16}")
-    lines.append(f"{'nodes per provider':24}{_placement(cpu):>16}{_placement(gpu):>16}")
-    return lines
-
-
-def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
-    lines: list[str] = []
-    if result.strategies:
-        lines.append("")
-        lines.append(label("test_inference.strategies", lang))
-        for strategy in result.strategies:
-            if strategy.skipped:
-                state = f"{label('test_inference.skipped', lang)}: {evidence_value(strategy.skipped, lang)}"
-            else:
-                state = stage_words(strategy.stage, lang)
-            if strategy.failure is not None:
-                state += f" — {evidence_value(strategy.failure.sentence, lang)}"
-            lines.append(f"  {strategy.name.value:16} {state}")
-    if result.series is not None:
-        lines.append("")
-        lines.append(label("test_inference.sampling", lang))
-        for sentence in result.series.get("sentences") or ():
-            lines.append(f"  {sentence}")
-    return lines
-
-
-def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
-    lines: list[str] = []
-    for finding in findings:
-        texts = finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail}
-        lines.append("")
-        lines.append(f"[{finding.severity.value}] {texts.get('title')}")
-        lines.append(f"  {texts.get('detail')}")
-        if finding.remediation is not None:
-            fix = texts.get("fix") or finding.remediation.summary
-            if fix:
-                lines.append(f"  {label('report.fix', lang)}: {fix}")
-            # Every step as the report prints it (code as code, commands with their comments in
-            # the report's language), so a fix that says "the lines below" has them below.
-            lines.extend(remedy_terminal(to_jsonable(finding.remediation), lang, "    "))
-            verify = texts.get("verify") or finding.remediation.verify
-            if verify:
-                lines.append(f"  {label('report.verify', lang)}: {verify}")
-    return lines
-
-
-def _seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:.2f} s"
-
-
-def _providers(session: SessionRun | None) -> str:
-    if session is None:
-        return "-"
-    return ",".join(p.replace("ExecutionProvider", "") for p in session.active_providers) or "none"
-
-
-def _placement(session: SessionRun | None) -> str:
-    if session is None or not session.nodes_per_provider:
-        return "-"
-    return ",".join(
-        f"{p.replace('ExecutionProvider', '')}:{n}" for p, n in session.nodes_per_provider.items()
-    )

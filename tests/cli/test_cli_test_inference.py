@@ -93,8 +93,22 @@ def test_text_output_gives_stages_in_words_in_korean(tmp_path: Path) -> None:
     assert "전략별 결과" in text
     assert "ONNX Runtime은 불러왔으나 GPU 프로바이더의 라이브러리는 불러오지 못함" in text
     assert "runtime_loaded" not in text
-    assert "p50 latency (ms)" in text and "Probe cost: process start" in text
-    assert "NVML: " in text
+    assert "p50 지연 시간(ms)" in text and "프로브 비용: 프로세스 시작" in text
+    assert "p50 latency" not in text and "Probe cost" not in text and "with GPU readings" not in text
+    assert "NVML" in text and "판정: CPU로 대체 실행됨" in text
+    # The columns line up by display width (a Korean character takes two columns).
+    head, p50 = next(
+        (line, after)
+        for line, after in zip(text.splitlines(), text.splitlines()[1:], strict=False)
+        if "CPU 기준" in line
+    )
+    assert _columns(head) == _columns(p50)
+
+
+def _columns(line: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in line)
 
 
 def test_diagnose_bundle_holds_samples_and_probe_outputs(tmp_path: Path) -> None:
