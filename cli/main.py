@@ -72,6 +72,12 @@ def run_gui_headless(args: argparse.Namespace) -> int:
     return main(argv)
 
 
+_RUNS_HELP = (
+    "timed runs per session in the test inference, exactly N "
+    "(default: up to 20, fewer once the median is known within 2%%)"
+)
+
+
 def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     diag = subparsers.add_parser(
         "diagnose",
@@ -129,14 +135,7 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         help="the text report with every finding's detail and evidence",
     )
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
-    diag.add_argument(
-        "--runs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="timed runs per session in the test inference, exactly N (default: up to 20, fewer "
-        "once the median is known within 2%%)",
-    )
+    diag.add_argument("--runs", type=int, default=None, metavar="N", help=_RUNS_HELP)
     diag.add_argument(
         "--inference-timeout",
         type=float,

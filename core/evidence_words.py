@@ -127,11 +127,12 @@ def _by_items(kind: str, text: str, lang: str) -> str:
 
 @cache
 def _separating_facts(lang: str) -> dict[str, str]:
-    """The checks that tell one log cause from another (resources/signatures/separators.json), by
-    their English: a log finding quotes them in English as a candidate's evidence."""
-    from fallback_doctor.core.logs.separators import all_separators
-
-    facts = all_separators().values()
+    """The checks that tell one log cause from another (resources/signatures/separators.json, owned
+    by core/logs/separators.py), by their English: a log finding quotes them in English as a
+    candidate's evidence. Read here from the file: the texts sit below the log reader."""
+    folder = resources.files("fallback_doctor.resources").joinpath("signatures")
+    document = json.loads(folder.joinpath("separators.json").read_text(encoding="utf-8"))
+    facts = document["separators"].values()
     return {texts["en"]: texts[lang] for texts in facts if texts.get("en") and texts.get(lang)}
 
 

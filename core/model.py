@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+TRIED_LABEL = "tried here"
+"""The evidence label of what the test inference tried for a finding (core/inference/tried.py; one
+per finding, a later GPU retry replaces it). Here, so the report reads it without the inference."""
+
 
 class Severity(StrEnum):
     """How much a finding matters for the GPU path."""

@@ -19,7 +19,7 @@ from fallback_doctor.core.document import (
     to_jsonable,
 )
 from fallback_doctor.core.evidence_words import evidence_value
-from fallback_doctor.core.inference.tried import TRIED_LABEL
+from fallback_doctor.core.model import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.texts import has_label, label
 

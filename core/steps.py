@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.document import checked, to_jsonable
-from fallback_doctor.core.inference.tried import with_tried_evidence
 from fallback_doctor.core.judge import SettleContext, Verdict, decide_verdict, settle_findings
 from fallback_doctor.core.model import Finding, finding_from_dict
 from fallback_doctor.core.texts import LANGUAGES, label
@@ -154,6 +153,9 @@ def apply_step(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, A
             inference["series"] = series
             findings = [f for f in findings if not f.id.startswith(INFERENCE_FINDING_PREFIX)]
             findings.extend(outcome.findings)
+            # Imported here: the static steps (diagnose --quick) need none of the inference's types.
+            from fallback_doctor.core.inference.tried import with_tried_evidence
+
             findings = with_tried_evidence(findings, inference["gpu_retry"])
     new["inference"] = inference
     steps = [s for s in new.get("steps") or () if s != outcome.step]

@@ -23,8 +23,3 @@ def separator(cause: str, lang: str = "en") -> str:
     """The separating check for ``cause`` in ``lang`` (English when missing); "" if none."""
     texts = _separators().get(cause, {})
     return str(texts.get(lang) or texts.get("en") or "")
-
-
-def all_separators() -> dict[str, dict[str, str]]:
-    """Every cause's separating check, by language: ``{cause: {"en": ..., "ko": ...}}``."""
-    return {cause: dict(texts) for cause, texts in _separators().items()}

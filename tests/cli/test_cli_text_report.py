@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.cli.test_inference import _finding_lines
+from fallback_doctor.cli.test_inference_text import _finding_lines
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.report import SUMMARY_FULL_CAUSES, render_text
 from fallback_doctor.core.texts import make_finding
