@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from importlib import util
 from pathlib import Path
 
-from fallback_doctor.core.frozen import default_python
+from fallback_doctor.core.frozen import default_python, probe_argv, target_environment
 from fallback_doctor.core.probes.runner import StartedChild, kill_process_group, start_child
 
 _STARTED: dict[tuple[str, tuple[tuple[str, str], ...]], StartedChild] = {}
@@ -51,7 +51,8 @@ def take_python_env(python: str, env: Mapping[str, str]) -> StartedChild | None:
 def native_argv(python: str) -> list[str]:
     """The native child's command line in its driver-first mode (core/collect/native.py)."""
     script = Path(__file__).resolve().parent.parent / "probes" / "native_child.py"
-    return [python, "-I", "-S", str(script), "--driver-first"]
+    # A frozen build re-invokes itself (`--run-probe`): interpreter flags would be its arguments.
+    return probe_argv(python, script, "--driver-first", flags=("-I", "-S"))
 
 
 def start_native(python: str, env: Mapping[str, str]) -> None:
@@ -69,10 +70,13 @@ def take_native(python: str, env: Mapping[str, str]) -> StartedChild | None:
 def start_diagnose_children(python: str, env: Mapping[str, str]) -> None:
     """Both children of ``diagnose`` for a Python target: the listing, then the native child.
 
-    The native child runs under our own interpreter (``sys.executable``) with the same env.
+    The native child runs under our own interpreter (``sys.executable``) with the same env: the
+    target's (a frozen build's own folder taken off the search paths), as the collectors use it,
+    so that they find these children and take them over.
     """
-    start_python_env(python, env)
-    start_native(sys.executable, env)
+    target_env = target_environment(env)
+    start_python_env(python, target_env)
+    start_native(sys.executable, target_env)
 
 
 @atexit.register

@@ -151,3 +151,27 @@ def test_run_probe_refuses_anything_but_the_tools_own_probes(tmp_path: Path) -> 
     assert frozen.run_probe_if_asked([frozen.MODULE_ARGUMENT, "os"]) == 2
     assert frozen.run_probe_if_asked(["diagnose", "--quick"]) is None
     assert frozen.run_probe_if_asked([]) is None
+
+
+def test_the_children_started_early_are_the_ones_the_collectors_take(
+    as_frozen: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frozen build started both early children with interpreter flags as its own arguments and
+    under the bootloader's environment: neither was taken, both were started again on the critical
+    path (strace of `diagnose --quick`: two listings, two native children)."""
+    from fallback_doctor.core.collect import early
+
+    started: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(early, "start_child", lambda argv, env, **_: started.append((argv, env)) or object())
+    monkeypatch.setattr(early, "_STARTED", {})
+    monkeypatch.setattr(early, "_NATIVE", {})
+    bootloader_env = {"LD_LIBRARY_PATH": BUNDLE, "LD_LIBRARY_PATH_ORIG": "/usr/local/cuda/lib64"}
+    early.start_diagnose_children("/usr/bin/python3", bootloader_env)
+
+    native_argv = started[1][0]
+    assert native_argv[:2] == [str(as_frozen), frozen.PROBE_ARGUMENT] and native_argv[-1] == "--driver-first"
+    assert "-I" not in native_argv
+    target_env = frozen.target_environment(bootloader_env)
+    assert target_env == {"LD_LIBRARY_PATH": "/usr/local/cuda/lib64"}
+    assert early.take_python_env("/usr/bin/python3", target_env) is not None
+    assert early.take_native(str(as_frozen), target_env) is not None
