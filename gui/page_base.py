@@ -9,6 +9,7 @@ neither draw a banner of its own nor make the window load a file.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from enum import IntEnum
 from typing import Any, Protocol
 
@@ -38,6 +39,7 @@ class DoctorWizard(Protocol):
 
     def bundle_banner(self) -> str: ...
     def ensure(self, step: str | None) -> None: ...
+    def bring_up_to_date(self, page: Any) -> None: ...
     def run_step(self, step: str) -> None: ...
     def set_target(self, target: dict[str, Any]) -> None: ...
     def bundle_export_available(self) -> bool: ...
@@ -162,6 +164,10 @@ class StepPage(QWizardPage):
         self.busy.setRange(0, 0)
         self.busy.setTextVisible(False)
         self.busy.setMaximumHeight(10)
+        if self.step is not None:  # its room kept while hidden: a step's start or end moves nothing
+            policy = self.busy.sizePolicy()  # (on the GPU page that made pyqtgraph lay the graph out
+            policy.setRetainSizeWhenHidden(True)  # and draw its axes anew: ~10 ms)
+            self.busy.setSizePolicy(policy)
         self.busy.hide()
         self.again = QPushButton(self)
         self.again.clicked.connect(self._on_again)
@@ -197,9 +203,10 @@ class StepPage(QWizardPage):
         return self.doctor.running is None
 
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
-        """Start this page's step when its result is missing; show what there is."""
+        """Start this page's step when its result is missing; show what there is (drawn already
+        unless the wizard's rendering queue has not come to this page yet)."""
         self.doctor.ensure(self.step)
-        self.render()
+        self.doctor.bring_up_to_date(self)
 
     @Slot()
     def _on_again(self) -> None:
@@ -219,3 +226,9 @@ class StepPage(QWizardPage):
 
     def render(self) -> None:
         """Show the document."""
+
+    def render_steps(self) -> Iterator[None]:
+        """``render`` in pieces, one per turn of the event loop when the wizard's queue draws the page
+        (each piece well within a frame); yields after each piece. Here: one piece."""
+        self.render()
+        yield

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
@@ -138,6 +139,11 @@ class ConfigPage(StepPage):
 
     def render(self) -> None:
         """The configuration file, its provider setting and issues, and the findings with fixes."""
+        for _ in self.render_steps():
+            pass
+
+    def render_steps(self) -> Iterator[None]:
+        """The file with its marks; the provider, issues and findings (a piece each)."""
         document = self.doctor.document
         self.view.setAccessibleName(t("config.name"))
         self.file.setAccessibleName(t("config.text.name"))
@@ -146,9 +152,11 @@ class ConfigPage(StepPage):
             self.view.setHtml("")
             self.file.setHtml("")
             self.line_marks = {}
+            yield
             return
         view = facade.config_view(document)
         self._render_file(view)
+        yield
         lang = language()
         parts: list[str] = []
         if not view["path"]:
@@ -187,3 +195,4 @@ class ConfigPage(StepPage):
         self.view.setHtml("".join(parts))
         if self.doctor.running != "diagnose":
             self.status.setText(verdict_line(document, lang))
+        yield

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
@@ -88,15 +89,21 @@ class DiagnosisPage(StepPage):
     def initializePage(self) -> None:  # noqa: N802
         """Nothing new runs; the findings so far are shown."""
         self.note.setText("")
-        self.render()
+        self.doctor.bring_up_to_date(self)
 
     def render(self) -> None:
         """The verdict and the ranked findings."""
+        for _ in self.render_steps():
+            pass
+
+    def render_steps(self) -> Iterator[None]:
+        """The verdict; the list of findings; the selected finding in full (made, then set): a piece each."""
         document = self.doctor.document
         lang = language()
         self.findings = facade.all_findings(document) if document else []
         if document is not None:
             self.verdict.setText(verdict_html(document, lang))
+        yield
         row = max(self.list.currentRow(), 0)
         self.list.blockSignals(True)
         self.list.clear()
@@ -111,14 +118,19 @@ class DiagnosisPage(StepPage):
         if self.findings:
             self.list.setCurrentRow(min(row, len(self.findings) - 1))
         self.list.blockSignals(False)
-        if self.findings:
-            self._on_row(self.list.currentRow())  # the detail is drawn once
-        else:
-            self.detail.setHtml(f"<p>{esc(t('diag.none'))}</p>")
         self.copy.setEnabled(bool(self.findings))
         self.check.setEnabled(
             bool(self.findings) and self.doctor.running is None and not self.doctor.bundle_mode
         )
+        yield
+        row = self.list.currentRow()
+        if not self.findings:
+            self.detail.setHtml(f"<p>{esc(t('diag.none'))}</p>")
+        elif 0 <= row < len(self.findings):  # the detail is drawn once: made, then set
+            html = finding_detail_html(self.findings[row], lang)
+            yield
+            self.detail.setHtml(html)
+        yield
 
     @Slot(int)
     def _on_row(self, row: int) -> None:
@@ -158,7 +170,10 @@ class DiagnosisPage(StepPage):
         """Say whether the finding checked again is gone."""
         if self.checking is None:
             return
-        present = any(f.get("id") == self.checking for f in self.findings)
+        document = self.doctor.document  # (the list may not be drawn anew yet: the document says)
+        present = any(
+            f.get("id") == self.checking for f in (facade.all_findings(document) if document else [])
+        )
         self.note.setText(t("diag.again.still") if present else t("diag.again.gone"))
         self.checking = None
 

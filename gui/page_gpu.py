@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
@@ -65,6 +66,11 @@ class GpuPage(StepPage):
 
     def render(self) -> None:
         """The graph (live while running, else the recorded series), the verdict and the comparison."""
+        for _ in self.render_steps():
+            pass
+
+    def render_steps(self) -> Iterator[None]:
+        """The graph; the comparison table; the verdict (a piece each)."""
         self.table.setAccessibleName(t("table.gpu"))
         self.table.horizontalHeader().setAccessibleName(f"{t('table.gpu')}: {t('table.columns')}")
         self.verdict.setAccessibleName(t("gpu.name"))
@@ -72,15 +78,19 @@ class GpuPage(StepPage):
         summary = facade.gpu_summary(document)
         if self.doctor.running != "gpu":
             self.plot.show_series(summary["series"], elsewhere=self.doctor.bundle_mode)
+            yield
         self._fill_table(summary)
+        yield
         if self.doctor.running == "gpu":
             return
         if not summary["ran"]:
             words = self.doctor.failures.get("gpu") or (t("run.bundle") if self.doctor.bundle_mode else "")
             self.verdict.setText(f"<p>{esc(words)}</p>" if words else "")
+            yield
             return
         self.verdict.setText(self._verdict_html(document, summary))
         self.status.setText(self.doctor.failures.get("gpu") or "")
+        yield
 
     def _fill_table(self, summary: dict[str, Any]) -> None:
         """The CPU baseline (the CPU page's figures) beside the GPU retry, the speed-up, equal outputs."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
@@ -74,6 +75,11 @@ class StackPage(StepPage):
 
     def render(self) -> None:
         """Each layer's status, version found and needed; the selected layer's evidence."""
+        for _ in self.render_steps():
+            pass
+
+    def render_steps(self) -> Iterator[None]:
+        """The layers' buttons; the selected layer's evidence (a piece each)."""
         document = self.doctor.document
         self.detail.setAccessibleName(t("stack.findings"))
         self.layers = facade.stack_layers(document) if document is not None else []
@@ -96,6 +102,7 @@ class StackPage(StepPage):
                 f" border-left: 10px solid {colour}; border-radius: 3px; }}"
                 f" QPushButton:checked {{ background: palette(highlight); color: palette(highlighted-text); }}"  # noqa: E501
             )
+        yield
         if self.selected is None and self.layers:
             broken = next((layer["layer"] for layer in self.layers if layer["status"] == "error"), None)
             self.selected = broken or self.layers[0]["layer"]
@@ -105,6 +112,7 @@ class StackPage(StepPage):
             self.detail.setHtml(f"<p>{esc(t('stack.select'))}</p>")
         if document is not None and self.doctor.running != "diagnose":
             self.status.setText(verdict_line(document, language()))
+        yield
 
     def select(self, name: str) -> None:
         """Show one layer's libraries, facts and findings."""

@@ -20,6 +20,7 @@ from typing import Any
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.plot_data import (
+    SIDES,
     cell_number,
     grid_lines,
     has_gpu,
@@ -30,9 +31,13 @@ from fallback_doctor.gui.plot_data import (
     status_sentence,
     step_up,
 )
+from fallback_doctor.gui.plot_reveal import Reveal
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QColor, QPalette, QShowEvent
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
+
+_DONE = object()
+"""What ``next(steps, _DONE)`` gives when a queue of pieces is done."""
 
 
 class GpuPlot(QWidget):
@@ -64,9 +69,12 @@ class GpuPlot(QWidget):
         self.waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.waiting.setWordWrap(True)
         self.stack.addWidget(self.waiting)
+        self.reveal = Reveal(self, self.stack, self.waiting)
+        """Shows the graph in place of the waiting words, laid out and its axes drawn first."""
         self._graphics: Any = None
         self._built = False
-        self._translate_due = False
+        self._words: Iterator[None] | None = None
+        """The axis titles and legends still to be put in the current language (``retranslate``)."""
         self._steps: Iterator[None] | None = None
         self._gpu_plot: Any = None
         self._cpu_plot: Any = None
@@ -120,73 +128,12 @@ class GpuPlot(QWidget):
             pass
 
     def _build_steps(self) -> Iterator[None]:
-        import pyqtgraph as pg
+        from fallback_doctor.gui.plot_build import build_steps  # pyqtgraph: preloaded by then
 
-        palette = self.palette()
-        background = palette.color(QPalette.ColorRole.Base)
-        foreground = palette.color(QPalette.ColorRole.Text)
-        pg.setConfigOptions(antialias=False, background=background, foreground=foreground)
-        self._graphics = pg.GraphicsLayoutWidget(self)
-        self._graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self._graphics.setAccessibleName(t("plot.gpu"))
-        yield
-        self._gpu_plot = self._graphics.addPlot(row=0, col=0)
-        yield
-        self._cpu_plot = self._graphics.addPlot(row=1, col=0)
-        yield
-        for plot in (self._gpu_plot, self._cpu_plot):  # one time axis: same ranges, same axis widths
-            plot.showAxis("right")
-            plot.getAxis("left").setWidth(56)
-            plot.getAxis("right").setWidth(56)
-            plot.setDownsampling(auto=True, mode="peak")
-            plot.setClipToView(True)
-            plot.disableAutoRange()
-            plot.setMouseEnabled(x=False, y=False)
-            plot.hideButtons()
-            plot.addLegend(offset=(8, 4))
-            for side in ("left", "bottom"):
-                plot.getAxis(side).enableAutoSIPrefix(False)  # plain seconds and percent, no "x0.001"
-        self._gpu_plot.setYRange(0, 100, padding=0)
-        yield
-        dark = background.lightness() < 128
-        self._curves["gpu"] = self._gpu_plot.plot(
-            name=t("plot.gpu"), pen=pg.mkPen("#4fc3f7" if dark else "#0277bd", width=2), connect="finite"
-        )
-        self._mem_axis = pg.ViewBox(enableMouse=False)
-        self._mem_axis.disableAutoRange()
-        self._cpu_plot.getAxis("right").setStyle(showValues=False)
-        self._gpu_plot.getAxis("right").enableAutoSIPrefix(False)
-        self._gpu_plot.scene().addItem(self._mem_axis)
-        self._gpu_plot.getAxis("right").linkToView(self._mem_axis)
-        self._mem_axis.setXLink(self._gpu_plot)
-        self._curves["mem"] = pg.PlotDataItem(
-            name=t("plot.memory"),
-            pen=pg.mkPen("#ffb74d" if dark else "#e65100", width=2, style=Qt.PenStyle.DashLine),
-            connect="finite",
-        )
-        self._mem_axis.addItem(self._curves["mem"])
-        self._gpu_plot.legend.addItem(self._curves["mem"], t("plot.memory"))
-        self._gpu_plot.vb.sigResized.connect(self._sync_memory_axis)
-        self._curves["cpu"] = self._cpu_plot.plot(
-            name=t("plot.cpu"), pen=pg.mkPen("#e57373" if dark else "#c62828", width=2), connect="finite"
-        )
-        mark_pen = pg.mkPen(palette.color(QPalette.ColorRole.Mid), width=1, style=Qt.PenStyle.DotLine)
-        self._curves["cpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
-        self._curves["gpu_marks"] = pg.PlotDataItem(pen=mark_pen, connect="pairs")
-        self._cpu_plot.addItem(self._curves["cpu_marks"])
-        self._gpu_plot.addItem(self._curves["gpu_marks"])
-        # The grid as one curve per plot, redrawn when a range steps: pyqtgraph's own grid (showGrid)
-        # made the axes repaint over the whole plot on every new sample (30 ms a frame here).
-        grid = QColor(foreground)
-        grid.setAlpha(45)
-        self._grid = {
-            key: pg.PlotDataItem(pen=pg.mkPen(grid, width=1), connect="pairs") for key in ("gpu", "cpu")
-        }
-        self._gpu_plot.addItem(self._grid["gpu"])
-        self._cpu_plot.addItem(self._grid["cpu"])
-        self._gpu_plot.getAxis("bottom").setStyle(showValues=False)  # the times: under the CPU plot
-        yield
+        yield from build_steps(self)
         self.stack.addWidget(self._graphics)
+        self.reveal.graphics = self._graphics
+        self.reveal.axes = self._axes
         self._no_gpu = QLabel(self)
         self._no_gpu.setWordWrap(True)
         self._no_gpu.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -195,6 +142,7 @@ class GpuPlot(QWidget):
         self._no_gpu.setMinimumHeight(90)
         self._no_gpu.hide()
         self.layout().insertWidget(1, self._no_gpu)
+        yield
         self._built = True
         self._set_ranges()
         self.retranslate()
@@ -205,18 +153,26 @@ class GpuPlot(QWidget):
         self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
 
     def retranslate(self) -> None:
-        """Axis titles and legends in the current language (a hidden graph: when it is shown)."""
+        """Axis titles and legends in the current language, one per turn of the event loop (each
+        re-lays out the graph); all of them before the graph is first shown (``showEvent``)."""
         self.waiting.setText(t("gpu.waiting"))
         if not self._built:
             return
-        if not self.isVisible():  # each axis title re-lays out the graph: not while nobody sees it
-            self._translate_due = True
-            return
-        self._translate_due = False
-        self._gpu_plot.setLabel("left", t("plot.gpu"))
-        self._gpu_plot.setLabel("right", t("plot.memory"))
-        self._cpu_plot.setLabel("left", t("plot.cpu"))
-        self._cpu_plot.setLabel("bottom", t("plot.time"))
+        queued = self._words is not None
+        self._words = self._word_steps()
+        if not queued:
+            QTimer.singleShot(0, self, self._next_words)
+
+    def _word_steps(self) -> Iterator[None]:
+        """Each axis title, then the legends' names; yields after each."""
+        for plot, side, key in (
+            (self._gpu_plot, "left", "plot.gpu"),
+            (self._gpu_plot, "right", "plot.memory"),
+            (self._cpu_plot, "left", "plot.cpu"),
+            (self._cpu_plot, "bottom", "plot.time"),
+        ):
+            plot.setLabel(side, t(key))
+            yield
         names = {"gpu": t("plot.gpu"), "mem": t("plot.memory"), "cpu": t("plot.cpu")}
         for plot in (self._gpu_plot, self._cpu_plot):
             for sample, label in plot.legend.items:
@@ -224,11 +180,37 @@ class GpuPlot(QWidget):
                 key = next((k for k, c in self._curves.items() if c is item), None)
                 if key in names:
                     label.setText(names[key])
+        yield
+
+    @Slot()
+    def _next_words(self) -> None:
+        """The next axis title, or the legends (a turn of the event loop each)."""
+        if self._words is None:
+            return
+        if next(self._words, _DONE) is _DONE:
+            self._words = None
+            return
+        QTimer.singleShot(0, self, self._next_words)
+
+    def flush(self) -> None:
+        """Every word still queued by ``retranslate`` and the graph wanted, now (tests, screenshots)."""
+        self._flush_words()
+        self.reveal.flush()
+
+    def _flush_words(self) -> None:
+        words, self._words = self._words, None
+        for _ in words or ():
+            pass
+
+    def _axes(self) -> list[Any]:
+        """Every axis item of the two plots (gui/plot_reveal.py draws the visible ones ahead)."""
+        return [plot.getAxis(side) for plot in (self._gpu_plot, self._cpu_plot) for side in SIDES]
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
-        """Words changed while hidden are put on the axes now."""
-        if self._translate_due:
-            self.retranslate()
+        """Words changed while hidden are on the axes before the graph is painted; a graph wanted
+        meanwhile is prepared and shown (gui/plot_reveal.py)."""
+        self._flush_words()
+        self.reveal.shown()
         super().showEvent(event)
 
     # -- live ---------------------------------------------------------------------------------
@@ -236,14 +218,14 @@ class GpuPlot(QWidget):
     def start(self, sampler: Any) -> None:
         """Draw from a running sampler until ``stop``."""
         self._build()
-        self.clear()
         self._x_floor = 10.0
+        self.clear()
         self._elsewhere = False  # live readings are this machine's
         self.sampler = sampler
         self._sequence = 0
         state = sampler.state()
         self._set_availability(state.gpu_readings_available, state.gpu.sentence(), state.gpu)
-        self.stack.setCurrentWidget(self._graphics)
+        self.reveal.show_graph()
         self.timer.start()
 
     def stop(self, keep: bool = True) -> None:
@@ -293,13 +275,13 @@ class GpuPlot(QWidget):
             if self.kept_partial:
                 return
             self.clear()
-            self.stack.setCurrentWidget(self.waiting)
+            self.reveal.show_waiting()
             self.note.setText("")
             return
         self.kept_partial = False
         self._build()
-        self.clear()
         self._x_floor = 1.0  # a finished series: the axis fits its length
+        self.clear(ranges=False)  # set once the series is in (each range set redraws the axes)
         status = series.get("gpu_status") or {}
         samples = one_gpu(list(series.get("samples") or []))
         marks = list(series.get("marks") or [])
@@ -309,12 +291,13 @@ class GpuPlot(QWidget):
         self._set_availability(available, status_sentence(status), None, series)
         self._append(samples)
         self._draw_marks(marks)
-        self.stack.setCurrentWidget(self._graphics)
+        self._set_ranges()  # (a series with neither samples nor marks: the empty ranges)
+        self.reveal.show_graph()
 
     # -- drawing ------------------------------------------------------------------------------
 
-    def clear(self) -> None:
-        """Forget every sample and mark."""
+    def clear(self, *, ranges: bool = True) -> None:
+        """Forget every sample and mark; ``ranges``: the axes' ranges for no data, now."""
         self._t0 = None
         self._index = 0
         self._data = {"t": [], "gpu": [], "mem": [], "cpu": []}
@@ -327,8 +310,8 @@ class GpuPlot(QWidget):
         self._phase_text = ""
         self._top_cpu = self._top_mem = self._last_mark = 0.0
         self.phases.setText("")
-        self._ranges = None
-        self._set_ranges()
+        if ranges:
+            self._set_ranges()
 
     def _set_availability(
         self, available: bool, sentence: str, status: Any, series: dict[str, Any] | None = None
@@ -382,7 +365,8 @@ class GpuPlot(QWidget):
         self._set_ranges()
 
     def _set_ranges(self) -> None:
-        """Fixed ranges that grow in steps (set only when a step is passed: no relayout per tick)."""
+        """Fixed ranges that grow in steps (set only when they change: each change makes pyqtgraph
+        lay out and draw the axes anew, so not per tick)."""
         last = max(self._data["t"][-1] if self._data["t"] else 0.0, self._last_mark)
         ranges = (step_up(last, self._x_floor), step_up(self._top_cpu, 100.0), step_up(self._top_mem, 1.0))
         if ranges == self._ranges or not self._built:

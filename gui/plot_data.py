@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+SIDES = ("left", "bottom", "right", "top")
+"""A plot's axes (pyqtgraph's names)."""
+
 
 def step_up(value: float, floor: float) -> float:
     """An axis end for ``value``: at least ``floor``, grown in steps (1, 1.5, 2, 3, 5, 7.5 x 10^n)."""

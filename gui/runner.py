@@ -115,7 +115,9 @@ class StepRunner(QWizard):
             self.ticker.start()
         for page in self.pages.values():
             page.show_running(step, self._progress)
-            page.completeChanged.emit()
+        current = self.currentPage()  # QWizard asks only the page on screen (and each page it opens)
+        if current is not None:
+            current.completeChanged.emit()
         self.step_state_changed.emit()
 
     @Slot()
@@ -225,8 +227,7 @@ class StepRunner(QWizard):
         self._set_running(None)
         self._render_all()
         if step == "diagnose":
-            for page in (Page.CONFIG, Page.LOG, Page.STACK):
-                self.pages[page].status.setText(self.failures[step])
+            self._failure_on_pages(self.failures[step])
 
     @Slot()
     def _on_step_cancelled(self) -> None:
@@ -235,6 +236,15 @@ class StepRunner(QWizard):
     def _render_all(self) -> None:
         self._queue_pages()
         self.document_changed.emit()
+
+    def _failure_on_pages(self, words: str) -> None:
+        """The diagnosis' failure on the status line of the pages it fills (the page on screen drawn
+        first, so its drawing does not put the verdict of an earlier document over it)."""
+        current = self.currentPage()
+        if current is not None:
+            self.bring_up_to_date(current)
+        for page in (Page.CONFIG, Page.LOG, Page.STACK):
+            self.pages[page].status.setText(words)
 
     # -- the sampler ----------------------------------------------------------------------------
 
@@ -300,8 +310,7 @@ class StepRunner(QWizard):
         self.failures["diagnose"] = t("run.failed", message=message)
         self._set_running(None)
         self._render_all()
-        for page in (Page.CONFIG, Page.LOG, Page.STACK):
-            self.pages[page].status.setText(self.failures["diagnose"])
+        self._failure_on_pages(self.failures["diagnose"])
 
     def bundle_export_available(self) -> bool:
         """Whether this build can write bundles (core/bundle)."""

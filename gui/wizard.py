@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
-from fallback_doctor.gui.gc_guard import collect_on_gui_thread
+from fallback_doctor.gui.gc_guard import collect_on_gui_thread, freeze_survivors, hold_collections
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page, StepPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
+from fallback_doctor.gui.warmup import keep_the_gil_short, preload_modules
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 __all__ = ["DoctorWizard", "Page"]
+
+_DONE = object()
+"""What ``next(steps, _DONE)`` gives when a page's pieces are all drawn."""
 
 PAGE_CLASSES = {
     Page.START: ("page_start", "StartPage"),
@@ -80,24 +84,6 @@ class _Pages(dict[Page, StepPage]):
         return dict.__getitem__(self, key)
 
 
-def _preload_modules() -> None:
-    """On a pool thread, after the first paint: what the steps' results, the sampler and the graph
-    will need (core's modules, NVML's binding, psutil, numpy, pyqtgraph), so none of it is imported
-    on the GUI thread later (pyqtgraph alone took ~450 ms there). The GUI thread keeps running
-    meanwhile: the interpreter hands it the GIL every few milliseconds (bench_gui_stall.py)."""
-    import sys
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(0.001)  # the GUI thread gets the GIL back within a millisecond, not five
-    try:
-        facade.preload()
-        import numpy  # noqa: F401
-        import psutil  # noqa: F401 - the sampler's CPU source opens it when the GPU retry starts
-        import pyqtgraph  # noqa: F401 - creates no Qt object as it loads; the graph is built on the GUI thread
-    finally:
-        sys.setswitchinterval(interval)
-
-
 class DoctorWizard(StepRunner):
     """The window: the pages, the steps running behind them, the document they show."""
 
@@ -115,6 +101,7 @@ class DoctorWizard(StepRunner):
     ) -> None:
         super().__init__()
         collect_on_gui_thread()  # no Qt object is ever destroyed on a pool thread
+        keep_the_gil_short()  # a pool thread running Python yields the GIL within ~1 ms
         set_language(
             lang or (settings.value("language") if settings is not None else None) or system_language()
         )
@@ -153,6 +140,9 @@ class DoctorWizard(StepRunner):
         self.currentIdChanged.connect(self._order_tabs_soon)
         self._pending: list[StepPage] = []
         self._pending_translate: set[StepPage] = set()
+        self._steps: Iterator[None] | None = None
+        """The rest of the page being rendered in pieces (``_render_next``), and that page."""
+        self._steps_page: StepPage | None = None
         self._render_timer = QTimer(self)
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self._render_next)
@@ -167,6 +157,7 @@ class DoctorWizard(StepRunner):
         self.ticker.setInterval(500)
         self.ticker.timeout.connect(self._on_ticker)
         self.retranslate()
+        self._render_next()  # page 0's words before the first paint
         remembered = self._remembered_target()
         self.start_page.load({**remembered, **{k: v for k, v in (target or {}).items() if v}})
         self.button(QWizard.WizardButton.CustomButton1).setEnabled(False)
@@ -200,10 +191,19 @@ class DoctorWizard(StepRunner):
 
     @Slot()
     def _build_rest(self, _value: object = None) -> None:
+        """The next page not built yet: its module in one turn of the event loop, the page in the next
+        (the diagnosis page's module took ~9 ms to import, the GPU page ~8 ms to make)."""
+        import importlib
+        import sys
+
         self._first_paint.done = True
         missing = [page_id for page_id in Page if page_id not in self.pages]
         if missing:
-            self._build_page(missing[0])
+            module = f"fallback_doctor.gui.{PAGE_CLASSES[missing[0]][0]}"
+            if module in sys.modules:
+                self._build_page(missing[0])
+            else:
+                importlib.import_module(module)
             QTimer.singleShot(0, self, self._build_rest)
         elif not self._preload_started:  # then, while page 0 waits: the modules the later pages need
             self._preload_started = True
@@ -221,7 +221,7 @@ class DoctorWizard(StepRunner):
 
     @Slot(int)
     def _order_tabs_soon(self, _page_id: int = -1) -> None:
-        """After the page is painted (walking the focus chain the first time costs ~20 ms)."""
+        """After the page is painted (a turn of the event loop of its own)."""
         QTimer.singleShot(0, self, self._order_tabs)
 
     @Slot(int)
@@ -236,19 +236,19 @@ class DoctorWizard(StepRunner):
         if page is None:
             return
         tab = Qt.FocusPolicy.TabFocus.value  # ints: a flag combination made on the fly costs ~1 ms each
-        focusable = {
-            widget
-            for widget in page.findChildren(QWidget)
-            if widget.focusPolicy().value & tab and widget.isVisibleTo(page)
-        }
+        unseen = set(page.findChildren(QWidget))
+        focusable = {w for w in unseen if w.focusPolicy().value & tab and w.isVisibleTo(page)}
         last: QWidget | None = None
-        widget = page.nextInFocusChain()
-        for _ in range(500):
-            if widget in focusable:
-                last = widget
-            if widget is not page and not page.isAncestorOf(widget) and last is not None:
-                break  # past the page's own widgets
+        widget: QWidget = page
+        for _ in range(500):  # the chain from the page to its last own widget, and not a widget further:
+            if not unseen:  # the first of the wizard's own ones took ~12 ms to reach (PySide wraps it)
+                break
             widget = widget.nextInFocusChain()
+            if widget is page:
+                break
+            if widget in unseen:
+                unseen.discard(widget)
+                last = widget if widget in focusable else last
         if last is None:
             return
         QWidget.setTabOrder(last, language_button)
@@ -257,18 +257,27 @@ class DoctorWizard(StepRunner):
 
     def _preload(self) -> None:
         """Import the modules the later pages need on a pool thread while the technician reads page 0
-        (``_preload_modules``); the graph is then built on the GUI thread at an idle moment.
+        (gui/warmup.py); the graph is then built on the GUI thread at an idle moment.
 
         An earlier build imported pyqtgraph on the pool thread while the window was busy building
         pages, and crashed now and then; now the pages are built first (``_build_rest``) and the
         import starts after that, while page 0 only waits for the technician."""
-        job = CallJob(_preload_modules)
+        job = CallJob(preload_modules)
         job.signals.finished.connect(self._on_preloaded)
+        job.signals.failed.connect(self._on_preload_failed)
+        hold_collections()  # no collection walks the modules half-loaded (gui/gc_guard.py)
         self._start(job)
 
     @Slot(object)
     def _on_preloaded(self, _value: object) -> None:
+        """The modules are in: exempt their objects from collections (gc_guard), then build the graph."""
+        freeze_survivors()
         QTimer.singleShot(0, self.gpu_page.plot, self.gpu_page.plot.build)  # not after the window is gone
+
+    @Slot(str)
+    def _on_preload_failed(self, _message: str) -> None:
+        """A module did not load: collections go on (the graph is then made when first needed)."""
+        freeze_survivors()
 
     # -- pages and words ------------------------------------------------------------------------
 
@@ -303,7 +312,9 @@ class DoctorWizard(StepRunner):
         self._queue_pages(retranslate=True)
 
     def _queue_pages(self, retranslate: bool = False) -> None:
-        """Render the page on screen now and the others one per turn of the event loop (no stall)."""
+        """Queue every page, the one on screen first, for the next turns of the event loop: a page's
+        words in one turn, its content in pieces (``StepPage.render_steps``) in the next ones, so that
+        no turn holds the window for longer than a frame (benchmarks/bench_gui_stall.py)."""
         current = self.currentPage()
         ordered = (
             [current, *(p for p in self.pages.values() if p is not current)]
@@ -315,12 +326,19 @@ class DoctorWizard(StepRunner):
                 self._pending_translate.add(page)
             if page not in self._pending:
                 self._pending.append(page)
-        self._render_next()
-        if self._pending:
-            self._render_timer.start()
+        if current in self._pending:  # the page on screen first, however long the queue
+            self._pending.remove(current)
+            self._pending.insert(0, current)
+        self._steps = None  # a page drawn part-way is queued again: drawn from its start
+        self._render_timer.start()
 
     @Slot()
     def _render_next(self) -> None:
+        """One piece of the queued rendering: a page's words, or the next piece of its content."""
+        if self._steps is not None:
+            if next(self._steps, _DONE) is not _DONE:
+                return
+            self._steps = None
         if not self._pending:
             self._render_timer.stop()
             return
@@ -330,14 +348,32 @@ class DoctorWizard(StepRunner):
             page.retranslate()
             return
         self._pending.pop(0)
-        page.render()
-        if not self._pending:
-            self._render_timer.stop()
+        steps = page.render_steps()
+        if next(steps, _DONE) is not _DONE:
+            self._steps, self._steps_page = steps, page
+
+    def bring_up_to_date(self, page: StepPage) -> None:
+        """What the queue still owes ``page`` (its words, the rest of its content), now: it is being
+        opened (``StepPage.initializePage``). A page the queue is done with is not drawn again."""
+        if page in self._pending_translate:
+            self._pending_translate.discard(page)
+            page.retranslate()
+        if page is self._steps_page and self._steps is not None:
+            for _ in self._steps:
+                pass
+            self._steps = None
+        if page in self._pending:
+            self._pending.remove(page)
+            page.render()
 
     def flush_rendering(self) -> None:
         """Render every queued page now (tests and screenshots)."""
-        while self._pending:
+        while self._pending or self._steps is not None:
             self._render_next()
+        self._render_timer.stop()
+        gpu = dict.get(self.pages, Page.GPU)
+        if gpu is not None:
+            gpu.plot.flush()  # type: ignore[attr-defined]
         self._order_tabs()  # (otherwise at the next turn of the event loop)
 
     def switch_language(self, lang: str | None = None) -> None:
