@@ -53,6 +53,7 @@ class CpuPage(StepPage):
         elif view["session"].get("latency"):
             self.status.setText(t("cpu.done", runs=view["runs"], model=view["model"]))
         elif view["ran"]:
-            self.status.setText(t("cpu.failed", why=view["failure"] or "?"))
+            why = facade.evidence_value(view["failure"], language()) if view["failure"] else "?"
+            self.status.setText(t("cpu.failed", why=why))
         elif self.doctor.bundle_mode:
             self.status.setText(t("run.bundle"))

@@ -284,3 +284,26 @@ def test_the_cpu_page_says_the_applications_code_will_run_before_it_runs(  # typ
     page.retranslate()  # the page's words as it draws them
     assert "as this user" in page.subTitle() and "limited time" in page.subTitle()
     assert wizard.running is None
+
+
+def test_a_failed_cpu_baseline_is_told_in_the_pages_language(make_wizard) -> None:  # type: ignore[no-untyped-def]
+    """The probe's failure sentence (core's English) is shown in the catalog's Korean words."""
+    import json
+
+    document = json.loads(
+        (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
+    )
+    sentence = "the probe failed while importing onnxruntime and numpy: No module named 'numpy'"
+    document["inference"]["cpu_baseline"] = {
+        "session": {},
+        "failure": {"kind": "error", "sentence": sentence, "phase": "import"},
+    }
+    wizard = make_wizard(lang="ko")
+    page = wizard.pages[Page.CPU]  # (built now if the window had not built it yet)
+    wizard.document = document
+    wizard._render_all()
+    wizard.flush_rendering()
+    shown = page.status.text()
+    assert "No module named 'numpy'" in shown  # the library's own message, as it was
+    assert "the probe failed while" not in shown and "importing onnxruntime" not in shown
+    assert facade.evidence_value(sentence, "ko") in shown
