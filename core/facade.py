@@ -118,11 +118,11 @@ def apply_inspection(previous: dict[str, Any] | None, static: dict[str, Any]) ->
     return apply(previous, static)
 
 
-def open_bundle(path: str, provenance: str) -> dict[str, Any]:
+def open_bundle(path: str) -> dict[str, Any]:
     """``{"document", "info"}`` of a bundle (refused with the reason when it is not a valid one)."""
     from fallback_doctor.core.bundle.replay import open_for_showing
 
-    return open_for_showing(path, provenance)
+    return open_for_showing(path)
 
 
 def bundle_members(document: dict[str, Any]) -> list[Any]:

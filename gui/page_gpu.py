@@ -136,7 +136,8 @@ class GpuPage(StepPage):
         )
         head = t(f"gpu.verdict.{headline}", verdict=summary["verdict"])
         first = facade.all_findings(document)
-        cause = t("gpu.cause", cause=facade.finding_words(first[0], lang)["title"]) if first else ""
+        said = "gpu.also" if headline == "gpu_verified" else "gpu.cause"  # (it ran on the GPU: no "why")
+        cause = t(said, cause=facade.finding_words(first[0], lang)["title"]) if first else ""
         tried = [esc(line) for line in facade.strategy_lines(summary, lang)]
         return (
             f"<p style='font-size:large; color:{colour}'><b>{esc(head)}</b></p>"

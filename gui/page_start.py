@@ -55,6 +55,7 @@ class StartPage(StepPage):
                 self.found_label.setWordWrap(True)
                 grid.addWidget(self.found_label, row, 1)
                 grid.addWidget(self.found, row, 2)
+                self._found_row = row
                 self.found.currentIndexChanged.connect(self._on_found)
                 row += 1
             if kind == "paste":
@@ -81,6 +82,7 @@ class StartPage(StepPage):
             row += 1
         grid.setColumnStretch(2, 1)
         grid.setColumnMinimumWidth(0, 24)
+        self.grid = grid
         self.body.addLayout(grid)
         self.problem = plain_label(self)
         self.problem.setWordWrap(True)
@@ -120,6 +122,10 @@ class StartPage(StepPage):
             self.found.addItem(root)
         self.found.blockSignals(False)
         self.found.setVisible(bool(roots))
+        # Beside the list when there is one; else a sentence across the whole row (in the label's
+        # column alone it wrapped into a narrow tower of five lines).
+        self.grid.removeWidget(self.found_label)
+        self.grid.addWidget(self.found_label, self._found_row, 1, 1, 1 if roots else 3)
         if searching:
             self.found_label.setText(t("start.bareun.searching"))
         elif roots:

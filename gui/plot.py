@@ -14,6 +14,7 @@ run or a new target (``forget``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -72,6 +73,8 @@ class GpuPlot(QWidget):
         self.reveal = Reveal(self, self.stack, self.waiting)
         """Shows the graph in place of the waiting words, laid out and its axes drawn first."""
         self._graphics: Any = None
+        self._provenance: str | None = None
+        """Where replayed GPU readings come from (the note above the graph), None for this machine's."""
         self._built = False
         self._words: Iterator[None] | None = None
         """The axis titles and legends still to be put in the current language (``retranslate``)."""
@@ -88,6 +91,8 @@ class GpuPlot(QWidget):
         self._index = 0
         self._top_cpu = 0.0
         self._top_mem = 0.0
+        self._per_process = False
+        """The memory line holds the probe's own memory (NVML per process), not the device's."""
         self._last_mark = 0.0
         self._x_floor = 10.0  # live: the time axis starts at 10 s and grows in steps
         self._phase_text = ""
@@ -152,10 +157,16 @@ class GpuPlot(QWidget):
         self._mem_axis.setGeometry(self._gpu_plot.vb.sceneBoundingRect())
         self._mem_axis.linkedViewChanged(self._gpu_plot.vb, self._mem_axis.XAxis)
 
+    def _say_provenance(self) -> None:
+        """Whose GPU readings these are, when they were not measured here (in the current language)."""
+        what = facade.evidence_value(self._provenance, language()) if self._provenance else ""
+        self.note.setText(t("gpu.replayed", what=what) if what else "")
+
     def retranslate(self) -> None:
         """Axis titles and legends in the current language, one per turn of the event loop (each
         re-lays out the graph); all of them before the graph is first shown (``showEvent``)."""
         self.waiting.setText(t("gpu.waiting"))
+        self._say_provenance()
         if not self._built:
             return
         queued = self._words is not None
@@ -276,7 +287,8 @@ class GpuPlot(QWidget):
                 return
             self.clear()
             self.reveal.show_waiting()
-            self.note.setText("")
+            self._provenance = None
+            self._say_provenance()
             return
         self.kept_partial = False
         self._build()
@@ -309,6 +321,7 @@ class GpuPlot(QWidget):
         self._marks_drawn = 0
         self._phase_text = ""
         self._top_cpu = self._top_mem = self._last_mark = 0.0
+        self._per_process = False
         self.phases.setText("")
         if ranges:
             self._set_ranges()
@@ -323,7 +336,8 @@ class GpuPlot(QWidget):
             provenance = series.get("provenance")
         elif status is not None and getattr(status, "source", "") == "replay":
             provenance = status.reason
-        self.note.setText(t("gpu.replayed", what=provenance) if provenance and available else "")
+        self._provenance = provenance if available else None
+        self._say_provenance()
         if not available:  # whose machine had no readings: this one, or the bundle's
             why = facade.evidence_value(sentence, language())
             self._no_gpu.setText(t("gpu.no_nvml.there" if self._elsewhere else "gpu.no_nvml", why=why))
@@ -346,10 +360,8 @@ class GpuPlot(QWidget):
                 self._t0 = stamp
             self._data["t"].append(max(0.0, stamp - self._t0))
             self._data["gpu"].append(reading(sample.get("utilization_percent")))
-            memory = sample.get("process_memory_mib")
-            if memory is None:
-                memory = sample.get("memory_used_mib")
-            self._data["mem"].append(reading(memory))
+            memory = self._memory(sample)  # (first: it may blank the line drawn so far)
+            self._data["mem"].append(memory)
             self._data["cpu"].append(reading(sample.get("probe_cpu_percent")))
             self._top_cpu = max(self._top_cpu, or_zero(self._data["cpu"][-1]))
             self._top_mem = max(self._top_mem, or_zero(self._data["mem"][-1]))
@@ -363,6 +375,19 @@ class GpuPlot(QWidget):
             self._curves["mem"].setData([], [])
         self._curves["cpu"].setData(xs, self._data["cpu"])
         self._set_ranges()
+
+    def _memory(self, sample: dict[str, Any]) -> float:
+        """The memory line's value: the probe's own GPU memory where NVML reports it per process, else
+        the device's memory in use. Never both in one line: at the first per-process reading the
+        device figures drawn before it (read before the probe started) become gaps."""
+        own = cell_number(sample.get("process_memory_mib"))
+        if own is not None and not self._per_process:
+            self._per_process = True
+            self._data["mem"] = [math.nan] * len(self._data["mem"])
+            self._top_mem = 0.0
+        if self._per_process:
+            return math.nan if own is None else own
+        return reading(sample.get("memory_used_mib"))
 
     def _set_ranges(self) -> None:
         """Fixed ranges that grow in steps (set only when they change: each change makes pyqtgraph

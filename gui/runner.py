@@ -266,10 +266,8 @@ class StepRunner(QWizard):
     def _open_bundle(self) -> None:
         path = str(self.target.get("bundle"))
 
-        provenance = t("bundle.samples")
-
         def open_it() -> dict[str, Any]:
-            return facade.open_bundle(path, provenance)
+            return facade.open_bundle(path)
 
         job = CallJob(open_it)
         job.signals.finished.connect(self._on_bundle_opened)

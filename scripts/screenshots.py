@@ -29,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDING = ROOT / "tests" / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
+GPU_RUN = ROOT / "tests" / "data" / "gpu_run" / "h200-working.json"
 NAMES = ("start", "config", "log", "stack", "cpu", "gpu", "diagnosis")
 
 
@@ -161,8 +162,41 @@ def _shoot(out: Path, which: str) -> int:
             grab(replay, f"5-gpu-replayed-recording-{lang}.png")
         replay.shutdown()
         replay.close()
+        _shoot_gpu_run(out, settings_dir, wait, grab)
     _print(written)
     return 0
+
+
+def _shoot_gpu_run(out: Path, base: str, wait, grab) -> None:  # type: ignore[no-untyped-def]
+    """h200-*: a real GPU run (scripts/gpu-check.sh on an H200, tests/data/gpu_run/h200-working.json),
+    exported as a bundle and opened as a technician receiving it would: the GPU and diagnosis pages.
+    Not run on this machine: the document and its samples were recorded there."""
+    import json
+
+    from fallback_doctor.core import facade
+    from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+    from fallback_doctor.gui.wizard import DoctorWizard, Page
+    from PySide6.QtCore import QSettings
+
+    document = json.loads(GPU_RUN.read_text(encoding="utf-8"))
+    bundle = Path(base) / "h200-working.zip"
+    created = str(document.get("created") or "")
+    export_bundle(document, bundle, facade.bundle_members(document), BundleOptions(created=created or None))
+    settings = QSettings(os.path.join(base, "h200.ini"), QSettings.Format.IniFormat)
+    opened = DoctorWizard({"kind": "bundle", "bundle": str(bundle)}, settings=settings, lang="en")
+    opened.show()
+    wait(lambda: not opened.searching, 10)
+    for lang in ("en", "ko"):
+        opened.switch_language(lang)
+        while opened.currentId() != Page.START:
+            opened.back()
+        for number in range(1, int(Page.DIAGNOSIS) + 1):
+            opened.next()
+            wait(lambda: opened.running is None)
+            if number in (Page.GPU, Page.DIAGNOSIS):
+                grab(opened, f"h200-{number}-{NAMES[number]}-{lang}.png")
+    opened.shutdown()
+    opened.close()
 
 
 def _print(written: list[Path]) -> None:
@@ -223,10 +257,11 @@ def _shoot_bareun(out: Path, app, wait, grab, written: list[Path]) -> int:  # ty
             opened.switch_language(lang)
             while opened.currentId() != Page.START:
                 opened.back()
-            for _ in range(int(Page.GPU)):
-                opened.next()
-                wait(lambda: opened.running is None)
-            grab(opened, f"bareun-8-bundle-opened-gpu-{lang}.png")
+            for number, name in enumerate(NAMES):  # every page shows the other machine's report
+                if number:
+                    opened.next()
+                    wait(lambda: opened.running is None)
+                grab(opened, f"bareun-8-bundle-{number}-{name}-{lang}.png")
         opened.shutdown()
         opened.close()
     _print(written)

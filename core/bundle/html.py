@@ -255,4 +255,5 @@ def _replayed(document: dict[str, Any], lang: str) -> str:
     if not isinstance(series, dict) or series.get("recorded_here", True):
         return ""
     what = series.get("provenance") or (series.get("gpu_status") or {}).get("reason") or "?"
+    what = evidence_value(what, lang)
     return f'<p class="meta replayed">{_e(label("graph.replayed", lang, what=what))}</p>'

@@ -61,7 +61,11 @@ def series_from_samples_csv(
     }
 
 
-def open_for_showing(path: str | Path, provenance: str) -> dict[str, Any]:
+BUNDLE_SAMPLES = "samples.csv of the bundle (recorded on the other machine)"
+"""Where an opened bundle's GPU readings come from (shown in the reader's language: evidence words)."""
+
+
+def open_for_showing(path: str | Path, provenance: str = BUNDLE_SAMPLES) -> dict[str, Any]:
     """``{"document", "info"}`` of a bundle: the checked document (series replayed) and where it is from.
 
     Raises BundleRefusedError (core/bundle/safe_open.py) when the bundle is refused, naming why.

@@ -132,6 +132,11 @@ def test_a_bundle_from_another_machine_draws_its_samples_in_seconds_from_the_sta
         assert gpu == [s["utilization_percent"] for s in samples]
         assert gpu[0] <= 2.0 and max(gpu[11:]) >= 98.0
         assert "samples.csv" in plot.note.text()
+        wizard.switch_language("ko")  # whose readings, in the page's language
+        wizard.flush_rendering()
+        assert "다른 컴퓨터에서 기록" in plot.note.text() and "recorded" not in plot.note.text()
+        wizard.switch_language("en")
+        wizard.flush_rendering()
         # The CPU line beside it: the real process busy, then falling.
         _cpu_xs, cpu = (list(map(float, a)) for a in plot._curves["cpu"].getOriginalDataset())
         readings = [v for v in cpu if not math.isnan(v)]
@@ -212,3 +217,31 @@ def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, tmp_path) -> None:  # 
         assert plot.stack.currentWidget() is plot.waiting
     finally:
         wizard.shutdown()
+
+
+def test_the_memory_line_is_the_probes_own_never_mixed_with_the_devices(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A real H200 run (scripts/gpu-check.sh, tests/data/gpu_run): its first sample was read before
+    the probe started (the device's 615 MiB in use, no per-process figure); the rest carry the
+    probe's own memory. The line is the probe's: the first reading is a gap, not a drop from 615."""
+    import json
+    import math
+
+    document = json.loads(
+        (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
+    )
+    series = document["inference"]["series"]
+    own = [s.get("process_memory_mib") for s in series["samples"]]
+    assert own[0] is None and series["samples"][0]["memory_used_mib"] > 600 and max(o or 0 for o in own) > 0
+    set_language("en")
+    plot = GpuPlot()
+    qtbot.addWidget(plot)
+    plot.show_series(series)
+    _, drawn = plot._curves["mem"].getOriginalDataset()
+    assert math.isnan(drawn[0])
+    assert [float(v) for v in drawn[1:]] == [float(o) for o in own[1:]]
+    # Without any per-process figure (a published recording: nvidia-smi's device totals), the device's.
+    for sample in series["samples"]:
+        sample["process_memory_mib"] = None
+    plot.show_series(series)
+    _, drawn = plot._curves["mem"].getOriginalDataset()
+    assert [float(v) for v in drawn] == [float(s["memory_used_mib"]) for s in series["samples"]]

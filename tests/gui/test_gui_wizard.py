@@ -208,7 +208,12 @@ def test_the_plot_draws_a_replayed_real_recording(qtbot, make_wizard) -> None:  
     xs, ys = plot._curves["gpu"].getOriginalDataset()
     recorded = {s.utilization_percent for s in recording.samples}
     assert len(xs) > 3 and {float(y) for y in ys if y == y} <= recorded
-    assert "replayed from a recording" in plot.note.text()
+    note = plot.note.text()
+    assert "recorded elsewhere and replayed, not measured here" in note and note.count("replayed") == 1
+    wizard.switch_language("ko")  # the recording's provenance in the page's language
+    wizard.flush_rendering()
+    assert "다른 곳에서 기록한 값을 재생함" in plot.note.text() and "recorded" not in plot.note.text()
+    wizard.switch_language("en")
     # A finished run draws the series the report holds, every sample of it.
     wizard.probe_options = FAST
     wizard.run_step("gpu")
@@ -307,3 +312,34 @@ def test_a_failed_cpu_baseline_is_told_in_the_pages_language(make_wizard) -> Non
     assert "No module named 'numpy'" in shown  # the library's own message, as it was
     assert "the probe failed while" not in shown and "importing onnxruntime" not in shown
     assert facade.evidence_value(sentence, "ko") in shown
+
+
+def test_with_no_bareun_installation_found_the_sentence_runs_across_the_row(make_wizard, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Not wrapped into the labels' narrow column (it read as a tower of five short lines)."""
+    wizard = make_wizard()
+    page = wizard.start_page
+    page.show_installations([])
+    qtbot.waitUntil(lambda: page.found_label.width() > page.fields["bareun"].x() - page.found_label.x())
+    lines = page.found_label.height() / page.found_label.fontMetrics().lineSpacing()
+    assert lines < 2.5, lines
+    page.show_installations(["/opt/bareun"])
+    assert page.found.isVisible()
+    qtbot.waitUntil(lambda: page.found_label.geometry().right() < page.found.x())  # beside the list
+
+
+def test_a_run_on_the_gpu_names_its_top_finding_as_also_found_not_as_why(make_wizard) -> None:  # type: ignore[no-untyped-def]
+    """A real H200 run (tests/data/gpu_run, not run here) ran on the GPU with a TensorRT finding:
+    that finding is not why anything fell back."""
+    import json
+
+    document = json.loads(
+        (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
+    )
+    wizard = make_wizard()
+    page = wizard.pages[Page.GPU]
+    wizard.document = document
+    wizard._render_all()
+    wizard.flush_rendering()
+    shown = page.verdict.text()
+    title = facade.finding_words(facade.all_findings(document)[0], "en")["title"]
+    assert f"Also found: {title}" in shown and "Why:" not in shown

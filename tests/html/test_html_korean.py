@@ -114,3 +114,27 @@ def test_a_bareun_like_installation_in_korean(tmp_path: Path) -> None:
     text, document, page = _diagnose(tmp_path, "--target", "bareun", "--bareun-root", str(root))
     assert _check_korean(text, document, page) >= 8
     assert "Restart the server." not in text
+
+
+def test_a_replayed_recordings_provenance_is_said_once_and_in_korean() -> None:
+    """report.html's note over the graph: the recording's provenance (core's English) in Korean."""
+    import html
+
+    from fallback_doctor.core.bundle.html import render_html
+    from fallback_doctor.core.bundle.record import samples_csv_from_rows
+    from fallback_doctor.core.sampling.recordings import load_recording
+
+    recording = load_recording(
+        Path(__file__).parents[1] / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
+    )
+    document = json.loads(
+        (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
+    )
+    series = document["inference"]["series"]
+    series.update(recorded_here=False, provenance=recording.provenance())
+    samples = samples_csv_from_rows(series["samples"])
+    english = html.unescape(render_html(document, lang="en", samples_csv=samples))
+    assert english.count("recorded elsewhere and replayed, not measured here") == 1
+    korean = html.unescape(render_html(document, lang="ko", samples_csv=samples))
+    assert evidence_value(recording.provenance(), "ko") in korean
+    assert "recorded elsewhere" not in korean
