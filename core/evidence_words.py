@@ -18,10 +18,10 @@ import json
 import re
 import string
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any
 
 from fallback_doctor.core.particles import fill
+from fallback_doctor.core.resource_files import RESOURCES
 
 _COMMENT = re.compile(r"^(?P<command>.*?)(?P<gap>\s*)#\s(?P<comment>.+)$")
 
@@ -49,7 +49,7 @@ _NESTED = frozenset({"labels", "values"})
 
 @cache
 def _catalog() -> dict[str, Any]:
-    folder = resources.files("fallback_doctor.resources").joinpath("texts").joinpath("evidence")
+    folder = RESOURCES.joinpath("texts").joinpath("evidence")
     data: dict[str, Any] = json.loads(folder.joinpath("words.json").read_text(encoding="utf-8"))
     return data
 
@@ -130,7 +130,7 @@ def _separating_facts(lang: str) -> dict[str, str]:
     """The checks that tell one log cause from another (resources/signatures/separators.json, owned
     by core/logs/separators.py), by their English: a log finding quotes them in English as a
     candidate's evidence. Read here from the file: the texts sit below the log reader."""
-    folder = resources.files("fallback_doctor.resources").joinpath("signatures")
+    folder = RESOURCES.joinpath("signatures")
     document = json.loads(folder.joinpath("separators.json").read_text(encoding="utf-8"))
     facts = document["separators"].values()
     return {texts["en"]: texts[lang] for texts in facts if texts.get("en") and texts.get(lang)}

@@ -16,8 +16,9 @@ import re
 import string
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 VOWEL = "vowel"
 CONSONANT = "consonant"
@@ -34,7 +35,7 @@ _COMBINED_AFTER_FIELD = re.compile(r'(\([^()]*\)|\)|")?(이\(가\)|을\(를\)|�
 
 @cache
 def _readings() -> dict[str, Any]:
-    folder = resources.files("fallback_doctor.resources").joinpath("korean")
+    folder = RESOURCES.joinpath("korean")
     data: dict[str, Any] = json.loads(folder.joinpath("readings.json").read_text(encoding="utf-8"))
     return data
 

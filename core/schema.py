@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 class DocumentError(ValueError):
@@ -25,11 +26,7 @@ class DocumentError(ValueError):
 @cache
 def report_schema() -> dict[str, Any]:
     """The schema, as shipped in the package."""
-    text = (
-        resources.files("fallback_doctor.resources")
-        .joinpath("schema", "report.schema.json")
-        .read_text(encoding="utf-8")
-    )
+    text = RESOURCES.joinpath("schema", "report.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

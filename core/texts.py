@@ -30,10 +30,10 @@ import json
 import locale
 import os
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core.particles import fill
+from fallback_doctor.core.resource_files import RESOURCES
 
 if TYPE_CHECKING:  # imported where a finding is made: the wizard's first page needs only labels
     from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
@@ -65,7 +65,7 @@ class _Defaulting(dict[str, Any]):
 def load_texts() -> dict[str, dict[str, Any]]:
     """Every finding text, merged from all files in resources/texts/."""
     merged: dict[str, dict[str, Any]] = {}
-    folder = resources.files("fallback_doctor.resources").joinpath("texts")
+    folder = RESOURCES.joinpath("texts")
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not entry.name.endswith(".json"):
             continue
@@ -81,7 +81,7 @@ def load_texts() -> dict[str, dict[str, Any]]:
 def load_labels() -> dict[str, dict[str, str]]:
     """Every label, merged from resources/texts/labels/*.json (keys starting with "_" are notes)."""
     merged: dict[str, dict[str, str]] = {}
-    folder = resources.files("fallback_doctor.resources").joinpath("texts").joinpath("labels")
+    folder = RESOURCES.joinpath("texts").joinpath("labels")
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not entry.name.endswith(".json"):
             continue

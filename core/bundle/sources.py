@@ -19,7 +19,8 @@ import stat
 import zlib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 SNIFF = 8192
 _BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
@@ -44,11 +45,7 @@ class _Rules:
 
 @cache
 def _rules() -> _Rules:
-    data = json.loads(
-        resources.files("fallback_doctor.resources")
-        .joinpath("redaction", "refused_paths.json")
-        .read_text(encoding="utf-8")
-    )
+    data = json.loads(RESOURCES.joinpath("redaction", "refused_paths.json").read_text(encoding="utf-8"))
     return _Rules(
         tuple(data["credentials"]), tuple(data["credential_patterns"]), tuple(data["system_folders"])
     )

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -31,7 +32,7 @@ def _strings(value: Any) -> list[str]:
 @cache
 def common_words() -> frozenset[str]:
     """Every word (lower case) of our texts, signatures, codes and the list of ordinary names."""
-    base = resources.files("fallback_doctor.resources")
+    base = RESOURCES
     words: set[str] = set()
     listed = json.loads(base.joinpath("redaction", "words.json").read_text(encoding="utf-8"))
     words.update(word.lower() for word in listed["words"])

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
-from fallback_doctor.core.collect.early import take_python_env
+from fallback_doctor.core.collect.early import python_env_script, take_python_env
 from fallback_doctor.core.collect.errors import CollectError
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.probes.runner import finish_child, run_child
 
-_CHILD = "python_env_child.py"
 _DOING = "listing the installed packages"
 MAX_LISTING = 32 * 1024 * 1024
 """Most bytes the listing may print: a real one is well under a MiB; an interpreter that floods
@@ -36,8 +34,8 @@ def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 1
     if started is not None:
         outcome = finish_child(started, timeout_s=timeout_s, max_output=MAX_LISTING)
     else:
-        with resources.as_file(resources.files("fallback_doctor.core.probes").joinpath(_CHILD)) as script:
-            outcome = run_child([python, str(script)], env=env, timeout_s=timeout_s, max_output=MAX_LISTING)
+        argv = [python, python_env_script()]
+        outcome = run_child(argv, env=env, timeout_s=timeout_s, max_output=MAX_LISTING)
     if outcome.returncode is None and not outcome.timed_out and outcome.flooded is None:
         raise CollectError(f"could not start the interpreter {python}: {outcome.stderr.strip()}")
     if not outcome.ok:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model, resolve_dims
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
+from fallback_doctor.core.resource_files import RESOURCES
 
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "cuda": ("CUDAExecutionProvider", "CPUExecutionProvider"),
@@ -64,7 +64,7 @@ class InferencePlan:
 
 def bundled_model() -> Path:
     """The bundled test encoder (resources/model/encoder.onnx)."""
-    return Path(str(resources.files("fallback_doctor.resources").joinpath("model", "encoder.onnx")))
+    return Path(str(RESOURCES.joinpath("model", "encoder.onnx")))
 
 
 def model_description(model: Path) -> dict[str, Any]:

@@ -13,8 +13,9 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 _KERNEL = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
@@ -43,7 +44,7 @@ class ArchVerdict:
 
 @cache
 def _data() -> dict[str, Any]:
-    path = resources.files("fallback_doctor.resources").joinpath("compat", "arch.json")
+    path = RESOURCES.joinpath("compat", "arch.json")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 def _read(name: str) -> dict[str, Any]:
-    text = resources.files("fallback_doctor.resources").joinpath(f"compat/{name}").read_text("utf-8")
+    text = RESOURCES.joinpath(f"compat/{name}").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 _RESOURCE = "compat/directml_coreml.json"
 
@@ -18,7 +19,7 @@ _RESOURCE = "compat/directml_coreml.json"
 @cache
 def facts() -> dict[str, Any]:
     """The whole data file."""
-    text = resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text(encoding="utf-8")
+    text = RESOURCES.joinpath(_RESOURCE).read_text(encoding="utf-8")
     data = json.loads(text)
     assert isinstance(data, dict)
     return data

@@ -10,8 +10,9 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 _VERSION = re.compile(r"^\s*(\d+)((?:\.\d+)*)\s*$")
 
@@ -80,7 +81,7 @@ def cuda_version_text(encoded: int | None) -> str | None:
 
 @cache
 def _data() -> dict[str, Any]:
-    path = resources.files("fallback_doctor.resources").joinpath("compat", "cuda_driver.json")
+    path = RESOURCES.joinpath("compat", "cuda_driver.json")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 

@@ -12,7 +12,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,7 @@ def _is_name(name: str) -> bool:
 @cache
 def allowlist() -> EnvironmentAllowlist:
     """The allowlist of resources/redaction/environment.json."""
-    data = json.loads(
-        resources.files("fallback_doctor.resources")
-        .joinpath("redaction", "environment.json")
-        .read_text(encoding="utf-8")
-    )
+    data = json.loads(RESOURCES.joinpath("redaction", "environment.json").read_text(encoding="utf-8"))
     return EnvironmentAllowlist(
         frozenset(data["names"]), tuple(data["families"]), frozenset(data["known_values"])
     )

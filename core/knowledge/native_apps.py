@@ -14,7 +14,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 _RESOURCE = "compat/native_apps.json"
 
@@ -40,7 +41,7 @@ class NativeApp:
 @cache
 def native_apps() -> tuple[NativeApp, ...]:
     """Every kind, in the order they are recognised (the generic "c" last)."""
-    data = json.loads(resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text("utf-8"))
+    data = json.loads(RESOURCES.joinpath(_RESOURCE).read_text("utf-8"))
     return tuple(
         NativeApp(
             app=str(item["app"]),

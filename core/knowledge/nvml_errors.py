@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class NvmlErrorMeaning:
 
 
 def _load() -> list[dict[str, Any]]:
-    text = resources.files("fallback_doctor.resources").joinpath("compat/nvml_errors.json").read_text("utf-8")
+    text = RESOURCES.joinpath("compat/nvml_errors.json").read_text("utf-8")
     errors: list[dict[str, Any]] = json.loads(text)["errors"]
     return errors
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from fallback_doctor.core.resource_files import RESOURCES
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -52,7 +52,7 @@ class OrtRequirement:
 
 @cache
 def _rows() -> tuple[OrtRequirement, ...]:
-    text = resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text(encoding="utf-8")
+    text = RESOURCES.joinpath(_RESOURCE).read_text(encoding="utf-8")
     data = json.loads(text)
     return tuple(_row(item) for item in data["releases"])
 
@@ -85,7 +85,7 @@ def all_requirements() -> tuple[OrtRequirement, ...]:
 
 def newest_gpu_release() -> str:
     """The newest onnxruntime-gpu release on PyPI when the table was last checked."""
-    text = resources.files("fallback_doctor.resources").joinpath(_RESOURCE).read_text(encoding="utf-8")
+    text = RESOURCES.joinpath(_RESOURCE).read_text(encoding="utf-8")
     return str(json.loads(text)["newest_gpu_release"])
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 @cache
 def _separators() -> dict[str, dict[str, str]]:
-    folder = resources.files("fallback_doctor.resources").joinpath("signatures")
+    folder = RESOURCES.joinpath("signatures")
     document = json.loads(folder.joinpath("separators.json").read_text(encoding="utf-8"))
     return {str(cause): dict(texts) for cause, texts in document["separators"].items()}
 

@@ -30,10 +30,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.resource_files import RESOURCES
 
 MATCH_CHARS = 4096
 """Longest part of a line a pattern sees: the first and last half of this are kept."""
@@ -177,7 +177,7 @@ def _signature(raw: dict[str, Any], file: str) -> Signature:
 
 
 def _read_all() -> list[tuple[str, dict[str, Any]]]:
-    folder = resources.files("fallback_doctor.resources").joinpath("signatures")
+    folder = RESOURCES.joinpath("signatures")
     documents = []
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if entry.name.endswith(".json"):

@@ -21,12 +21,12 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from importlib import resources
 from typing import Any, Protocol
 
 from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.results import LogFacts
+from fallback_doctor.core.resource_files import RESOURCES
 
 
 class _Scaled(Protocol):
@@ -43,7 +43,7 @@ _ARCH_LAYERS = frozenset({"driver", "device", "cuda"})
 @cache
 def _compat(name: str) -> dict[str, Any]:
     """A bundled table of resources/compat/ (the same files core/knowledge reads)."""
-    folder = resources.files("fallback_doctor.resources").joinpath("compat")
+    folder = RESOURCES.joinpath("compat")
     return dict(json.loads(folder.joinpath(name).read_text(encoding="utf-8")))
 
 
