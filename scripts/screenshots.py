@@ -175,7 +175,7 @@ def _shoot_gpu_run(out: Path, base: str, wait, grab) -> None:  # type: ignore[no
 
     from fallback_doctor.core import facade
     from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
-    from fallback_doctor.gui.wizard import DoctorWizard, Page
+    from fallback_doctor.gui.wizard import Page
     from PySide6.QtCore import QSettings
 
     document = json.loads(GPU_RUN.read_text(encoding="utf-8"))
@@ -183,6 +183,14 @@ def _shoot_gpu_run(out: Path, base: str, wait, grab) -> None:  # type: ignore[no
     created = str(document.get("created") or "")
     export_bundle(document, bundle, facade.bundle_members(document), BundleOptions(created=created or None))
     settings = QSettings(os.path.join(base, "h200.ini"), QSettings.Format.IniFormat)
+    _walk_opened_bundle(bundle, settings, wait, grab, "h200", (Page.GPU, Page.DIAGNOSIS))
+
+
+def _walk_opened_bundle(bundle: Path, settings, wait, grab, prefix: str, pages) -> None:  # type: ignore[no-untyped-def]
+    """Open ``bundle`` as a technician receiving it would; in each language, page by page from the
+    start, grab each of ``pages`` as ``{prefix}-{number}-{name}-{lang}.png``."""
+    from fallback_doctor.gui.wizard import DoctorWizard, Page
+
     opened = DoctorWizard({"kind": "bundle", "bundle": str(bundle)}, settings=settings, lang="en")
     opened.show()
     wait(lambda: not opened.searching, 10)
@@ -190,11 +198,12 @@ def _shoot_gpu_run(out: Path, base: str, wait, grab) -> None:  # type: ignore[no
         opened.switch_language(lang)
         while opened.currentId() != Page.START:
             opened.back()
-        for number in range(1, int(Page.DIAGNOSIS) + 1):
-            opened.next()
-            wait(lambda: opened.running is None)
-            if number in (Page.GPU, Page.DIAGNOSIS):
-                grab(opened, f"h200-{number}-{NAMES[number]}-{lang}.png")
+        for number, name in enumerate(NAMES):
+            if number:
+                opened.next()
+                wait(lambda: opened.running is None)
+            if number in pages:
+                grab(opened, f"{prefix}-{number}-{name}-{lang}.png")
     opened.shutdown()
     opened.close()
 
@@ -250,20 +259,8 @@ def _shoot_bareun(out: Path, app, wait, grab, written: list[Path]) -> int:  # ty
                 dialog.reject()
         wizard.shutdown()
         wizard.close()
-        opened = DoctorWizard({"kind": "bundle", "bundle": str(bundle)}, settings=settings, lang="en")
-        opened.show()
-        wait(lambda: not opened.searching, 10)
-        for lang in ("en", "ko"):
-            opened.switch_language(lang)
-            while opened.currentId() != Page.START:
-                opened.back()
-            for number, name in enumerate(NAMES):  # every page shows the other machine's report
-                if number:
-                    opened.next()
-                    wait(lambda: opened.running is None)
-                grab(opened, f"bareun-8-bundle-{number}-{name}-{lang}.png")
-        opened.shutdown()
-        opened.close()
+        # Every page shows the other machine's report.
+        _walk_opened_bundle(bundle, settings, wait, grab, "bareun-8-bundle", tuple(Page))
     _print(written)
     return 0
 
