@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The system libraries Qt needs (even offscreen) and a Korean-capable font, on Debian/Ubuntu;
 # the tools the packaging tests use (tests/packaging: .deb, .rpm, desktop entry, AppStream); and
-# Debian's Chromium, which renders report.html headless in tests/html (the browser test).
+# Debian's Chromium, which renders report.html headless in tests/html (the browser test); shellcheck,
+# which checks scripts/gpu-check.sh (tests/test_gpu_check_script.py).
 # Installs only what is missing, only as root with apt-get; otherwise says what to install.
 set -u
 missing=()
@@ -23,6 +24,7 @@ have_tool desktop-file-validate || missing+=(desktop-file-utils)
 have_tool appstreamcli          || missing+=(appstream)
 have_tool objdump               || missing+=(binutils)
 have_tool rpmbuild              || missing+=(rpm)
+have_tool shellcheck            || missing+=(shellcheck)
 { have_tool chromium || have_tool chromium-browser; } || missing+=(chromium)
 if command -v fc-list >/dev/null 2>&1 && ! fc-list :lang=ko 2>/dev/null | grep -q .; then
   missing+=(fonts-noto-cjk)
