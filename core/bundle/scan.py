@@ -173,31 +173,22 @@ def _literal_spans(lowered: str, detectors: tuple[Detector, ...]) -> list[list[t
     if groups is None:
         groups = _GROUPS[detectors] = _literal_groups(detectors)
     spans: list[list[tuple[int, int]]] = [[] for _ in detectors]
-    checks = [detector.check for detector in detectors]
-    length = len(lowered)
-    find, rfind = lowered.find, lowered.rfind
     for pattern, literals in groups:
-        search = pattern.search
-        match = search(lowered)
+        match = pattern.search(lowered)
         while match is not None:
             position = match.start()
-            line_end = find("\n", position)
-            if line_end < 0:
-                line_end = following = length
-            else:
-                following = find("\n", line_end + 1)
-                following = length if following < 0 else following
-            window = (rfind("\n", 0, position) + 1, following)  # this line and the next
+            line_end = lowered.find("\n", position)
+            line_end = len(lowered) if line_end < 0 else line_end
+            window = _line_window(lowered, position)
             for literal, indexes in literals.items():
                 for index in indexes:
-                    held = spans[index]
-                    if (not held or held[-1] != window) and _on_line(
-                        lowered, literal, position, line_end, checks[index]
+                    if (not spans[index] or spans[index][-1] != window) and _on_line(
+                        lowered, literal, position, line_end, detectors[index].check
                     ):
-                        held.append(window)
+                        spans[index].append(window)
             # The next hit that matters is on a line after this one: every literal of the group
             # on this line has been looked at.
-            match = search(lowered, line_end + 1) if line_end < length else None
+            match = pattern.search(lowered, line_end + 1) if line_end < len(lowered) else None
     return spans
 
 
