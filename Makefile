@@ -14,8 +14,10 @@ $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
 	bash scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install -qq --upgrade pip
+	# -qq: errors only. setuptools' editable install otherwise ends with an "Editable installation"
+	# notice that every package mapped from folders gets and that asks nothing of a newcomer.
+	$(BIN)/python -m pip install -qq -e '.[test]'
 	touch $@
 
 setup: $(BIN)/.installed

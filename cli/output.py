@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 import sys
 from typing import IO, Any
 
@@ -29,6 +30,18 @@ _UNSAFE = re.compile(
 
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 """What json.dumps(ensure_ascii=False) leaves raw but a terminal must not get (C0 it escapes itself)."""
+
+
+TEXT_WIDTH = 100
+"""The report's width when standard output is not a terminal and COLUMNS is not set."""
+
+
+def terminal_width() -> int:
+    """The width to wrap the text report at: the terminal's (or COLUMNS), 40 at the least.
+
+    By hand: ``tput cols`` (or ``echo $COLUMNS``).
+    """
+    return max(40, shutil.get_terminal_size((TEXT_WIDTH, 24)).columns)
 
 
 def _escape(match: re.Match[str]) -> str:

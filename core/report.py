@@ -6,6 +6,7 @@ wizard and a bundle opened on another machine all show the same thing.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -100,10 +101,12 @@ def render_text(
     """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
-    lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}"]
-    lines.extend(_machine_line(document, lang))
+    lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", width, "", "  ")
+    for line in _machine_line(document, lang):
+        lines.extend(_wrap(line, width, "", "  "))
     lines.append("")
-    lines.extend(inference_lines(document, lang))
+    for line in inference_lines(document, lang):
+        lines.extend(_wrap(line, width, "", "  ") if line else [""])
     findings = document.get("findings", [])
     if not findings:
         lines.append(labels["none"])
@@ -114,6 +117,21 @@ def render_text(
     else:
         lines.extend(_summary_lines(findings, lang, width, labels))
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
+    """Prose wrapped at ``width`` (the terminal's). A code span (`` `ldd … | grep x` ``) and a word
+    longer than a line are never broken, so that what is quoted can still be copied whole."""
+    spans = re.sub(r"`[^`]*`", lambda code: code.group(0).replace(" ", "\0"), text)
+    wrapped = textwrap.wrap(
+        spans,
+        width=width,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [line.replace("\0", " ") for line in wrapped] or [first.rstrip()]
 
 
 def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
@@ -153,8 +171,9 @@ def _summary_lines(
         lines.extend(["", label("summary.also", lang, count=len(rest))])
         for finding in rest:
             title = finding_text(finding, lang)["title"]
-            lines.append(f"  - [{_severity_tag(finding['severity'], lang)}] {title}")
-    lines.extend(["", label("summary.more", lang)])
+            tag = _severity_tag(finding["severity"], lang)
+            lines.extend(_wrap(f"  - [{tag}] {title}", width, "", "    "))
+    lines.extend(["", *_wrap(label("summary.more", lang), width, "", "  ")])
     return lines
 
 
@@ -170,7 +189,8 @@ def _finding_lines(
 ) -> list[str]:
     text = finding_text(finding, lang)
     where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
-    lines = ["", f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"]
+    heading = f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"
+    lines = ["", *_wrap(heading, width, "", "   ")]
     if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
@@ -198,7 +218,7 @@ def _finding_lines(
                 )
             )
     if text["verify"]:
-        lines.append(f"   {labels['verify']}: {text['verify']}")
+        lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", width, "   ", "        "))
     return lines
 
 

@@ -16,7 +16,7 @@ from fallback_doctor.core.texts import make_finding
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "bundle"))
 
-ONE_SCREEN = 50
+ONE_SCREEN = 60  # a terminal's screen; prose wrapped at 100 columns takes a few lines more
 
 
 @pytest.fixture(scope="module")
@@ -48,13 +48,14 @@ def test_the_default_text_is_one_screen_with_causes_fixes_and_verify(
     first = many["findings"][0]["texts"][lang]
     assert first["title"] in text
     assert first["fix"].split()[0] in text
-    if first.get("verify"):
-        assert first["verify"] in text
+    if first.get("verify"):  # prose wrapped at the width: the same words
+        assert " ".join(first["verify"].split()) in " ".join(text.split())
     evidence_word = "Evidence:" if lang == "en" else "근거:"
     assert evidence_word not in text
     # the first causes in full, every other one on a line of its own, nothing cut with "…"
+    joined = " ".join(text.split())  # prose wraps at the terminal's width
     for finding in many["findings"][SUMMARY_FULL_CAUSES:]:
-        assert any(line.endswith(finding["texts"][lang]["title"]) for line in lines)
+        assert " ".join(finding["texts"][lang]["title"].split()) in joined
     assert "--verbose" in text
     assert len(lines) <= ONE_SCREEN, text
 
@@ -108,3 +109,37 @@ def test_test_inference_names_only_what_it_prints_and_says_how_to_verify(lang: s
     assert "layer findings" not in text and "계층별 결과" not in text
     assert "fallback-doctor diagnose" in text
     assert ("Verify: " if lang == "en" else "확인 방법: ") in text
+
+
+def _diagnose_text(columns: str | None) -> list[str]:
+    """A real ``diagnose --target log`` of a real log, its text as a terminal of ``columns`` shows it."""
+    import os
+    import subprocess
+
+    log = Path(__file__).resolve().parents[1] / "data" / "logs" / "ansi_crlf.log"
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    run = subprocess.run(
+        [sys.executable, "-m", "fallback_doctor.cli.main", "diagnose", "--target", "log", "--log", str(log)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert run.stdout, run.stderr
+    return run.stdout.splitlines()
+
+
+def _longest_wrapped(lines: list[str]) -> int:
+    """The longest line of prose: a command (``$ …``) is never wrapped, so that it copies whole,
+    and a single long word (a path) cannot be."""
+    return max(len(line) for line in lines if " " in line.strip() and not line.strip().startswith("$"))
+
+
+def test_the_text_report_wraps_at_the_terminals_width() -> None:
+    narrow, default = _diagnose_text("64"), _diagnose_text(None)
+    assert _longest_wrapped(narrow) <= 64
+    assert _longest_wrapped(default) > 64  # without COLUMNS (not a terminal): the report's 100 columns
+    assert _longest_wrapped(default) <= 100
