@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.cli.output import terminal_width, write_error, write_json, write_text
+from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 
 if TYPE_CHECKING:
     from fallback_doctor.core.bundle.export import ExtraMember
@@ -100,8 +100,8 @@ def _show(path: str, lang: str | None, as_json: bool, *, verbose: bool = False) 
         write_error(opened.origin())
         for problem in opened.integrity_problems:
             write_error(f"warning: {problem}")
-        width = terminal_width()
-        write_text(render_text(opened.document, lang or default_language(), width, verbose=verbose))
+        lang = lang or default_language()
+        write_text(render_text(opened.document, lang, verbose=verbose, **text_options()))
     return EXIT_OK
 
 

@@ -16,7 +16,7 @@ from fallback_doctor.cli.common import (
     install_signal_handlers,
     target_spec,
 )
-from fallback_doctor.cli.output import terminal_width, write_error, write_json, write_text
+from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.frozen import default_python
@@ -209,7 +209,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     else:
         lang = args.lang or default_language()
-        write_text(render_text(document, lang, terminal_width(), verbose=args.verbose))
+        write_text(render_text(document, lang, verbose=args.verbose, **text_options()))
     if args.bundle:
         from fallback_doctor.cli.bundle import export_from_cli
 

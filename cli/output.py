@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import shutil
 import sys
@@ -36,12 +37,22 @@ TEXT_WIDTH = 100
 """The report's width when standard output is not a terminal and COLUMNS is not set."""
 
 
-def terminal_width() -> int:
-    """The width to wrap the text report at: the terminal's (or COLUMNS), 40 at the least.
+def terminal_width() -> int | None:
+    """The width of the terminal the report goes to (COLUMNS first), 40 at the least; None when
+    standard output is a pipe or a file and COLUMNS is not set.
 
     By hand: ``tput cols`` (or ``echo $COLUMNS``).
     """
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        return None
     return max(40, shutil.get_terminal_size((TEXT_WIDTH, 24)).columns)
+
+
+def text_options() -> dict[str, Any]:
+    """How render_text lays the report out for this standard output: the terminal's width, every
+    line of prose wrapped; into a pipe, the report's own width and whole lines for grep."""
+    width = terminal_width()
+    return {"width": width or TEXT_WIDTH, "wrap_prose": width is not None}
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -49,6 +49,7 @@ session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
 strategy_lines = _on_first_use(_PAGES, "strategy_lines")
 verdict_words = _on_first_use(_PAGES, "verdict_words")
+default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
 remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
 remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
 
@@ -72,6 +73,7 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "default_bundle_name",
     "evidence_label",
     "evidence_source",
     "evidence_value",

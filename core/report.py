@@ -91,37 +91,47 @@ SUMMARY_FULL_CAUSES = 3
 
 
 def render_text(
-    document: dict[str, Any], lang: str = "en", width: int = 100, *, verbose: bool = False
+    document: dict[str, Any],
+    lang: str = "en",
+    width: int = 100,
+    *,
+    verbose: bool = False,
+    wrap_prose: bool = False,
 ) -> str:
     """The report for people: the verdict first, then the ranked causes with their fixes.
 
     By default one screen (like ``systemctl status``): the verdict, what was diagnosed, the test
     inference, the first causes with fix, commands and how to verify, the rest one line each.
-    ``verbose`` adds every finding's detail and evidence.
+    ``verbose`` adds every finding's detail and evidence. Details and fixes wrap at ``width``;
+    ``wrap_prose`` (a terminal, whose width is known) wraps every other line of prose too, where a
+    pipe gets them whole, one line each, for grep.
     """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
-    lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", width, "", "  ")
+    prose = width if wrap_prose else None
+    lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", prose, "", "  ")
     for line in _machine_line(document, lang):
-        lines.extend(_wrap(line, width, "", "  "))
+        lines.extend(_wrap(line, prose, "", "  "))
     lines.append("")
     for line in inference_lines(document, lang):
-        lines.extend(_wrap(line, width, "", "  ") if line else [""])
+        lines.extend(_wrap(line, prose, "", "  ") if line else [""])
     findings = document.get("findings", [])
     if not findings:
         lines.append(labels["none"])
     elif verbose:
         lines.append(labels["findings"] + ":")
         for number, finding in enumerate(findings, start=1):
-            lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=True))
+            lines.extend(_finding_lines(number, finding, lang, (width, prose), labels, verbose=True))
     else:
-        lines.extend(_summary_lines(findings, lang, width, labels))
+        lines.extend(_summary_lines(findings, lang, (width, prose), labels))
     return "\n".join(lines) + "\n"
 
 
-def _wrap(text: str, width: int, first: str, rest: str) -> list[str]:
-    """Prose wrapped at ``width`` (the terminal's). A code span (`` `ldd … | grep x` ``) and a word
-    longer than a line are never broken, so that what is quoted can still be copied whole."""
+def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
+    """Prose wrapped at ``width`` (the terminal's; None: one line). A code span (`` `ldd … | grep
+    x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
+    if width is None:
+        return [first + text]
     spans = re.sub(r"`[^`]*`", lambda code: code.group(0).replace(" ", "\0"), text)
     wrapped = textwrap.wrap(
         spans,
@@ -159,21 +169,22 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
 
 
 def _summary_lines(
-    findings: list[dict[str, Any]], lang: str, width: int, labels: dict[str, str]
+    findings: list[dict[str, Any]], lang: str, widths: tuple[int, int | None], labels: dict[str, str]
 ) -> list[str]:
+    prose = widths[1]
     serious = [finding for finding in findings if finding.get("severity") in {"critical", "error"}]
     full = (serious or findings)[:SUMMARY_FULL_CAUSES]
     rest = [finding for finding in findings if not any(finding is shown for shown in full)]
     lines = [label("summary.causes", lang)]
     for number, finding in enumerate(full, start=1):
-        lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=False))
+        lines.extend(_finding_lines(number, finding, lang, widths, labels, verbose=False))
     if rest:
         lines.extend(["", label("summary.also", lang, count=len(rest))])
         for finding in rest:
             title = finding_text(finding, lang)["title"]
             tag = _severity_tag(finding["severity"], lang)
-            lines.extend(_wrap(f"  - [{tag}] {title}", width, "", "    "))
-    lines.extend(["", *_wrap(label("summary.more", lang), width, "", "  ")])
+            lines.extend(_wrap(f"  - [{tag}] {title}", prose, "", "    "))
+    lines.extend(["", *_wrap(label("summary.more", lang), prose, "", "  ")])
     return lines
 
 
@@ -185,12 +196,19 @@ def _severity_tag(severity: str, lang: str) -> str:
 
 
 def _finding_lines(
-    number: int, finding: dict[str, Any], lang: str, width: int, labels: dict[str, str], *, verbose: bool
+    number: int,
+    finding: dict[str, Any],
+    lang: str,
+    widths: tuple[int, int | None],
+    labels: dict[str, str],
+    *,
+    verbose: bool,
 ) -> list[str]:
+    width, prose = widths
     text = finding_text(finding, lang)
     where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
     heading = f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"
-    lines = ["", *_wrap(heading, width, "", "   ")]
+    lines = ["", *_wrap(heading, prose, "", "   ")]
     if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
@@ -218,7 +236,7 @@ def _finding_lines(
                 )
             )
     if text["verify"]:
-        lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", width, "   ", "        "))
+        lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", prose, "   ", "        "))
     return lines
 
 

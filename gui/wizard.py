@@ -20,7 +20,8 @@ from fallback_doctor.gui.page_base import Page, StepPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
 from fallback_doctor.gui.warmup import keep_the_gil_short, preload_modules
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
+from fallback_doctor.gui.window_fit import fit_to_screen
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
@@ -151,8 +152,7 @@ class DoctorWizard(StepRunner):
         # The other pages: after the first paint, at the latest in 0.25 s.
         self._first_paint = _FirstPaint(self, self._after_first_paint)
         QTimer.singleShot(250, self, self._build_rest)
-        self.resize(1100, 780)
-        self.setMinimumSize(820, 600)
+        fit_to_screen(self, QSize(1100, 780), QSize(820, 600))
         self.ticker = QTimer(self)
         self.ticker.setInterval(500)
         self.ticker.timeout.connect(self._on_ticker)
