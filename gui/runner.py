@@ -339,6 +339,8 @@ class StepRunner(QWizard):
 
     @Slot(object)
     def _on_exported(self, path: object) -> None:
+        if path:
+            self.saved_document = self.document
         self.diagnosis_page.note.setText(t("diag.export.done", path=path))
 
     @Slot(str)

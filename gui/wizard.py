@@ -16,6 +16,7 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.gc_guard import collect_on_gui_thread, freeze_survivors, hold_collections
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
+from fallback_doctor.gui.leaving import ask_to_leave, may_leave
 from fallback_doctor.gui.page_base import Page, StepPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
@@ -110,6 +111,8 @@ class DoctorWizard(StepRunner):
         self.probe_options = dict(probe_options or {})
         self.sample_source = sample_source
         self.document: dict[str, Any] | None = None
+        self.saved_document: dict[str, Any] | None = None
+        """The document as it was last exported (the same object while nothing changed)."""
         self.target: dict[str, Any] = {}
         self.bundle_mode = False
         self.bundle_info: dict[str, Any] | None = None
@@ -448,11 +451,16 @@ class DoctorWizard(StepRunner):
         QThreadPool.globalInstance().waitForDone(3000)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        """Closing the window stops whatever runs."""
-        self.shutdown()
+        """Closing the window (through done: it may ask first) stops whatever runs."""
         super().closeEvent(event)
 
+    def ask_to_leave(self) -> str:
+        """Export, discard or stay, asked of the technician (gui/leaving.py)."""
+        return ask_to_leave(self)
+
     def done(self, result: int) -> None:
-        """Finish or Close: stop whatever runs first."""
+        """Finish or Close: an unsaved diagnosis asks first; then stop whatever runs."""
+        if not may_leave(self):
+            return
         self.shutdown()
         super().done(result)

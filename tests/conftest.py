@@ -25,6 +25,7 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     _SCREEN = os.path.join(os.path.dirname(__file__), "data", "screens", "1920x1080.json")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ["FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"] = "1"
+os.environ.pop("COLUMNS", None)  # the text report into a pipe, as the tests read it, whatever the shell
 
 CHECKED: list[int] = []
 """How many documents the session checked (reported at the end; 0 would mean the hook is dead)."""
