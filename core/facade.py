@@ -15,6 +15,7 @@ from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_langu
 
 _PAGES = "fallback_doctor.core.pages"
 _REMEDY = "fallback_doctor.core.remedy"
+_TARGETS = "fallback_doctor.core.targets.registry"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -49,6 +50,8 @@ session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
 strategy_lines = _on_first_use(_PAGES, "strategy_lines")
 verdict_words = _on_first_use(_PAGES, "verdict_words")
+wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
+wizard_target = _on_first_use(_TARGETS, "wizard_target")
 remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
 remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
 
@@ -98,6 +101,8 @@ __all__ = [
     "strategy_lines",
     "system_language",
     "verdict_words",
+    "wizard_profiles",
+    "wizard_target",
 ]
 
 STEP_CHILD_MODULE = "fallback_doctor.core.step_child"

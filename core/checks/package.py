@@ -16,6 +16,7 @@ from fallback_doctor.core.facts.python_env import Distribution, normalize_name
 from fallback_doctor.core.knowledge.ort_matrix import ort_requirements, ort_versions_for_cuda_major
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import remedy_terms
 from fallback_doctor.core.texts import make_finding
 
 GPU_PACKAGE = "onnxruntime-gpu"
@@ -311,8 +312,8 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     ort = snapshot.onnxruntime
     if ort is None or ort.package_dir is None or ort.has_cuda_provider:
         return
-    if sharing_one_folder(ort) or (snapshot.target is not None and snapshot.target.kind == "native"):
-        return  # a native application's folder: native_library says it in the application's terms
+    if sharing_one_folder(ort) or remedy_terms(snapshot.target) == "application":
+        return  # an application's own folder: native_library says it in the application's terms
     choice = choose_gpu_version(snapshot)
     package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
     evidence = [
@@ -352,7 +353,7 @@ def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     install flag, the GPU release archive. By hand: ``ls -l DIR | grep onnxruntime``.
     """
     target = snapshot.target
-    if target is None or target.kind != "native" or target.lib_ort is None:
+    if target is None or remedy_terms(target) != "application" or target.lib_ort is None:
         return
     from fallback_doctor.core.knowledge.native_apps import app_named
 

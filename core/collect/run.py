@@ -23,6 +23,8 @@ from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python, target_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 T = TypeVar("T")
@@ -139,11 +141,12 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         run = _Collection(progress)
         f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
-        bareun = target is not None and target.kind in ("bareun", "native")
+        profile = find_profile(target.kind) if target is not None else None
+        own_library = profile is not None and profile.probe == Probe.LIBRARY
 
         f_log = run.start("log", _collect_log, target, spec) if target is not None else None
         process = None
-        if target is not None and (bareun or target.pid is not None):
+        if target is not None and ((profile is not None and profile.finds_process) or target.pid is not None):
             f_process = run.start("process", _find_process, target, shell_env)
             process = run.wait("process", f_process, budget)
         service_env = process.effective_environment() if process is not None else None
@@ -159,7 +162,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         f_device = run.start("device", collect_device, env)
 
         python: PythonEnvFacts | None = run.wait("python", f_python, budget) if f_python else None
-        onnxruntime, torch = _onnxruntime_and_torch(run, target if bareun else None, python, budget)
+        onnxruntime, torch = _onnxruntime_and_torch(run, target if own_library else None, python, budget)
         libraries = _libraries(run, request, target, python, onnxruntime, env)
 
         f_native = run.start(

@@ -1,6 +1,7 @@
 """Resolve what the user named (TargetSpec) into TargetFacts: which application, where its files are.
 
-``auto`` takes a Bareun installation when one is found (``--bareun-root``/``--config``,
+Each kind is resolved by its profile (core/targets/registry.py). ``auto`` takes the first
+profile whose ``detect`` finds its target (a Bareun installation: ``--bareun-root``/``--config``,
 BAREUN_ROOT, the default locations), else the Python environment (``--python``, or the tool's
 own interpreter). A file or folder named on the command line that is not there is a usage
 error (TargetNotFound, exit 2); whatever is wrong inside the installation is a finding.
@@ -14,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.targets import bareun
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.targets.profile import ResolveOptions
+from fallback_doctor.core.targets.registry import AUTO, FALLBACK, find_profile, profiles, target_kinds
+from fallback_doctor.core.targets.spec import TargetSpec
 
 
 class TargetNotFound(Exception):  # noqa: N818 - the name is the brief's
@@ -35,41 +38,61 @@ def resolve_target(
     ``echo $BAREUN_ROOT``, ``cat $BAREUN_ROOT/config/bareun.json``, ``ls $BAREUN_ROOT/lib``.
     """
     _check_named_files(spec)
-    kind = TargetKind(spec.kind)
-    if kind == TargetKind.LOG:
-        if not spec.logs and spec.log_text is None:
-            raise TargetNotFound("--target log needs at least one --log FILE")
-        return TargetFacts(
-            kind="log",
-            root=None,
-            config_path=None,
-            log_paths=spec.logs,
-            lib_path=None,
-            requested_provider=None,
-            python=spec.python,
-            pid=spec.pid,
-            log_text=spec.log_text,
-        )
-    if kind == TargetKind.PYTHON:
-        return _python_target(spec)
-    if kind == TargetKind.NATIVE:
-        from fallback_doctor.core.targets.native import NativeTargetError, native_target
+    options = ResolveOptions(roots=roots, load_library=load_library)
+    kind = str(spec.kind)
+    if kind == AUTO:
+        found = next((p for p in profiles() if p.detect is not None and p.detect(spec, env, options)), None)
+        profile = found or find_profile(FALLBACK)
+    else:
+        profile = find_profile(kind)
+    if profile is None:
+        raise TargetNotFound(f"--target {kind}: not a kind of target ({', '.join(target_kinds())})")
+    return profile.resolve(spec, env, options)
 
-        try:
-            return native_target(spec, env, load_library=load_library)
-        except NativeTargetError as error:
-            raise TargetNotFound(str(error)) from None
-    found = _bareun_root(spec, env, roots)
+
+def resolve_log(spec: TargetSpec) -> TargetFacts:
+    """A log alone (``--target log``): the files named, or the text pasted into the wizard."""
+    if not spec.logs and spec.log_text is None:
+        raise TargetNotFound("--target log needs at least one --log FILE")
+    return TargetFacts(
+        kind="log",
+        root=None,
+        config_path=None,
+        log_paths=spec.logs,
+        lib_path=None,
+        requested_provider=None,
+        python=spec.python,
+        pid=spec.pid,
+        log_text=spec.log_text,
+    )
+
+
+def resolve_native(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
+    """A native application's own library folder (core/targets/native.py)."""
+    from fallback_doctor.core.targets.native import NativeTargetError, native_target
+
+    try:
+        return native_target(spec, env, load_library=options.load_library)
+    except NativeTargetError as error:
+        raise TargetNotFound(str(error)) from None
+
+
+def bareun_found(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> bool:
+    """Whether a Bareun installation is named or found (what ``auto`` asks first)."""
+    return _bareun_root(spec, env, options.roots) is not None
+
+
+def resolve_bareun(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
+    """The Bareun installation named or found; none found is a usage error."""
+    found = _bareun_root(spec, env, options.roots)
     if found is None:
-        if kind == TargetKind.BAREUN:
-            looked = ", ".join(bareun.default_roots() if roots is None else roots)
-            raise TargetNotFound(
-                f"no Bareun installation found (BAREUN_ROOT: {env.get('BAREUN_ROOT') or 'not set'}; "
-                f"looked in {looked}): name it with --bareun-root DIR or --config FILE"
-            )
-        return _python_target(spec)
+        looked = ", ".join(bareun.default_roots() if options.roots is None else options.roots)
+        raise TargetNotFound(
+            f"no Bareun installation found (BAREUN_ROOT: {env.get('BAREUN_ROOT') or 'not set'}; "
+            f"looked in {looked}): name it with --bareun-root DIR or --config FILE"
+        )
     root, how = found
-    return bareun_target(spec, env, root, how, load_library=load_library)
+    return bareun_target(spec, env, root, how, load_library=options.load_library)
 
 
 def _check_named_files(spec: TargetSpec) -> None:
@@ -92,7 +115,8 @@ def _check_named_files(spec: TargetSpec) -> None:
         raise TargetNotFound(f"--lib-dir {spec.lib_dir}: no such directory")
 
 
-def _python_target(spec: TargetSpec) -> TargetFacts:
+def resolve_python(spec: TargetSpec) -> TargetFacts:
+    """A Python application: its interpreter (``--python``, else the tool's own)."""
     return TargetFacts(
         kind="python",
         root=None,

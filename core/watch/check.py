@@ -24,6 +24,7 @@ from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetSpec
 from fallback_doctor.core.texts import label
 
@@ -94,8 +95,9 @@ def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str
     """What the status line calls the server: ``--name``, ``bareun``, else the executable's name."""
     if name:
         return name
-    if target is not None and target.kind == "bareun":
-        return "bareun"
+    profile = find_profile(target.kind) if target is not None else None
+    if profile is not None and profile.server_name:
+        return profile.server_name
     if process is not None:
         command = process.executable or (process.cmdline[0] if process.cmdline else "")
         if command:
