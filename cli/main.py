@@ -22,8 +22,8 @@ from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
+from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
-from fallback_doctor.core.targets.resolve import TargetNotFound
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:

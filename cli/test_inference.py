@@ -33,8 +33,9 @@ from fallback_doctor.core.inference.run import (
 )
 from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
+from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
-from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetSpec
 
 

@@ -132,7 +132,8 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     from fallback_doctor.core.collect.platform import collect_platform
     from fallback_doctor.core.collect.python_env import collect_python_env
     from fallback_doctor.core.probes.runner import abandon_child
-    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+    from fallback_doctor.core.targets.profile import TargetNotFound
+    from fallback_doctor.core.targets.resolve import resolve_target
 
     shell_env = target_environment(request.env)  # a frozen build's own folder is not the target's
     budget = request.timeout_s

@@ -19,31 +19,31 @@ if TYPE_CHECKING:
 
 
 def _bareun(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
-    from fallback_doctor.core.targets.resolve import resolve_bareun
+    from fallback_doctor.core.targets.resolvers import resolve_bareun
 
     return resolve_bareun(spec, env, options)
 
 
 def _bareun_found(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> bool:
-    from fallback_doctor.core.targets.resolve import bareun_found
+    from fallback_doctor.core.targets.resolvers import bareun_found
 
     return bareun_found(spec, env, options)
 
 
 def _python(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
-    from fallback_doctor.core.targets.resolve import resolve_python
+    from fallback_doctor.core.targets.resolvers import resolve_python
 
     return resolve_python(spec)
 
 
 def _native(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
-    from fallback_doctor.core.targets.resolve import resolve_native
+    from fallback_doctor.core.targets.resolvers import resolve_native
 
     return resolve_native(spec, env, options)
 
 
 def _log(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
-    from fallback_doctor.core.targets.resolve import resolve_log
+    from fallback_doctor.core.targets.resolvers import resolve_log
 
     return resolve_log(spec)
 

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from fallback_doctor.core.targets.spec import TargetSpec
 
 
+class TargetNotFound(Exception):  # noqa: N818 - the name is the brief's
+    """A target named by the user does not exist (a usage error: the CLI exits 2)."""
+
+
 class Probe(StrEnum):
     """Which probe tests a target: what the test inference runs."""
 

@@ -201,7 +201,8 @@ def run_check(
     """
     from fallback_doctor.core.collect.log import collect_log
     from fallback_doctor.core.collect.process import collect_process, find_server_process
-    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+    from fallback_doctor.core.targets.profile import TargetNotFound
+    from fallback_doctor.core.targets.resolve import resolve_target
 
     started = time.monotonic()
     shell = dict(os.environ if env is None else env)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from fallback_doctor.core.targets import bareun
-from fallback_doctor.core.targets.resolve import bareun_target
+from fallback_doctor.core.targets.resolvers import bareun_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 CONFIG = {
