@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from fallback_doctor.wizard_options import GUI_DESCRIPTION, TARGET_KINDS, add_wizard_arguments
+from fallback_doctor.wizard_options import GUI_DESCRIPTION, add_wizard_arguments
 
-__all__ = ["TARGET_KINDS", "build_parser", "make_application", "run", "target_from_args"]
+__all__ = ["build_parser", "make_application", "run", "target_from_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +37,8 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
             if args.python
             else "log"
             if args.log
+            else "native"
+            if args.lib_dir
             else "auto"
         )
     target = {
@@ -46,6 +48,7 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "config": args.config,
         "logs": list(args.log),
         "pid": args.pid,
+        "lib_dir": args.lib_dir,
         "bundle": args.bundle,
     }
     return {key: value for key, value in target.items() if value}

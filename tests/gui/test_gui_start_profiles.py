@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fallback_doctor.gui.app import build_parser, target_from_args
 from fallback_doctor.gui.wizard import DoctorWizard
 from PySide6.QtCore import QSettings
 
@@ -56,3 +57,11 @@ def test_a_virtual_environments_folder_names_its_interpreter(qtbot, tmp_path: Pa
     wizard = _wizard(qtbot, tmp_path, {"kind": "python", "python": str(tmp_path / "venv")})
     assert wizard.start_page.target() == ({"kind": "python", "python": str(python), "pid": None}, None)
     wizard.shutdown()
+
+
+def test_the_wizards_command_line_offers_every_registered_kind() -> None:
+    with triton_registered():
+        args = build_parser().parse_args(["--target", "triton", "--lib-dir", "/opt/triton/backends"])
+    assert target_from_args(args) == {"kind": "triton", "lib_dir": "/opt/triton/backends"}
+    native = build_parser().parse_args(["--lib-dir", "/opt/app/lib", "--pid", "7"])
+    assert target_from_args(native) == {"kind": "native", "lib_dir": "/opt/app/lib", "pid": 7}
