@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
-from fallback_doctor.core.targets.registry import find_profile
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.texts import label
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
@@ -183,7 +184,7 @@ def _application_layer(document: dict[str, Any], target: dict[str, Any]) -> dict
     python = environment(document, "python")
     return {
         "layer": "application",
-        "version": python.get("version") if kind == "python" else None,
+        "version": python.get("version") if probe_of(kind) == Probe.PYTHON else None,
         "kind": kind or None,
         "needed": target.get("requested_provider"),
         "libraries": [],

@@ -150,7 +150,7 @@ def run_inference_step(
             result = run_sampled_inference(
                 target, plan, python=python, env=env, timeout_s=settings.timeout_s, on_phase=on_phase
             )
-        elif gpu or probe_of(target) == Probe.LIBRARY:
+        elif gpu or probe_of(target.kind) == Probe.LIBRARY:
             result = run_inference(
                 target,
                 plan,

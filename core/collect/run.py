@@ -24,7 +24,7 @@ from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python, target_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
 from fallback_doctor.core.targets.profile import Probe
-from fallback_doctor.core.targets.registry import find_profile
+from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 T = TypeVar("T")
@@ -294,7 +294,7 @@ def _python_for(target: TargetFacts | None, spec: TargetSpec, request: CollectRe
     """The interpreter to read: the target's; for Bareun and log targets only one named with --python."""
     if target is None:
         return spec.python or request.python
-    if target.kind == "python":
+    if probe_of(target.kind) == Probe.PYTHON:
         return target.python or spec.python or request.python
     return spec.python
 

@@ -41,7 +41,7 @@ def whole_timeout(plan_providers: tuple[str, ...], timeout_s: float | None) -> f
 
 def inference_notice(target: TargetFacts, timeout_s: float) -> str:
     """What the technician is told before the test inference starts: whose code runs, and how long."""
-    if probe_of(target) == Probe.LIBRARY:
+    if probe_of(target.kind) == Probe.LIBRARY:
         what = f"loads the application's own ONNX Runtime library ({target.lib_path}) in a child process"
     else:
         what = f"imports the application's onnxruntime with its own interpreter ({target.python})"
@@ -152,7 +152,7 @@ def run_inference(
     o.InferenceSession('model.onnx', providers=['CUDAExecutionProvider']); print(s.get_providers())"``.
     """
     timeout = whole_timeout(plan.request.providers, timeout_s)
-    if probe_of(target) == Probe.LIBRARY:
+    if probe_of(target.kind) == Probe.LIBRARY:
         if not target.lib_path:
             raise InferenceSetupError("the Bareun configuration names no libPath: nothing to test")
         from fallback_doctor.core.inference.capi import run_capi_probe

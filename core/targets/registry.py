@@ -52,9 +52,9 @@ def find_profile(kind: str | None) -> TargetProfile | None:
     return _PROFILES.get(kind or "")
 
 
-def probe_of(target: TargetFacts | None) -> Probe | None:
-    """Which probe tests the resolved target (None: nothing to run, or a kind not registered)."""
-    profile = find_profile(target.kind) if target is not None else None
+def probe_of(kind: str | None) -> Probe | None:
+    """Which probe tests a target of ``kind`` (None: nothing to run, or a kind not registered)."""
+    profile = find_profile(kind)
     return profile.probe if profile is not None else None
 
 
