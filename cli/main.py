@@ -27,7 +27,7 @@ from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import ExtraMember
+    from fallback_doctor.core.bundle.preview import ExtraMember
 
 
 OPTIONAL_COMMANDS: dict[str, str] = {

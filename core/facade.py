@@ -139,7 +139,7 @@ def bundle_members(document: dict[str, Any]) -> list[Any]:
 
 def bundle_options(**options: Any) -> Any:
     """BundleOptions (core/bundle/export.py) for the preview."""
-    from fallback_doctor.core.bundle.export import BundleOptions
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     return BundleOptions(**options)
 
@@ -156,22 +156,22 @@ def prepare_bundle(
 
 def required_members() -> frozenset[str]:
     """Members a bundle always holds (they cannot be left out in the preview)."""
-    from fallback_doctor.core.bundle.export import REQUIRED_MEMBERS
+    from fallback_doctor.core.bundle.preview import REQUIRED_MEMBERS
 
     return frozenset(REQUIRED_MEMBERS)
 
 
 def write_bundle(preview: Any, path: str, force: bool) -> str:
     """Write a prepared bundle; returns the path written."""
-    from fallback_doctor.core.bundle.export import write_bundle as write
+    from fallback_doctor.core.bundle.write import write_bundle as write
 
     return str(write(preview, path, force=force).path)
 
 
 def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
     """Write the document as a redacted bundle without a preview; never replaces a file."""
-    from fallback_doctor.core.bundle.export import BundleOptions
     from fallback_doctor.core.bundle.export import export_bundle as export
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     result = export(document, path, bundle_members(document), BundleOptions(lang=lang), force=False)
     return str(getattr(result, "path", path))

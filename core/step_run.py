@@ -81,7 +81,7 @@ def gpu_retry_for_snapshot(
 
     Only work launched on the GPU proves the GPU works: an import or a device list does not.
     """
-    from fallback_doctor.core.collect.run import service_environment
+    from fallback_doctor.core.collect.environment import service_environment
 
     ort = snapshot.onnxruntime
     installed = ort is not None and ort.package_dir is not None

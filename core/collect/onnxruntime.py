@@ -17,15 +17,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fallback_doctor.core.collect.ort_binaries import has_azure_provider as has_azure_provider
-from fallback_doctor.core.collect.ort_binaries import read_package_binaries
+from fallback_doctor.core.collect.ort_binaries import has_azure_provider, read_package_binaries
 from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
-from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS as PROVIDER_KEYS
-from fallback_doctor.core.knowledge.providers import PROVIDER_ORDER as PROVIDER_ORDER
-from fallback_doctor.core.targets.libpath import read_needed as read_needed
+from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS, PROVIDER_ORDER
+from fallback_doctor.core.targets.libpath import read_needed
 
 PACKAGE = "onnxruntime"
 

@@ -15,13 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-# relevant_environment and service_environment live in collect.environment (process.py needs them
-# without importing this module); re-exported here for the places that import them from run.
-from fallback_doctor.core.collect.environment import relevant_environment as relevant_environment
-from fallback_doctor.core.collect.environment import service_environment as service_environment
+from fallback_doctor.core.collect.environment import service_environment
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python, target_environment
+
+# relevant_environment and service_environment live in collect.environment (process.py needs them
+# without importing this module); re-exported here for the places that import them from run.
+from fallback_doctor.core.knowledge.environment import relevant_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import find_profile, probe_of
@@ -207,7 +208,7 @@ def _onnxruntime_and_torch(
     onnxruntime = torch = None
     if bareun is not None:
         if bareun.lib_ort is not None and bareun.lib_ort.core_library is not None:
-            from fallback_doctor.core.targets.bareun import lib_path_ort_facts
+            from fallback_doctor.core.targets.libpath import lib_path_ort_facts
 
             f_ort = run.start("onnxruntime", lib_path_ort_facts, bareun.lib_ort)
             onnxruntime = run.wait("onnxruntime", f_ort, budget)
@@ -301,7 +302,8 @@ def _python_for(target: TargetFacts | None, spec: TargetSpec, request: CollectRe
 
 def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> Any:
     """The running server (``--pid``, else found by executable, library or port), read-only."""
-    from fallback_doctor.core.collect.process import collect_process, find_server_process
+    from fallback_doctor.core.collect.find_process import find_server_process
+    from fallback_doctor.core.collect.process import collect_process
 
     pid = find_server_process(target, target.pid)
     if pid is None:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model, resolve_dims
+from fallback_doctor.core.inference.model_info import ModelInfo, read_model, resolve_dims
+from fallback_doctor.core.inference.protobuf_wire import ModelReadError
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
 from fallback_doctor.core.resource_files import RESOURCES
 from fallback_doctor.core.targets.profile import Probe

@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.targets import bareun
+from fallback_doctor.core.targets.bareun_config import config_text_for_report, read_config
+from fallback_doctor.core.targets.bareun_reader import CONFIG_RELATIVE
+from fallback_doctor.core.targets.libpath import inspect_lib_path
 from fallback_doctor.core.targets.profile import ResolveOptions, TargetNotFound
 from fallback_doctor.core.targets.spec import TargetSpec
 
@@ -97,8 +100,8 @@ def bareun_target(
 
     By hand: ``python -m json.tool ROOT/config/bareun.json`` and ``ls -l ROOT/lib``.
     """
-    config_path = os.path.abspath(spec.config) if spec.config else os.path.join(root, bareun.CONFIG_RELATIVE)
-    config = bareun.read_config(config_path, env, root)
+    config_path = os.path.abspath(spec.config) if spec.config else os.path.join(root, CONFIG_RELATIVE)
+    config = read_config(config_path, env, root)
     notes: list[str] = []
     lib_path = config.paths.get("libPath")
     if lib_path is None and not any(issue.key == "libPath" for issue in config.issues):
@@ -110,8 +113,8 @@ def bareun_target(
             )
     lib_ort = None
     if lib_path is not None and os.path.isdir(lib_path):
-        lib_ort = bareun.inspect_lib_path(lib_path, env, load=load_library)
-    config_text, cut_note = bareun.config_text_for_report(config.text)
+        lib_ort = inspect_lib_path(lib_path, env, load=load_library)
+    config_text, cut_note = config_text_for_report(config.text)
     if cut_note:
         notes.append(cut_note)
     log_dir = config.paths.get("logPath")

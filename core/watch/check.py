@@ -199,8 +199,9 @@ def run_check(
 
     ``env`` is the environment the check runs in (the server's own is read from /proc).
     """
+    from fallback_doctor.core.collect.find_process import find_server_process
     from fallback_doctor.core.collect.log import collect_log
-    from fallback_doctor.core.collect.process import collect_process, find_server_process
+    from fallback_doctor.core.collect.process import collect_process
     from fallback_doctor.core.targets.profile import TargetNotFound
     from fallback_doctor.core.targets.resolve import resolve_target
 
