@@ -26,21 +26,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The wizard's target dict from the options (empty values left out)."""
+    from fallback_doctor.core import facade
+
     kind = args.target
     if args.bundle:
         kind = "bundle"
     elif kind is None:
-        kind = (
-            "bareun"
-            if args.bareun_root or args.config
-            else "python"
-            if args.python
-            else "log"
-            if args.log
-            else "native"
-            if args.lib_dir
-            else "auto"
-        )
+        # The first kind (in the registry's order) whose page-1 field the options fill.
+        given = {"bareun_root": args.bareun_root, "config": args.config, "python": args.python,
+                 "logs": args.log, "lib_dir": args.lib_dir}  # fmt: skip
+        filled = [p.kind for p in facade.wizard_profiles() if any(given.get(k) for k in p.wizard.fills_from)]
+        kind = filled[0] if filled else "auto"
     target = {
         "kind": kind,
         "bareun_root": args.bareun_root,
