@@ -19,9 +19,6 @@ from fallback_doctor.core.collect.environment import service_environment
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python, target_environment
-
-# relevant_environment and service_environment live in collect.environment (process.py needs them
-# without importing this module); re-exported here for the places that import them from run.
 from fallback_doctor.core.knowledge.environment import relevant_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
 from fallback_doctor.core.targets.profile import Probe
