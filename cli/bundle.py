@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import ExtraMember
+    from fallback_doctor.core.bundle.preview import ExtraMember
 
 # The bundle machinery is imported where it is used: `diagnose` registers this module's options
 # on every run, and importing redaction, export and opening costs tens of milliseconds.
@@ -131,14 +131,10 @@ def export_from_cli(
     configuration and logs the document names are read now. Messages go to standard error
     (the listing of ``--dry-run`` to standard output unless ``--json`` is printing there).
     """
-    from fallback_doctor.core.bundle.export import (
-        BundleExistsError,
-        BundleOptions,
-        extras_from_document,
-        prepare_bundle,
-        render_preview,
-        write_bundle,
-    )
+    from fallback_doctor.core.bundle.export import extras_from_document, prepare_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions
+    from fallback_doctor.core.bundle.preview_text import render_preview
+    from fallback_doctor.core.bundle.write import BundleExistsError, write_bundle
 
     destination = getattr(args, "bundle", None)
     if not destination:

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from fallback_doctor.cli.common import target_spec
-from fallback_doctor.core.targets.spec import TargetKind
+from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 
 
 def _pid(text: str) -> int:
@@ -39,9 +39,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--target",
-        choices=[kind.value for kind in TargetKind],
-        default=TargetKind.AUTO.value,
-        help="what to check: auto (Bareun when installed), bareun, python (needs --pid), log",
+        choices=target_kinds(),
+        default=AUTO,
+        help=f"what to check: {kinds_help()}; python needs --pid",
     )
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")

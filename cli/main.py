@@ -22,12 +22,12 @@ from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
-from fallback_doctor.core.targets.resolve import TargetNotFound
-from fallback_doctor.core.targets.spec import TargetKind
+from fallback_doctor.core.targets.profile import TargetNotFound
+from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import ExtraMember
+    from fallback_doctor.core.bundle.preview import ExtraMember
 
 
 OPTIONAL_COMMANDS: dict[str, str] = {
@@ -86,11 +86,9 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     )
     diag.add_argument(
         "--target",
-        choices=[kind.value for kind in TargetKind],
-        default=TargetKind.AUTO.value,
-        help="what to diagnose: auto (Bareun when installed, else the Python environment), "
-        "bareun, python, log, or native (any application's own ONNX Runtime folder: --lib-dir) "
-        "(default: auto)",
+        choices=target_kinds(),
+        default=AUTO,
+        help=f"what to diagnose: {kinds_help()} (default: auto)",
     )
     diag.add_argument(
         "--lib-dir",
@@ -196,7 +194,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
         quick=args.quick,
         inference_runs=20 if args.runs is None else max(1, args.runs),
         inference_steady=args.runs is None,
-        target={"kind": spec.kind.value, "python": python},
+        target={"kind": str(spec.kind), "python": python},
         inference_timeout_s=args.inference_timeout,
     )
     try:

@@ -15,6 +15,7 @@ from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_langu
 
 _PAGES = "fallback_doctor.core.pages"
 _REMEDY = "fallback_doctor.core.remedy"
+_TARGETS = "fallback_doctor.core.targets.registry"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -50,6 +51,8 @@ stack_layers = _on_first_use(_PAGES, "stack_layers")
 strategy_lines = _on_first_use(_PAGES, "strategy_lines")
 verdict_words = _on_first_use(_PAGES, "verdict_words")
 default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
+wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
+wizard_target = _on_first_use(_TARGETS, "wizard_target")
 remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
 remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
 
@@ -100,6 +103,8 @@ __all__ = [
     "strategy_lines",
     "system_language",
     "verdict_words",
+    "wizard_profiles",
+    "wizard_target",
 ]
 
 STEP_CHILD_MODULE = "fallback_doctor.core.step_child"
@@ -136,7 +141,7 @@ def bundle_members(document: dict[str, Any]) -> list[Any]:
 
 def bundle_options(**options: Any) -> Any:
     """BundleOptions (core/bundle/export.py) for the preview."""
-    from fallback_doctor.core.bundle.export import BundleOptions
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     return BundleOptions(**options)
 
@@ -153,22 +158,22 @@ def prepare_bundle(
 
 def required_members() -> frozenset[str]:
     """Members a bundle always holds (they cannot be left out in the preview)."""
-    from fallback_doctor.core.bundle.export import REQUIRED_MEMBERS
+    from fallback_doctor.core.bundle.preview import REQUIRED_MEMBERS
 
     return frozenset(REQUIRED_MEMBERS)
 
 
 def write_bundle(preview: Any, path: str, force: bool) -> str:
     """Write a prepared bundle; returns the path written."""
-    from fallback_doctor.core.bundle.export import write_bundle as write
+    from fallback_doctor.core.bundle.write import write_bundle as write
 
     return str(write(preview, path, force=force).path)
 
 
 def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
     """Write the document as a redacted bundle without a preview; never replaces a file."""
-    from fallback_doctor.core.bundle.export import BundleOptions
     from fallback_doctor.core.bundle.export import export_bundle as export
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     result = export(document, path, bundle_members(document), BundleOptions(lang=lang), force=False)
     return str(getattr(result, "path", path))

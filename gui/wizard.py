@@ -44,16 +44,6 @@ PAGE_CLASSES = {
 modules) one per turn of the event loop after it, or at once when one is asked for earlier."""
 
 
-def __getattr__(name: str) -> Any:
-    """``from fallback_doctor.gui.wizard import ConfigPage`` still works (the module loads then)."""
-    import importlib
-
-    for module, class_name in PAGE_CLASSES.values():
-        if class_name == name:
-            return getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)
-    raise AttributeError(name)
-
-
 class _FirstPaint(QObject):
     """Calls ``then`` at the next turn of the event loop after the window's first paint, once."""
 

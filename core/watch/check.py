@@ -24,6 +24,7 @@ from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetSpec
 from fallback_doctor.core.texts import label
 
@@ -94,8 +95,9 @@ def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str
     """What the status line calls the server: ``--name``, ``bareun``, else the executable's name."""
     if name:
         return name
-    if target is not None and target.kind == "bareun":
-        return "bareun"
+    profile = find_profile(target.kind) if target is not None else None
+    if profile is not None and profile.server_name:
+        return profile.server_name
     if process is not None:
         command = process.executable or (process.cmdline[0] if process.cmdline else "")
         if command:
@@ -197,9 +199,11 @@ def run_check(
 
     ``env`` is the environment the check runs in (the server's own is read from /proc).
     """
+    from fallback_doctor.core.collect.find_process import find_server_process
     from fallback_doctor.core.collect.log import collect_log
-    from fallback_doctor.core.collect.process import collect_process, find_server_process
-    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+    from fallback_doctor.core.collect.process import collect_process
+    from fallback_doctor.core.targets.profile import TargetNotFound
+    from fallback_doctor.core.targets.resolve import resolve_target
 
     started = time.monotonic()
     shell = dict(os.environ if env is None else env)

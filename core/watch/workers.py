@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from fallback_doctor.core.collect.process import PROC, parse_maps
+from fallback_doctor.core.collect.proc_maps import parse_maps
+from fallback_doctor.core.collect.process import PROC
 
 MAX_WORKERS = 64
 """Most descendants looked at (a server with more is read through the first ones)."""

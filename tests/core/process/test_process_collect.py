@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.checks import process as process_checks
-from fallback_doctor.core.collect.process import collect_process, find_server_process
+from fallback_doctor.core.collect.find_process import find_server_process
+from fallback_doctor.core.collect.process import collect_process
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
