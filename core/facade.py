@@ -98,6 +98,7 @@ __all__ = [
     "preload",
     "remedy_lines",
     "remedy_plain",
+    "save_report_html",
     "session_rows",
     "stack_layers",
     "strategy_lines",
@@ -177,6 +178,13 @@ def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
 
     result = export(document, path, bundle_members(document), BundleOptions(lang=lang), force=False)
     return str(getattr(result, "path", path))
+
+
+def save_report_html(document: dict[str, Any], path: str, lang: str) -> str:
+    """Write the bundle's report.html alone (redacted as in the bundle); returns the path written."""
+    from fallback_doctor.core.bundle.report_file import save_report_html as save
+
+    return save(document, path, lang)
 
 
 def export_available() -> bool:

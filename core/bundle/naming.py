@@ -35,6 +35,6 @@ def _date_part(document: Mapping[str, Any]) -> str:
     return when.strftime("%Y%m%d-%H%M")
 
 
-def default_bundle_name(document: Mapping[str, Any]) -> str:
-    """``fallback-doctor-<host>-<yyyymmdd-hhmm>.zip`` for the diagnosis in ``document``."""
-    return f"fallback-doctor-{_host_part(document)}-{_date_part(document)}.zip"
+def default_bundle_name(document: Mapping[str, Any], suffix: str = ".zip") -> str:
+    """``fallback-doctor-<host>-<yyyymmdd-hhmm>.zip`` (or ``suffix``) for the diagnosis in ``document``."""
+    return f"fallback-doctor-{_host_part(document)}-{_date_part(document)}{suffix}"

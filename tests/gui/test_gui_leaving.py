@@ -68,3 +68,40 @@ def test_a_saved_diagnosis_closes_until_it_changes(qtbot, wizard: DoctorWizard) 
     wizard.saved_document = wizard.document
     wizard.reject()
     assert asked == [STAY] and not wizard.isVisible()
+
+
+def test_save_report_writes_the_bundles_page_and_offers_its_folder(
+    qtbot, wizard: DoctorWizard, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    _diagnosed(qtbot, wizard)
+    for _ in range(5):
+        wizard.next()
+    wizard.flush_rendering()
+    page = wizard.diagnosis_page
+    assert page.handover.save_report.isVisible() and not page.handover.open_folder.isVisible()
+    assert page.handover.save_report.text() == "Save report…"
+    target = tmp_path / "out" / "report.html"
+    target.parent.mkdir()
+    page.handover.write_report(str(target))
+    qtbot.waitUntil(lambda: target.exists() and page.handover.folder is not None, timeout=60_000)
+    html = target.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") or html.lstrip().lower().startswith("<!doctype html")
+    assert "<script" not in html.lower()
+    assert page.handover.open_folder.isVisible() and page.handover.folder == str(target.parent)
+    assert str(target) in page.note.text()
+    assert wizard.saved_document is wizard.document  # saved: closing asks nothing now
+    asked = _answer(wizard, STAY)
+    wizard.reject()
+    assert asked == [] and not wizard.isVisible()
+
+
+def test_save_report_refuses_to_replace_a_file_that_is_not_a_page(
+    qtbot, wizard: DoctorWizard, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    _diagnosed(qtbot, wizard)
+    config = tmp_path / "bareun.json"
+    config.write_text('{"executionProvider": "gpu"}', encoding="utf-8")
+    page = wizard.diagnosis_page
+    page.handover.write_report(str(config))
+    qtbot.waitUntil(lambda: "not an HTML page" in page.note.text(), timeout=60_000)
+    assert config.read_text(encoding="utf-8") == '{"executionProvider": "gpu"}'
