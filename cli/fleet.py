@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any

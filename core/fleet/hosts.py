@@ -39,7 +39,7 @@ MAX_STATUS = 256 * 1024
 MAX_NAME_BYTES = 255
 """The longest file name (NAME_MAX on Linux file systems)."""
 STEM_CHARS = 100
-_PLAIN = re.compile(r"[A-Za-z0-9_@+\-][A-Za-z0-9._@+\-]{0,%d}" % (STEM_CHARS - 1))
+_PLAIN = re.compile(rf"[A-Za-z0-9_@+\-][A-Za-z0-9._@+\-]{{0,{STEM_CHARS - 1}}}")
 _OTHER = re.compile(r"[^A-Za-z0-9._@+\-]")
 IDENTITIES = ("confirmed", "unrecorded", "mismatch")
 """confirmed: the bundle's manifest records this host; unrecorded: it records none (made by
