@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from fallback_doctor.cli.common import target_spec
+from fallback_doctor.cli.output import write_error
 from fallback_doctor.core.targets.spec import TargetKind
 
 
@@ -93,6 +94,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_textfile(args.prometheus, render_textfile(result, args.name))
         except OSError as error:
-            print(f"fallback-doctor check: {args.prometheus}: {error}", file=sys.stderr)
+            write_error(f"fallback-doctor check: {args.prometheus}: {error}")
             return int(State.UNKNOWN)
     return int(result.state)
