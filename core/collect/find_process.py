@@ -21,8 +21,7 @@ MAX_READ = 4 * 1024 * 1024
 
 def _read_text(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_READ).decode("utf-8", "replace")
+        return read_regular_file(path, MAX_READ).decode("utf-8", "replace")
     except OSError:
         return None
 

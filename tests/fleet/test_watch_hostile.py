@@ -88,3 +88,10 @@ def test_any_name_and_provider_make_one_safe_line_and_a_utf8_textfile(name: str,
     text = render_textfile(result, name)
     families = {f.name: f for f in parser.text_string_to_metric_families(text.encode("utf-8").decode())}
     assert families["fallback_doctor_check_status"].samples[0].value == 1
+
+
+def test_a_bad_argument_that_is_not_utf8_is_unknown_and_escaped() -> None:
+    """argparse's "unrecognized arguments" repeats them raw: before, their escapes reached Nagios."""
+    code, out, err, _ = check("--no-log", b"x\xff\x1b]0;PWNED\x07")
+    assert code == 3 and out.startswith(b"UNKNOWN - "), (out, err)
+    assert b"Traceback" not in err and b"\x1b" not in out and b"\\udcff" in out
