@@ -164,13 +164,15 @@ def row_from_bundle(
     )
 
 
-def _bundle_name_problem(name: str, host: str) -> str | None:
-    """Why a status file's ``bundle`` is not this host's bundle file name (None when it is)."""
+def _bundle_name_problem(name: str, host: str) -> tuple[str, str | None] | None:
+    """Why a status file's ``bundle`` is not this host's bundle file, with the identity it
+    implies ("mismatch" for another host's file name); None when it is the host's own."""
     size = len(name.encode("utf-8", "surrogatepass"))
     if size > MAX_NAME_BYTES or not name.endswith(".zip") or any(c in name for c in "/\\\0"):
-        return f"the status file's bundle is not a bundle name ({size} bytes)"
-    if name != file_stem(host) + ".zip":
-        return f"the status file names {name}, which is not this host's bundle ({file_stem(host)}.zip)"
+        return f"the status file's bundle is not a bundle name ({size} bytes)", None
+    own = file_stem(host) + ".zip"
+    if name != own:
+        return f"the status file names {name}, which is not this host's bundle ({own})", "mismatch"
     return None
 
 
@@ -182,9 +184,10 @@ def _row_from_status(host: str, status: dict[str, Any], folder: Path) -> HostRow
     if isinstance(bundle_name, str) and bundle_name:
         problem = _bundle_name_problem(bundle_name, host)
         if problem is not None:
-            identity = "mismatch" if "not this host's" in problem else None
-            state_now = "refused" if identity else "tool_failed"
-            return HostRow(host, state_now, message=problem, rc=rc, identity=identity)
+            words, identity = problem
+            return HostRow(
+                host, "refused" if identity else "tool_failed", message=words, rc=rc, identity=identity
+            )
         candidate = folder / bundle_name
         if candidate.is_file():
             return row_from_bundle(host, candidate, status, sender=host)
@@ -196,7 +199,10 @@ def _row_from_status(host: str, status: dict[str, Any], folder: Path) -> HostRow
 
 
 def _status_row(path: Path, folder: Path) -> HostRow:
-    """The row of one status file; its name must be the host's :func:`file_stem`, or it says not."""
+    """The row of one status file; its name must be the host's :func:`file_stem`, or it says not.
+
+    A row whose names disagree shows no verdict: the bundle may be another host's.
+    """
     stem = path.name[: -len(STATUS_SUFFIX)]
     status = _read_status(path)
     named = status.get("host")
@@ -205,14 +211,13 @@ def _status_row(path: Path, folder: Path) -> HostRow:
         row = _row_from_status(host, status, folder)
     except OSError as error:  # a name the file system refuses
         row = HostRow(host, "tool_failed", message=f"{path.name}: {error.strerror or error}")
-    row = replace(row, files=(path.name, *row.files))
-    if file_stem(host) != stem:
+    files = (path.name, *row.files)
+    if host is named and file_stem(host) != stem:
         note = f"{path.name} names host {host}, whose status file is {file_stem(host)}{STATUS_SUFFIX}"
+        message = "; ".join(filter(None, (note, row.message)))
         state = "refused" if row.state == "diagnosed" else row.state
-        row = replace(
-            row, state=state, identity="mismatch", message="; ".join(filter(None, (note, row.message)))
-        )
-    return row
+        return HostRow(host, state, message=message, rc=row.rc, identity="mismatch", files=files)
+    return replace(row, files=files)
 
 
 def read_fleet(folder: str | Path) -> list[HostRow]:

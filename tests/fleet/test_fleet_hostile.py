@@ -92,10 +92,13 @@ def status(folder: Path, host: str, name: str | None = None, **fields: Any) -> P
 
 def test_a_fifo_as_a_status_file_is_refused_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.status.json")
+    os.mkfifo(tmp_path / f"{file_stem('dup a')}.status.json")  # a hashed stem names no other host
     run = summary(tmp_path, "--json", timeout=30)
     _bounded(run)
-    [row] = json.loads(run.out)["hosts"]
-    assert row["state"] == "tool_failed" and "FIFO" in row["message"]
+    rows = json.loads(run.out)["hosts"]
+    assert [row["host"] for row in rows] == [file_stem("dup a"), "pipe"]
+    for row in rows:
+        assert row["state"] == "tool_failed" and "FIFO" in row["message"] and row["identity"] is None
 
 
 @pytest.mark.parametrize("kind", ["link to /dev/zero", "sparse 3 GB file"])
