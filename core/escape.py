@@ -12,26 +12,35 @@ By hand: ``cat -v FILE`` shows control characters the same way.
 
 from __future__ import annotations
 
-import re
+_UNSAFE_CODES = [  # all but newline and tab that a terminal obeys or that reorders text; surrogates
+    *range(0x00, 0x09),
+    *range(0x0B, 0x20),
+    *range(0x7F, 0xA0),
+    0x061C,
+    0x200E,
+    0x200F,
+    *range(0x202A, 0x202F),
+    *range(0x2066, 0x206A),
+    0xFEFF,
+    *range(0xD800, 0xE000),
+]
 
-UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
-)
-"""Everything but newline and tab that a terminal obeys or that reorders text (and lone surrogates)."""
 
-_UNSAFE_ON_ONE_LINE = re.compile(UNSAFE.pattern[:-1] + "\n\t]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
+def _escape_of(code: int) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+_TABLE = {code: _escape_of(code) for code in _UNSAFE_CODES}
+"""str.translate's table: one pass in C (a regular expression with a Python callback
+cost 2 µs per escaped character: 6 s for a fleet folder of escape-filled host names)."""
+_TABLE_ON_ONE_LINE = {**_TABLE, 0x0A: _escape_of(0x0A), 0x09: _escape_of(0x09)}
 
 
 def visible(text: str) -> str:
     """``text`` with every control character shown as an escape (newlines and tabs kept)."""
-    return UNSAFE.sub(_escape, text)
+    return text.translate(_TABLE)
 
 
 def visible_line(text: str) -> str:
     """``text`` as one line: control characters, newlines and tabs shown as escapes."""
-    return _UNSAFE_ON_ONE_LINE.sub(_escape, text)
+    return text.translate(_TABLE_ON_ONE_LINE)

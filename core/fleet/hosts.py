@@ -36,6 +36,10 @@ tool ran and left no bundle (or exited with a usage error); refused: the bundle 
 or is not this host's."""
 
 MAX_STATUS = 256 * 1024
+MAX_MESSAGE = 2000
+"""A status message keeps its last 2,000 characters (the playbook's cut of the tool's stderr)."""
+MAX_HOST_SHOWN = 300
+"""A longer host name is shown cut (its files, in ``files``, tell rows apart)."""
 MAX_NAME_BYTES = 255
 """The longest file name (NAME_MAX on Linux file systems)."""
 STEM_CHARS = 100
@@ -87,7 +91,7 @@ def file_stem(host: str) -> str:
     """
     if _PLAIN.fullmatch(host):
         return host
-    cleaned = _OTHER.sub("_", host)[:STEM_CHARS].lstrip(".")
+    cleaned = _OTHER.sub("_", host[:STEM_CHARS]).lstrip(".")
     return f"{cleaned}~{fleet_host_digest(host)[:16]}"
 
 
@@ -176,9 +180,18 @@ def _bundle_name_problem(name: str, host: str) -> tuple[str, str | None] | None:
     return None
 
 
+def _cut(text: str | None, keep: int, tail: bool = False) -> str | None:
+    """``text`` of at most ``keep`` characters (its start, or its end), marked where cut."""
+    if text is None or len(text) <= keep:
+        return text
+    return "… " + text[-keep:] if tail else text[:keep] + " …"
+
+
 def _row_from_status(host: str, status: dict[str, Any], folder: Path) -> HostRow:
     state = status.get("state")
-    message = status.get("message") if isinstance(status.get("message"), str) else None
+    message = _cut(
+        status.get("message") if isinstance(status.get("message"), str) else None, MAX_MESSAGE, True
+    )
     rc = _int(status.get("rc"))
     bundle_name = status.get("bundle")
     if isinstance(bundle_name, str) and bundle_name:
@@ -216,8 +229,9 @@ def _status_row(path: Path, folder: Path) -> HostRow:
         note = f"{path.name} names host {host}, whose status file is {file_stem(host)}{STATUS_SUFFIX}"
         message = "; ".join(filter(None, (note, row.message)))
         state = "refused" if row.state == "diagnosed" else row.state
-        return HostRow(host, state, message=message, rc=row.rc, identity="mismatch", files=files)
-    return replace(row, files=files)
+        row = HostRow(host, state, message=message, rc=row.rc, identity="mismatch", files=files)
+    shown = _cut(host, MAX_HOST_SHOWN) or host
+    return replace(row, host=shown, message=_cut(row.message, 2 * MAX_MESSAGE), files=files)
 
 
 def read_fleet(folder: str | Path) -> list[HostRow]:
