@@ -226,7 +226,8 @@ def _status_row(path: Path, folder: Path) -> HostRow:
         row = HostRow(host, "tool_failed", message=f"{path.name}: {error.strerror or error}")
     files = (path.name, *row.files)
     if host is named and file_stem(host) != stem:
-        note = f"{path.name} names host {host}, whose status file is {file_stem(host)}{STATUS_SUFFIX}"
+        shown_host = _cut(host, MAX_HOST_SHOWN)
+        note = f"{path.name} names host {shown_host}, whose status file is {file_stem(host)}{STATUS_SUFFIX}"
         message = "; ".join(filter(None, (note, row.message)))
         state = "refused" if row.state == "diagnosed" else row.state
         row = HostRow(host, state, message=message, rc=row.rc, identity="mismatch", files=files)
