@@ -73,6 +73,12 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TEXT",
         help="with --bundle: also mask TEXT wherever it appears (repeatable)",
     )
+    parser.add_argument(
+        "--fleet-host",
+        metavar="NAME",
+        help="with --bundle: the inventory name of this host (the Ansible playbook gives it); the "
+        "manifest records its sha256, so the fleet summary can tell the bundle is this host's",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,6 +151,7 @@ def export_from_cli(
         redact=not getattr(args, "no_redact", False),
         redact_more=tuple(getattr(args, "redact_more", None) or ()),
         lang=getattr(args, "lang", None) or "en",
+        fleet_host=getattr(args, "fleet_host", None),
     )
     preview = prepare_bundle(document, extras, options)
     if getattr(args, "dry_run", False):

@@ -19,6 +19,7 @@ from fallback_doctor.cli.common import (
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
@@ -231,7 +232,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((item for item in arguments if not item.startswith("-")), None)
     parser = build_parser(command if command in OPTIONAL_COMMANDS or command in {"diagnose", "gui"} else None)
-    args = parser.parse_args(arguments)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:
+        # The subcommand says it (``check``: Nagios UNKNOWN, 3), the arguments' escapes shown.
+        error = getattr(args, "usage_error", parser.error)
+        error(visible_line("unrecognized arguments: " + " ".join(unknown)))
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_USAGE

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
@@ -262,7 +263,11 @@ def _perf_value(value: int | float | None) -> str:
 
 
 def status_line(result: WatchResult) -> str:
-    """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``."""
+    """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``.
+
+    One line, encodable as UTF-8: control characters, bidirectional overrides and lone
+    surrogates (a ``--name`` that is not UTF-8) are shown as escapes (core/escape.py).
+    """
     process = result.process
     read = process is not None and process.maps_read
     perf = {
@@ -272,5 +277,6 @@ def status_line(result: WatchResult) -> str:
     }
     data = " ".join(f"{key}={_perf_value(value)}" for key, value in perf.items())
     data += f" time={result.duration_s:.3f}s"
-    message = " ".join(result.message.split()).replace("|", "/")
+    # Outside text (a --name, a library's or the configuration's words) is shown, not obeyed.
+    message = visible_line(" ".join(result.message.split())).replace("|", "/")
     return f"{result.state.name} - {message} | {data}"

@@ -487,6 +487,8 @@ def _refusals() -> dict[str, tuple[type[BaseException], ...]]:
 
 def readers() -> list[Reader]:
     """Every reader of this suite (built lazily: the loader's exception types are imported here)."""
+    from strategies_fleet import fleet_readers
+
     refusals = _refusals()
     return [
         Reader(
@@ -542,4 +544,5 @@ def readers() -> list[Reader]:
             examples=("timestamp,phase\n1.5\r2,x", '"\r'),
         ),
         Reader("fleet status file", fleet_status, _fleet_row),
+        *fleet_readers(),
     ]

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.cli.output import json_text, visible, write_json
+from fallback_doctor.cli.output import json_text, write_json
+from fallback_doctor.core.escape import visible
 from hypothesis import example, given
 from hypothesis import strategies as st
 
