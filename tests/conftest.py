@@ -25,7 +25,12 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     _SCREEN = os.path.join(os.path.dirname(__file__), "data", "screens", "1920x1080.json")
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ["FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"] = "1"
-os.environ.pop("COLUMNS", None)  # the text report into a pipe, as the tests read it, whatever the shell
+# The text report into a pipe, as the tests read it, whatever the shell: pytest imports readline
+# (_pytest/capture.py), and GNU readline sets COLUMNS and LINES in the C environment, which every
+# child inherits although os.environ never shows them.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+    os.unsetenv(_name)
 
 CHECKED: list[int] = []
 """How many documents the session checked (reported at the end; 0 would mean the hook is dead)."""
