@@ -143,10 +143,19 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
 def _summary_lines(
     findings: list[dict[str, Any]], lang: str, width: int, labels: dict[str, str]
 ) -> list[str]:
-    serious = [finding for finding in findings if finding.get("severity") in {"critical", "error"}]
-    full = (serious or findings)[:SUMMARY_FULL_CAUSES]
+    from fallback_doctor.core.judge import can_be_first
+
+    causes = [
+        finding
+        for finding in findings
+        if can_be_first(
+            str(finding.get("id")), str(finding.get("cause")), str(finding.get("severity")), finding.get("role")
+        )
+    ]
+    # The document's order (core/judge.py ranked it): the causes lead, the context follows them.
+    full = (causes or findings)[:SUMMARY_FULL_CAUSES]
     rest = [finding for finding in findings if not any(finding is shown for shown in full)]
-    lines = [label("summary.causes", lang)]
+    lines = [label("summary.causes" if causes else "summary.no_cause", lang)]
     for number, finding in enumerate(full, start=1):
         lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=False))
     if rest:

@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.document import checked, to_jsonable
-from fallback_doctor.core.judge import SettleContext, Verdict, decide_verdict, settle_findings
+from fallback_doctor.core.judge import (
+    SettleContext,
+    Verdict,
+    decide_verdict,
+    first_cause,
+    role_of,
+    settle_findings,
+)
 from fallback_doctor.core.model import Finding, finding_from_dict
 from fallback_doctor.core.texts import LANGUAGES, label
 
@@ -107,11 +114,14 @@ def settle_context(document: Mapping[str, Any]) -> SettleContext:
 
 
 def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, Any]:
-    """The document with ``findings`` settled and ranked, and the verdict decided again (in place)."""
+    """The document with ``findings`` settled and ranked, each with its declared role, the first
+    cause named, and the verdict decided again (in place)."""
     ranked = settle_findings(findings, settle_context(document))
     gpu_ran = bool((document.get("inference") or {}).get("gpu_verified"))
     verdict = decide_verdict(ranked, gpu_ran=gpu_ran)
-    document["findings"] = [to_jsonable(f) for f in ranked]
+    document["findings"] = [{**to_jsonable(f), "role": role_of(f.id).value} for f in ranked]
+    first = first_cause(ranked)
+    document["first_cause"] = first.id if first is not None else None
     document["verdict"] = verdict.value
     document["verdict_text"] = verdict_texts(verdict)
     return checked(document)
