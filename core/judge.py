@@ -135,12 +135,12 @@ def role_of(finding_id: str) -> Role:
     return spec.role if spec is not None and spec.role is not None else Role.CAUSE
 
 
-def can_be_first(finding_id: str, cause: str, severity: str, role: str | None = None) -> bool:
+def can_be_first(finding_id: str, cause: str, severity: str, role: object = None) -> bool:
     """Whether a finding can be the answer shown first: a cause (not context) that is a problem,
     or the configuration's own CPU setting (information, but the reason the server is on the CPU)."""
     if cause == Cause.CPU_BY_CONFIGURATION:
         return True
-    declared_role = Role(role) if role in tuple(Role) else role_of(finding_id)
+    declared_role = Role(str(role)) if isinstance(role, str) and role in tuple(Role) else role_of(finding_id)
     return declared_role is not Role.CONTEXT and severity != Severity.INFO
 
 
@@ -161,12 +161,12 @@ def first_cause(findings: Sequence[Finding]) -> Finding | None:
 
 
 def document_first_cause(document: Mapping[str, object]) -> dict[str, object] | None:
-    """The first cause of a report document (``first_cause`` names it; a document of an older
-    version without it: the first finding that can be the answer, by its declared role)."""
-    listed = [f for f in document.get("findings") or () if isinstance(f, dict)]  # type: ignore[attr-defined]
-    if "first_cause" in document:
-        named = document.get("first_cause")
-        return next((f for f in listed if f.get("id") == named), None) if named else None
+    """The first cause of a report document: its first finding that can be the answer, by the role
+    it carries (by its declared role in a document of an older version). For a document core made,
+    the one its ``first_cause`` names; read from the findings so that a bundle edited by hand shows
+    what it holds."""
+    findings = document.get("findings")
+    listed = [f for f in findings if isinstance(f, dict)] if isinstance(findings, list) else []
     return next(
         (
             f
@@ -190,7 +190,7 @@ def _then_also(finding: Finding, needed: Sequence[Finding]) -> Finding:
 
     def with_notes(fix: str, lang: str) -> str:
         notes = [
-            render_text("target.then_also", lang, {"title": _title(other, lang), "id": other.id})["detail"]
+            render_text("target.then_also", lang, {"title": _title(other, lang)})["detail"]
             for other in needed
         ]
         return " ".join([fix, *(note for note in notes if note not in fix)]).strip()
