@@ -39,6 +39,7 @@ __all__ = [
     "cpu_view",
     "finding_words",
     "first_cause",
+    "fix_script",
     "gpu_headline",
     "gpu_summary",
     "issue_words",
@@ -178,6 +179,14 @@ def check_again_step(finding: dict[str, Any]) -> str:
 def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
     """A finding's title, detail, fix and verify line in ``lang`` (English where the language is missing)."""
     return finding_text(dict(finding), lang)
+
+
+def fix_script(document: Mapping[str, Any], finding: Mapping[str, Any], lang: str) -> str:
+    """What "Copy the fix" copies: the finding's fix as the document's script (core/script.py)."""
+    from fallback_doctor.core.script import finding_script
+    from fallback_doctor.core.steps import application_python
+
+    return finding_script(finding, lang, application_python(document))
 
 
 def first_cause(document: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -96,7 +96,7 @@ def render_text(
 
     By default one screen (like ``systemctl status``): the verdict, what was diagnosed, the test
     inference, the first causes with fix, commands and how to verify, the rest one line each.
-    ``verbose`` adds every finding's detail and evidence.
+    ``verbose`` adds every finding's detail and evidence, and its fix as the script that pastes.
     """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
@@ -109,8 +109,15 @@ def render_text(
         lines.append(labels["none"])
     elif verbose:
         lines.append(labels["findings"] + ":")
+        from fallback_doctor.core.script import finding_script
+        from fallback_doctor.core.steps import application_python
+
         for number, finding in enumerate(findings, start=1):
             lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=True))
+            script = finding_script(finding, lang, application_python(document))
+            if script:  # what "Copy the fix" copies and remediation.script holds (core/script.py)
+                lines.append(f"   {label('script.title', lang)}:")
+                lines.extend(f"     {line}".rstrip() for line in script.splitlines())
     else:
         lines.extend(_summary_lines(findings, lang, width, labels))
     return "\n".join(lines) + "\n"
@@ -149,7 +156,10 @@ def _summary_lines(
         finding
         for finding in findings
         if can_be_first(
-            str(finding.get("id")), str(finding.get("cause")), str(finding.get("severity")), finding.get("role")
+            str(finding.get("id")),
+            str(finding.get("cause")),
+            str(finding.get("severity")),
+            finding.get("role"),
         )
     ]
     # The document's order (core/judge.py ranked it): the causes lead, the context follows them.

@@ -119,12 +119,29 @@ def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, An
     ranked = settle_findings(findings, settle_context(document))
     gpu_ran = bool((document.get("inference") or {}).get("gpu_verified"))
     verdict = decide_verdict(ranked, gpu_ran=gpu_ran)
-    document["findings"] = [{**to_jsonable(f), "role": role_of(f.id).value} for f in ranked]
+    document["findings"] = [_as_document(f, application_python(document)) for f in ranked]
     first = first_cause(ranked)
     document["first_cause"] = first.id if first is not None else None
     document["verdict"] = verdict.value
     document["verdict_text"] = verdict_texts(verdict)
     return checked(document)
+
+
+def application_python(document: Mapping[str, Any]) -> str | None:
+    """The application's interpreter (the script's ``PY``): the target's, None for a native server."""
+    target = document.get("target") or {}
+    python = target.get("python") if isinstance(target, Mapping) else None
+    return str(python) if python else None
+
+
+def _as_document(finding: Finding, python: str | None) -> dict[str, Any]:
+    """A finding as the document holds it: with its declared role and its fix as a script."""
+    from fallback_doctor.core.script import fix_script
+
+    data: dict[str, Any] = {**to_jsonable(finding), "role": role_of(finding.id).value}
+    if isinstance(data.get("remediation"), dict):
+        data["remediation"]["script"] = fix_script(data, "en", python)
+    return data
 
 
 def verdict_texts(verdict: Verdict | str) -> dict[str, str]:
