@@ -107,7 +107,8 @@ def settle_findings(findings: Iterable[Finding], context: SettleContext) -> tupl
     Ranked by declared role (the deciding configuration, the causes, the context), then severity,
     then layer. When the configuration asks for the CPU, that finding comes first and every
     GPU-stack finding is kept, lowered to information, with a note saying why; a libPath without
-    a GPU build follows it, and the CPU setting's fix says that it must be fixed too. Settling settled findings again changes nothing (each wizard step re-settles the document).
+    a GPU build follows it, and the CPU setting's fix says that it must be fixed too. Settling
+    settled findings again changes nothing (each wizard step re-settles the document).
     """
     from fallback_doctor.core.checks.log import merge_log_findings
 

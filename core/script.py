@@ -243,7 +243,7 @@ _NOT_PLACEHOLDERS = frozenset({"PY", "LD_LIBRARY_PATH", "PATH", "HOME", "CUDA_VI
 
 def _guard_words(text: str) -> str:
     """Words safe inside ``${NAME:?…}`` within double quotes (no quote, brace or dollar)."""
-    return re.sub(r'["$`\\{}]', "", text)
+    return re.sub(r"[\"'$`\\{}]", "", text)
 
 
 def _comment(text: str, head: str = "") -> list[str]:
