@@ -42,12 +42,10 @@ def fix_script(finding: Mapping[str, Any], lang: str = "en", python: str | None 
     ``python``: the application's interpreter (``PY``); without it the script asks for ``PY`` when
     it runs Python. By hand: paste it into ``bash -n`` to see that it parses.
     """
-    from fallback_doctor.core.report import finding_text
-
     remediation = finding.get("remediation")
     if not isinstance(remediation, Mapping):
         return ""
-    words = finding_text(dict(finding), lang)
+    words = _words(finding, remediation, lang)
     body = list(_body(remediation, lang))
     verify = list(_verify(words.get("verify") or "", lang))
     if not body and not verify and not words.get("fix"):
@@ -71,6 +69,20 @@ def fix_script(finding: Mapping[str, Any], lang: str = "en", python: str | None 
         lines.append(line)
     lines.extend(verify)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _words(finding: Mapping[str, Any], remediation: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """Title, fix and verify line in ``lang`` (English where missing): as core/report.py's
+    ``finding_text``, read here so that the document's builder (core/steps.py) needs no view."""
+    texts = finding.get("texts")
+    texts = texts if isinstance(texts, Mapping) else {}
+    chosen = texts.get(lang) or texts.get("en") or {}
+    chosen = chosen if isinstance(chosen, Mapping) else {}
+    return {
+        "title": str(chosen.get("title") or finding.get("title") or ""),
+        "fix": str(chosen.get("fix") or remediation.get("summary") or ""),
+        "verify": str(chosen.get("verify") or remediation.get("verify") or ""),
+    }
 
 
 def _body(remediation: Mapping[str, Any], lang: str) -> Iterator[str]:
