@@ -191,20 +191,55 @@ def _environment(step: Mapping[str, Any], lang: str) -> Iterator[str]:
         yield f'export {name}="{_in_double_quotes(value)}{tail}"'
 
 
+_PIP_VALUE_OPTIONS = frozenset(
+    {"--target", "-t", "--prefix", "--root", "--platform", "--python-version", "--implementation", "--abi"}
+)
+"""pip install options whose value names where to install, not what: left out of ``pip download``."""
+_PIP_INDEX_OPTIONS = frozenset({"--index-url", "-i", "--extra-index-url", "-f", "--find-links"})
+"""Options that say where to fetch from: kept for ``pip download`` on the connected machine."""
+
+
 def _offline(argv: list[str], lang: str) -> Iterator[str]:
     """The offline form of a download, as comments above it (an air-gapped site: README)."""
     if "pip" in argv and "install" in argv:
         at = argv.index("install")
-        wanted = [a for a in argv[at + 1 :] if not a.startswith("-") or a.startswith("--extra-index-url")]
-        packages = " ".join(shlex.quote(a) for a in wanted if not a.startswith("--"))
+        fetch: list[str] = []
+        rest = iter(argv[at + 1 :])
+        for arg in rest:
+            if arg in _PIP_VALUE_OPTIONS:
+                next(rest, None)
+            elif arg in _PIP_INDEX_OPTIONS or arg in ("-r", "--requirement", "-c", "--constraint"):
+                fetch.extend((arg, next(rest, "")))
+            elif not arg.startswith("-"):
+                fetch.append(arg)
         yield from _comment(label("script.offline.pip", lang))
-        yield f"#   python3 -m pip download --dest wheels {packages}"
+        yield "#   python3 -m pip download --dest wheels " + _shell_join(fetch)
         yield from _comment(label("script.offline.carry", lang))
         installed = [*argv[: at + 1], "--no-index", "--find-links", "wheels", *argv[at + 1 :]]
-        yield "#   " + _shell_join(installed)
-    elif argv[:1] == ["curl"]:
+        yield "#   " + _shell_join(_without_index(installed))
+    elif argv[:1] == ["curl"] or argv[:1] == ["wget"]:
         url = next((a for a in argv if a.startswith(("http://", "https://"))), "")
         yield from _comment(label("script.offline.curl", lang, url=url))
+    elif "apt-get" in argv[:2] and "install" in argv:
+        packages = [a for a in argv[argv.index("install") + 1 :] if not a.startswith("-")]
+        yield from _comment(label("script.offline.apt", lang))
+        yield "#   apt-get download " + _shell_join(packages)
+        yield from _comment(label("script.offline.deb", lang))
+        yield "#   sudo dpkg -i ./*.deb"
+
+
+def _without_index(argv: list[str]) -> list[str]:
+    """``argv`` less the index options and their values (offline, the wheels folder is the index)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _PIP_INDEX_OPTIONS - {"-f", "--find-links"}:
+            skip = True
+        else:
+            out.append(arg)
+    return out
 
 
 def _verify(text: str, lang: str) -> Iterator[str]:

@@ -134,6 +134,22 @@ def test_every_step_kind_pastes() -> None:
     steps = (
         RunStep(("/opt/app/bin/python", "-m", "pip", "install", "onnxruntime-gpu==1.23.2"), "application"),
         RunStep(("curl", "-fLO", "https://example.invalid/ort.tgz"), "host"),
+        RunStep(
+            (
+                "python3",
+                "-m",
+                "pip",
+                "install",
+                "--upgrade",
+                "--target",
+                "/opt/b/nvidia-cu13",
+                "--extra-index-url",
+                "https://pypi.nvidia.com",
+                "tensorrt-cu13==10.*",
+            ),
+            "host",
+        ),
+        RunStep(("apt-get", "install", "-y", "zlib1g"), "host"),
         RunStep(("docker", "run", "--rm", "--gpus", "all", "<image>", "nvidia-smi"), "container_host"),
         EnvironmentStep({"LD_LIBRARY_PATH": "/opt/app/nvidia/cu13/lib"}),
         EnvironmentStep({"LD_LIBRARY_PATH": "/opt/x"}, scope="systemd", unit=None),
@@ -161,6 +177,11 @@ def test_every_step_kind_pastes() -> None:
         assert ': "${IMAGE:?' in script and '"${IMAGE}"' in script
         assert ': "${SERVICE:?' in script and "[Service]" in script
         assert "--no-index --find-links wheels" in script and "pip download" in script
+        # the folder pip installs into is not a package to fetch; the index to fetch from is kept
+        assert (
+            "download --dest wheels --extra-index-url https://pypi.nvidia.com 'tensorrt-cu13==10.*'" in script
+        )
+        assert "#   apt-get download zlib1g" in script and "#   sudo dpkg -i ./*.deb" in script
         assert "Reboot" not in script and "# Restart the server." in script
         assert script.rstrip().splitlines()[-1].startswith("ldd ") or "Verify" in script
         assert ("PY=/opt/app/bin/python" in script) == (python is not None)
