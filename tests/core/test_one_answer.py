@@ -156,3 +156,26 @@ def test_the_log_level_advice_is_one_sentence_everywhere() -> None:
     assert not re.search(r"(?i)\b(?:lower|raise) (?:the |its |ONNX Runtime's |the application's )*"
                          r"(?:ONNX Runtime )?log level", catalog)  # fmt: skip
     assert "로그 수준을" not in catalog
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_report_with_only_context_never_calls_it_a_cause(lang: str) -> None:
+    from fallback_doctor.core.document import to_jsonable
+    from fallback_doctor.core.report import render_text
+    from fallback_doctor.core.steps import empty_inference
+    from fallback_doctor.core.texts import label
+
+    licence = _finding(LICENCE, "config_invalid", Layer.CONFIG, Severity.WARNING)
+    fell_back = _finding("log.fell_back", "unknown", Layer.UNKNOWN, Severity.WARNING)
+    document = {
+        "verdict": "gpu_at_risk",
+        "findings": [to_jsonable(f) for f in (licence, fell_back)],
+        "inference": empty_inference(None),
+    }
+    text = render_text(document, lang)
+    assert label("summary.no_cause", lang) in text and label("summary.causes", lang) not in text
+    document["findings"].insert(
+        1, to_jsonable(_finding("driver.missing", "driver_missing", Layer.DRIVER, Severity.ERROR))
+    )
+    text = render_text(document, lang)
+    assert label("summary.causes", lang) in text and _first_numbered(text) == "driver.missing"
