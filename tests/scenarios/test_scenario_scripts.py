@@ -185,3 +185,40 @@ def test_every_step_kind_pastes() -> None:
         assert "Reboot" not in script and "# Restart the server." in script
         assert script.rstrip().splitlines()[-1].startswith("ldd ") or "Verify" in script
         assert ("PY=/opt/app/bin/python" in script) == (python is not None)
+
+
+@pytest.mark.parametrize("form", [{"provider": "cpu"}, "cpu"])
+def test_the_cpu_setting_s_script_run_as_it_is_asks_for_the_gpu(tmp_path: Path, form: object) -> None:
+    """The script of "The configuration asks for the CPU", pasted into bash as it is: the file is
+    changed (a copy kept), its verify command runs last, and the next diagnosis names the libPath."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import SAMPLE_CONFIG, make_install
+
+    root = make_install(tmp_path, config={**SAMPLE_CONFIG, "executionProvider": form})
+    env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
+    command = [*runs.tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root)]
+
+    def diagnose() -> dict[str, Any]:
+        done = subprocess.run(
+            [*command, "--json", "--quick"], capture_output=True, text=True, timeout=300, env=env, check=False
+        )
+        document: dict[str, Any] = json.loads(done.stdout)
+        return document
+
+    before = diagnose()
+    first = before["findings"][0]
+    assert first["id"] == "config.cpu_by_configuration"
+    pasted = subprocess.run(
+        ["bash"],
+        input=first["remediation"]["script"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert pasted.returncode == 0, pasted.stderr
+    assert "executionProvider" in pasted.stdout  # the verify command ran, last
+    assert (root / "config" / "bareun.json.bak").is_file()
+    after = diagnose()
+    assert after["verdict"] != "cpu_by_configuration"
+    assert after["first_cause"] == "target.libpath_cpu_only"
