@@ -37,6 +37,8 @@ check_again_step = _on_first_use(_PAGES, "check_again_step")
 config_view = _on_first_use(_PAGES, "config_view")
 cpu_view = _on_first_use(_PAGES, "cpu_view")
 finding_words = _on_first_use(_PAGES, "finding_words")
+first_cause = _on_first_use(_PAGES, "first_cause")
+fix_script = _on_first_use(_PAGES, "fix_script")
 gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
@@ -84,6 +86,8 @@ __all__ = [
     "export_bundle",
     "find_installations",
     "finding_words",
+    "first_cause",
+    "fix_script",
     "gpu_headline",
     "gpu_summary",
     "has_label",

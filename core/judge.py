@@ -3,17 +3,22 @@
 Pure and light to import: the diagnosis (core/diagnosis.py) and each step of the wizard's state
 machine (core/steps.py) call :func:`settle_findings` and :func:`decide_verdict` and nothing else
 orders findings or judges them. The order itself is :func:`fallback_doctor.core.model.rank_findings`
-(configuration first, then errors before warnings before information, lowest layer first).
+with each finding's declared role as its first key (core/findings/spec.py ``Role``): the
+configuration that decides CPU or GPU, then the other causes, then the context (a licence file, a
+log that says nothing); within each, errors before warnings before information, lowest layer first.
+:func:`first_cause` is the one answer every surface shows first (text, JSON, bundle, report.html,
+the wizard's pages, the fleet summary, ``check``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.findings.spec import Role
 from fallback_doctor.core.model import Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.texts import LANGUAGES, render_text
 
@@ -98,23 +103,127 @@ def settle_findings(findings: Iterable[Finding], context: SettleContext) -> tupl
 
     The log's own finding is folded into a static finding of the same cause (its lines become
     evidence there). For a Bareun target the pip-package finding about a CPU-only build gives
-    way to the libPath finding. When the configuration asks for the CPU, that finding comes
-    first and every GPU-stack finding is kept, lowered to information, with a note saying why.
-    Settling settled findings again changes nothing (each wizard step re-settles the document).
+    way to the libPath finding. The two log findings that say "a fallback, not why" are one.
+    Ranked by declared role (the deciding configuration, the causes, the context), then severity,
+    then layer. When the configuration asks for the CPU, that finding comes first and every
+    GPU-stack finding is kept, lowered to information, with a note saying why; a libPath without
+    a GPU build follows it, and the CPU setting's fix says that it must be fixed too. Settling
+    settled findings again changes nothing (each wizard step re-settles the document).
     """
     from fallback_doctor.core.checks.log import merge_log_findings
 
     listed = [_unique_evidence(f) for f in merge_log_findings(list(findings))]
+    listed = _one_fell_back(listed)
     if context.ort_is_lib_path:
         listed = [f for f in listed if not f.id.startswith(_SUPERSEDED_BY_LIBPATH)]
-    ranked = rank_findings(listed)
+    ranked = rank_findings(listed, _tier)
     if not any(f.cause == Cause.CPU_BY_CONFIGURATION for f in ranked):
         return ranked
     file = context.config_path or "?"
     lowered = [_as_information(f, file) if f.layer in GPU_STACK_LAYERS else f for f in ranked]
-    first = [f for f in lowered if f.cause == Cause.CPU_BY_CONFIGURATION]
-    rest = [f for f in lowered if f.cause != Cause.CPU_BY_CONFIGURATION]
-    return (*first, *rank_findings(rest))
+    needed = [f for f in lowered if f.id in _NEEDED_WITH_CPU_CONFIGURATION]
+    first = [_then_also(f, needed) for f in lowered if f.cause == Cause.CPU_BY_CONFIGURATION]
+    rest = [f for f in lowered if f.cause != Cause.CPU_BY_CONFIGURATION and f not in needed]
+    return (*first, *needed, *rank_findings(rest, _tier))
+
+
+def role_of(finding_id: str) -> Role:
+    """The declared role of a finding id (core/findings/); an id no declaration knows (a bundle of
+    another version) is taken as a cause, so it is never hidden below the context."""
+    from fallback_doctor.core.findings.registry import declared
+
+    spec = declared().get(finding_id)
+    return spec.role if spec is not None and spec.role is not None else Role.CAUSE
+
+
+def can_be_first(finding_id: str, cause: str, severity: str, role: object = None) -> bool:
+    """Whether a finding can be the answer shown first: a cause (not context) that is a problem,
+    or the configuration's own CPU setting (information, but the reason the server is on the CPU)."""
+    if cause == Cause.CPU_BY_CONFIGURATION:
+        return True
+    declared_role = Role(str(role)) if isinstance(role, str) and role in tuple(Role) else role_of(finding_id)
+    return declared_role is not Role.CONTEXT and severity != Severity.INFO
+
+
+def _tier(finding: Finding) -> int:
+    """The first key of the ranking: 0 the configuration that decides CPU or GPU, 1 the other
+    causes (and a deciding finding that is only a note), 2 the context."""
+    role = role_of(finding.id)
+    if finding.cause == Cause.CPU_BY_CONFIGURATION:
+        return 0
+    if role is Role.DECIDES and finding.severity != Severity.INFO:
+        return 0
+    return 2 if role is Role.CONTEXT else 1
+
+
+def first_cause(findings: Sequence[Finding]) -> Finding | None:
+    """The one answer shown first: the first ranked finding that can be it (None: nothing to fix)."""
+    return next((f for f in findings if can_be_first(f.id, f.cause, f.severity)), None)
+
+
+def document_first_cause(document: Mapping[str, object]) -> dict[str, object] | None:
+    """The first cause of a report document: its first finding that can be the answer, by the role
+    it carries (by its declared role in a document of an older version). For a document core made,
+    the one its ``first_cause`` names; read from the findings so that a bundle edited by hand shows
+    what it holds."""
+    findings = document.get("findings")
+    listed = [f for f in findings if isinstance(f, dict)] if isinstance(findings, list) else []
+    return next(
+        (
+            f
+            for f in listed
+            if can_be_first(str(f.get("id")), str(f.get("cause")), str(f.get("severity")), f.get("role"))
+        ),
+        None,
+    )
+
+
+_NEEDED_WITH_CPU_CONFIGURATION = ("target.libpath_cpu_only", "target.libpath_no_ort")
+"""Findings that keep the server on the CPU even once the configuration asks for the GPU: the CPU
+setting's fix says that they must follow."""
+
+
+def _then_also(finding: Finding, needed: Sequence[Finding]) -> Finding:
+    """The CPU setting's finding whose fix says that each of ``needed`` must be fixed too (once:
+    settling again adds nothing)."""
+    if not needed or finding.remediation is None:
+        return finding
+
+    def with_notes(fix: str, lang: str) -> str:
+        notes = [
+            render_text("target.then_also", lang, {"title": _title(other, lang)})["detail"]
+            for other in needed
+        ]
+        return " ".join([fix, *(note for note in notes if note not in fix)]).strip()
+
+    texts: dict[str, dict[str, str]] = {}
+    for lang in LANGUAGES:
+        own = dict(finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail})
+        own["fix"] = with_notes(own.get("fix") or finding.remediation.summary, lang)
+        texts[lang] = own
+    remediation = dataclasses.replace(
+        finding.remediation, summary=with_notes(finding.remediation.summary, "en")
+    )
+    return dataclasses.replace(finding, texts=texts, remediation=remediation)
+
+
+def _title(finding: Finding, lang: str) -> str:
+    return (finding.texts.get(lang) or {}).get("title") or finding.title
+
+
+_FELL_BACK_TWICE = ("log.fell_back", "log.hidden.cause_not_logged")
+"""Two findings that say one thing (the log shows a fallback, not its reason): the first is kept."""
+
+
+def _one_fell_back(findings: list[Finding]) -> list[Finding]:
+    """``log.hidden.cause_not_logged`` folded into ``log.fell_back`` (its quoted lines kept there)."""
+    kept = next((f for f in findings if f.id == _FELL_BACK_TWICE[0]), None)
+    twice = [f for f in findings if f.id == _FELL_BACK_TWICE[1]]
+    if kept is None or not twice:
+        return findings
+    evidence = tuple(dict.fromkeys((*kept.evidence, *(e for f in twice for e in f.evidence))))
+    merged = dataclasses.replace(kept, evidence=evidence)
+    return [merged if f is kept else f for f in findings if f.id != _FELL_BACK_TWICE[1]]
 
 
 def _unique_evidence(finding: Finding) -> Finding:

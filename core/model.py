@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -192,18 +193,22 @@ class Finding:
     """Translations: language code -> {"title": ..., "detail": ..., "remediation": ...}."""
 
 
-def rank_findings(findings: list[Finding] | tuple[Finding, ...]) -> tuple[Finding, ...]:
+def rank_findings(
+    findings: list[Finding] | tuple[Finding, ...], tier: Callable[[Finding], int] | None = None
+) -> tuple[Finding, ...]:
     """Order findings as a technician should work through them.
 
-    Configuration findings come first (a GPU that was never asked for explains
-    everything). Then errors before warnings before information, and within each,
-    the lowest layer first: a broken lower layer breaks everything above it, so the
-    top cause is the lowest broken layer. The original order breaks ties.
+    ``tier`` first (core/judge.py passes the declared role: the configuration that decides CPU or
+    GPU, then the other causes, then the context); without it, configuration findings come first.
+    Then errors before warnings before information, and within each, the lowest layer first: a
+    broken lower layer breaks everything above it, so the top cause is the lowest broken layer.
+    The original order breaks ties.
     """
+    first = tier or (lambda finding: 0 if finding.layer == Layer.CONFIG else 1)
     indexed = list(enumerate(findings))
     indexed.sort(
         key=lambda pair: (
-            0 if pair[1].layer == Layer.CONFIG else 1,
+            first(pair[1]),
             SEVERITY_ORDER.index(pair[1].severity),
             LAYER_ORDER.index(pair[1].layer),
             pair[0],

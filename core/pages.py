@@ -38,6 +38,8 @@ __all__ = [
     "config_view",
     "cpu_view",
     "finding_words",
+    "first_cause",
+    "fix_script",
     "gpu_headline",
     "gpu_summary",
     "issue_words",
@@ -177,6 +179,22 @@ def check_again_step(finding: dict[str, Any]) -> str:
 def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
     """A finding's title, detail, fix and verify line in ``lang`` (English where the language is missing)."""
     return finding_text(dict(finding), lang)
+
+
+def fix_script(document: Mapping[str, Any], finding: Mapping[str, Any], lang: str) -> str:
+    """What "Copy the fix" copies: the finding's fix as the document's script (core/script.py)."""
+    from fallback_doctor.core.script import finding_script
+    from fallback_doctor.core.steps import application_python
+
+    return finding_script(finding, lang, application_python(document))
+
+
+def first_cause(document: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The one answer shown first ("Why" on the GPU page, the diagnosis page's first row): core's
+    (core/judge.py), the same as the text report, report.html, the fleet summary and ``check``."""
+    from fallback_doctor.core.judge import document_first_cause
+
+    return document_first_cause(document)
 
 
 def verdict_words(document: Mapping[str, Any], lang: str) -> str:

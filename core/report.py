@@ -102,9 +102,9 @@ def render_text(
 
     By default one screen (like ``systemctl status``): the verdict, what was diagnosed, the test
     inference, the first causes with fix, commands and how to verify, the rest one line each.
-    ``verbose`` adds every finding's detail and evidence. Details and fixes wrap at ``width``;
-    ``wrap_prose`` (a terminal, whose width is known) wraps every other line of prose too, where a
-    pipe gets them whole, one line each, for grep.
+    ``verbose`` adds every finding's detail and evidence, and its fix as the script that pastes.
+    Details and fixes wrap at ``width``; ``wrap_prose`` (a terminal, whose width is known) wraps
+    every other line of prose too, where a pipe gets them whole, one line each, for grep.
     """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
@@ -120,8 +120,15 @@ def render_text(
         lines.append(labels["none"])
     elif verbose:
         lines.append(labels["findings"] + ":")
+        from fallback_doctor.core.script import finding_script
+        from fallback_doctor.core.steps import application_python
+
         for number, finding in enumerate(findings, start=1):
             lines.extend(_finding_lines(number, finding, lang, (width, prose), labels, verbose=True))
+            script = finding_script(finding, lang, application_python(document))
+            if script:  # what "Copy the fix" copies and remediation.script holds (core/script.py)
+                lines.append(f"   {label('script.title', lang)}:")
+                lines.extend(f"     {line}".rstrip() for line in script.splitlines())
     else:
         lines.extend(_summary_lines(findings, lang, (width, prose), labels))
     return "\n".join(lines) + "\n"
@@ -171,11 +178,23 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
 def _summary_lines(
     findings: list[dict[str, Any]], lang: str, widths: tuple[int, int | None], labels: dict[str, str]
 ) -> list[str]:
+    from fallback_doctor.core.judge import can_be_first
+
     prose = widths[1]
-    serious = [finding for finding in findings if finding.get("severity") in {"critical", "error"}]
-    full = (serious or findings)[:SUMMARY_FULL_CAUSES]
+    causes = [
+        finding
+        for finding in findings
+        if can_be_first(
+            str(finding.get("id")),
+            str(finding.get("cause")),
+            str(finding.get("severity")),
+            finding.get("role"),
+        )
+    ]
+    # The document's order (core/judge.py ranked it): the causes lead, the context follows them.
+    full = (causes or findings)[:SUMMARY_FULL_CAUSES]
     rest = [finding for finding in findings if not any(finding is shown for shown in full)]
-    lines = [label("summary.causes", lang)]
+    lines = [label("summary.causes" if causes else "summary.no_cause", lang)]
     for number, finding in enumerate(full, start=1):
         lines.extend(_finding_lines(number, finding, lang, widths, labels, verbose=False))
     if rest:

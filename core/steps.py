@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.document import checked, to_jsonable
-from fallback_doctor.core.judge import SettleContext, Verdict, decide_verdict, settle_findings
+from fallback_doctor.core.judge import (
+    SettleContext,
+    Verdict,
+    decide_verdict,
+    first_cause,
+    role_of,
+    settle_findings,
+)
 from fallback_doctor.core.model import Finding, finding_from_dict
 from fallback_doctor.core.texts import LANGUAGES, label
 
@@ -107,14 +114,34 @@ def settle_context(document: Mapping[str, Any]) -> SettleContext:
 
 
 def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, Any]:
-    """The document with ``findings`` settled and ranked, and the verdict decided again (in place)."""
+    """The document with ``findings`` settled and ranked, each with its declared role, the first
+    cause named, and the verdict decided again (in place)."""
     ranked = settle_findings(findings, settle_context(document))
     gpu_ran = bool((document.get("inference") or {}).get("gpu_verified"))
     verdict = decide_verdict(ranked, gpu_ran=gpu_ran)
-    document["findings"] = [to_jsonable(f) for f in ranked]
+    document["findings"] = [_as_document(f, application_python(document)) for f in ranked]
+    first = first_cause(ranked)
+    document["first_cause"] = first.id if first is not None else None
     document["verdict"] = verdict.value
     document["verdict_text"] = verdict_texts(verdict)
     return checked(document)
+
+
+def application_python(document: Mapping[str, Any]) -> str | None:
+    """The application's interpreter (the script's ``PY``): the target's, None for a native server."""
+    target = document.get("target") or {}
+    python = target.get("python") if isinstance(target, Mapping) else None
+    return str(python) if python else None
+
+
+def _as_document(finding: Finding, python: str | None) -> dict[str, Any]:
+    """A finding as the document holds it: with its declared role and its fix as a script."""
+    from fallback_doctor.core.script import fix_script
+
+    data: dict[str, Any] = {**to_jsonable(finding), "role": role_of(finding.id).value}
+    if isinstance(data.get("remediation"), dict):
+        data["remediation"]["script"] = fix_script(data, "en", python)
+    return data
 
 
 def verdict_texts(verdict: Verdict | str) -> dict[str, str]:

@@ -148,13 +148,11 @@ class DiagnosisPage(StepPage):
         return self.findings[row] if 0 <= row < len(self.findings) else None
 
     def fix_text(self) -> str:
-        """The fix of the selected finding with its commands, as copied."""
+        """The fix of the selected finding as the script that pastes (the document's, core/script.py)."""
         finding = self.current()
         if finding is None:
             return ""
-        words = facade.finding_words(finding, language())
-        steps = facade.remedy_plain(finding.get("remediation"), language())
-        return "\n".join([words["fix"], *steps]).strip()
+        return str(facade.fix_script(self.doctor.document or {}, finding, language()))
 
     @Slot()
     def _on_copy(self) -> None:

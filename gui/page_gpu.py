@@ -135,9 +135,14 @@ class GpuPage(StepPage):
             headline, STATUS_COLOURS["warning"]
         )
         head = t(f"gpu.verdict.{headline}", verdict=summary["verdict"])
-        first = facade.all_findings(document)
-        said = "gpu.also" if headline == "gpu_verified" else "gpu.cause"  # (it ran on the GPU: no "why")
-        cause = t(said, cause=facade.finding_words(first[0], lang)["title"]) if first else ""
+        # The first cause is core's (core/judge.py), the same on every page and in every report;
+        # when it ran on the GPU there is no "why", only the first thing also found.
+        if headline == "gpu_verified":
+            found = facade.all_findings(document)
+            said, first = "gpu.also", (found[0] if found else None)
+        else:
+            said, first = "gpu.cause", facade.first_cause(document)
+        cause = t(said, cause=facade.finding_words(first, lang)["title"]) if first else ""
         tried = [esc(line) for line in facade.strategy_lines(summary, lang)]
         return (
             f"<p style='font-size:large; color:{colour}'><b>{esc(head)}</b></p>"

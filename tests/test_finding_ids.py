@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from fallback_doctor.core.findings.registry import (
     check_declared,
     declared,
 )
+from fallback_doctor.core.findings.spec import FindingSpec, Role
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.texts import LANGUAGES, make_finding
 
@@ -34,6 +36,7 @@ CODE = sorted(
 # Texts in the finding catalog that are not findings: notes rendered with render_text.
 NOTE_TEXTS = {
     "target.information_only": "a note under the configuration's findings (core/judge.py, core/diagnosis.py)",
+    "target.then_also": "the CPU setting's fix names the libPath finding that must follow (core/judge.py)",
 }
 
 # Declared ids whose texts lack the verify line (or fix) still: the owner of the texts writes it,
@@ -173,3 +176,31 @@ def test_a_check_module_makes_only_the_ids_its_own_declarations_hold() -> None:
                     f"{path.relative_to(ROOT)}:{node.lineno}: {node.value} (declared in {owner})"
                 )
     assert elsewhere == []
+
+
+def test_every_declared_id_says_whether_it_can_cause_the_fallback() -> None:
+    """Each FindingSpec declares its role: only a finding that can cause the fallback can be a cause
+    (ranked above the context, the first answer); the rest is context below the causes."""
+    assert _roleless(declared().values()) == [], "declare role=Role.DECIDES, CAUSE or CONTEXT on these"
+    roles = {finding_id: spec.role for finding_id, spec in declared().items()}
+    # What the issue (26) named as context, and the configuration that decides CPU or GPU.
+    for context in ("config.path_missing.licenseFile", "log.fell_back", "log.clean", "collect.failed"):
+        assert roles[context] is Role.CONTEXT, context
+    for deciding in ("config.cpu_by_configuration", "config.provider_not_set", "target.libpath_cpu_only"):
+        assert roles[deciding] is Role.DECIDES, deciding
+    # A deciding finding is about the configuration or the libPath it names, nothing else.
+    deciding_layers = {declared()[i].layer for i, role in roles.items() if role is Role.DECIDES}
+    assert deciding_layers <= {Layer.CONFIG, Layer.PACKAGE}
+    # Every layer of the GPU stack has causes: a check of that layer that is only context is a mistake.
+    for layer in (Layer.DRIVER, Layer.DEVICE, Layer.CUDA, Layer.CUDNN, Layer.TENSORRT, Layer.PACKAGE):
+        assert any(spec.layer == layer and spec.role is Role.CAUSE for spec in declared().values()), layer
+
+
+def test_a_spec_without_a_role_is_found() -> None:
+    """The check above can fail: a declaration that leaves the role out is reported."""
+    spec = FindingSpec("cuda.example", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    assert _roleless([*declared().values(), spec]) == ["cuda.example"]
+
+
+def _roleless(specs: Iterable[FindingSpec]) -> list[str]:
+    return sorted(spec.id for spec in specs if spec.role is None)

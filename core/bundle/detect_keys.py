@@ -75,6 +75,8 @@ def is_secret_key(name: str) -> bool:
     lowered = name.lower()
     if _NOT_SECRET_KEYS.search(lowered):
         return False
+    if name_words(name)[-1:] in (["file"], ["path"], ["dir"], ["directory"], ["folder"]):
+        return False  # licenseFile, key_path: where a secret is kept, not the secret (one place, no mask)
     if _SECRET_WORDS.search(lowered) is not None:
         return True
     return any(word in _SHORT_SECRET_WORDS for word in name_words(name))

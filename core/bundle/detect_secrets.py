@@ -24,6 +24,7 @@ from fallback_doctor.core.bundle.detect_keys import (
     kind_of_key,
 )
 from fallback_doctor.core.bundle.scan import Detector, anchored_finditer
+from fallback_doctor.core.bundle.words import is_our_identifier
 
 _KEY = r"(?<![\w.\-])[A-Za-z_][\w.\-]{0,80}"
 _KV_QUOTED = re.compile(
@@ -70,7 +71,11 @@ def _quoted_hits(text: str, start: int, end: int) -> Iterable[Raw]:
         position = match.end()
         if SERIAL_KEY.search(key) and value:
             yield match.start(group), match.end(group), "serial", IDENTITY, value
-        elif is_secret_key(key) and value.strip().lower() not in NOT_A_VALUE:
+        elif (
+            is_secret_key(key)
+            and value.strip().lower() not in NOT_A_VALUE
+            and not is_our_identifier(value.strip())
+        ):
             if not (group == "num" and COUNT_LIKE.search(key)):
                 yield match.start(group), match.end(group), kind_of_key(key), SECRET, None
         elif group in ("dq", "sq", "edq"):
@@ -95,11 +100,23 @@ def key_value_hits(
                 yield from key_value_hits(_KV_INLINE, text, match.start("val"), match.end("val"), depth + 1)
             continue
         begin, finish = match.start("val"), match.end("val")
+        if _prose(text, value, finish, end):
+            continue
         if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
             begin, finish, value = begin + 1, finish - 1, value[1:-1]
         if value.strip().lower() in NOT_A_VALUE or value.startswith(("{", "[")):
             continue
         yield begin, finish, kind_of_key(key), SECRET, None
+
+
+def _prose(text: str, value: str, finish: int, end: int) -> bool:
+    """Whether the value is an ordinary word that a sentence goes on after ("Register the API key:
+    run the server binary"): a word of our vocabulary is never a secret (issue 26)."""
+    from fallback_doctor.core.bundle.words import is_common_word
+
+    if not value.isalpha() or not is_common_word(value):
+        return False
+    return finish + 1 < end and text[finish] == " " and text[finish + 1].isalpha()
 
 
 def _key_values(text: str, start: int, end: int) -> Iterable[Raw]:

@@ -114,8 +114,11 @@ def render_html(
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
+    from fallback_doctor.core.steps import application_python
+
+    python = application_python(document)
     for number, finding in enumerate(findings, start=1):
-        parts.append(_finding(number, finding, lang, labels))
+        parts.append(_finding(number, finding, lang, labels, python))
     if environment_record:
         parts.append(f"<h2>{_e(labels['environment'])}</h2>{_table(environment_record)}")
     parts.append("</body></html>")
@@ -139,7 +142,9 @@ def _stack(document: dict[str, Any], lang: str) -> str:
     return '<ul class="stack">' + "".join(items) + "</ul>"
 
 
-def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, str]) -> str:
+def _finding(
+    number: int, finding: dict[str, Any], lang: str, labels: dict[str, str], python: str | None = None
+) -> str:
     text = finding_text(finding, lang)
     severity = str(finding.get("severity", "info"))
     out = [
@@ -174,6 +179,14 @@ def _finding(number: int, finding: dict[str, Any], lang: str, labels: dict[str, 
             out.append("<p>" + _e(step_text) + "</p>")
     if text["verify"]:  # in the page's language, as the text report and the wizard say it
         out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(text['verify'])}</p>")
+    from fallback_doctor.core.script import finding_script
+
+    script = finding_script(finding, lang, python)
+    if script:  # the same text as "Copy the fix" and remediation.script (core/script.py)
+        out.append(
+            f"<details><summary>{_e(label('script.title', lang))}</summary>"
+            f'<pre class="script">{_e(script)}</pre></details>'
+        )
     out.append("</div>")
     return "\n".join(out)
 

@@ -55,7 +55,7 @@ from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym
 from fallback_doctor.core.bundle.redaction import RedactedText, Redaction, mask
 from fallback_doctor.core.bundle.scan import Detector, first_character_patterns, occurrences, scan
 from fallback_doctor.core.bundle.views import View, decoded_views, escape_boundaries
-from fallback_doctor.core.bundle.words import is_common_word
+from fallback_doctor.core.bundle.words import is_common_word, is_our_identifier
 
 __all__ = [
     "EXTRA",
@@ -336,7 +336,7 @@ class Redactor:
         end = start + len(stripped)
         if SERIAL_KEY.search(key):
             kind, category, replacement = "serial", IDENTITY, self.pseudonyms.get("serial", stripped)
-        elif is_secret_key(key):
+        elif is_secret_key(key) and not is_our_identifier(stripped):
             kind, category, replacement = kind_of_key(key), SECRET, MARKER
         elif HOST_KEY.match(key) and host_worth_hiding(stripped) and " " not in stripped:
             self._remember("host", stripped)

@@ -52,3 +52,18 @@ def common_words() -> frozenset[str]:
 def is_common_word(value: str) -> bool:
     """Whether ``value`` (a learned user or host name) is one of our words (case ignored)."""
     return value.lower() in common_words()
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._-][A-Za-z0-9]+)*")
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def is_our_identifier(value: str) -> bool:
+    """Whether ``value`` is a name of ours, not a secret: a configuration key, a signature or
+    finding id (``licenseFile``, ``ort.ep_not_enabled_in_build``) whose every word is one of our
+    words. A value under a secret-looking key that is such a name stays as it is (issue 26: the
+    key of a configuration issue, "key": "licenseFile", was masked)."""
+    if not _IDENTIFIER.fullmatch(value) or not re.search(r"[._-]|[a-z][A-Z]", value):
+        return False
+    words = [part.lower() for part in _PARTS.findall(value) if not part.isdigit()]
+    return bool(words) and all(word in common_words() for word in words)

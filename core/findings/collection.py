@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.findings.spec import FindingSpec, Role
 from fallback_doctor.core.model import Layer, Severity
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 FINDINGS: tuple[FindingSpec, ...] = (
-    FindingSpec("collect.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
-    FindingSpec("collect.python.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
-    FindingSpec("probe.native_failed", Cause.PROBE_FAILED, Layer.PROBE, WARNING),
+    FindingSpec("collect.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
+    FindingSpec("collect.python.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
+    FindingSpec("probe.native_failed", Cause.PROBE_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
 )

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.findings.spec import FindingSpec, Role
 from fallback_doctor.core.model import Layer, Severity
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 FINDINGS: tuple[FindingSpec, ...] = (
-    FindingSpec("check.crashed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
+    FindingSpec("check.crashed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
 )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.findings.spec import FindingSpec
+from fallback_doctor.core.findings.spec import FindingSpec, Role
 from fallback_doctor.core.model import Layer, Severity
 
 ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 FINDINGS: tuple[FindingSpec, ...] = (
-    FindingSpec("torch.cuda_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, WARNING),
-    FindingSpec("torch.cudnn_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, WARNING),
+    FindingSpec("torch.cuda_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, WARNING, role=Role.CAUSE),
+    FindingSpec("torch.cudnn_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, WARNING, role=Role.CAUSE),
 )

@@ -104,15 +104,13 @@ def _finding_fix(finding: dict[str, Any], lang: str) -> str:
 
 
 def first_cause(document: dict[str, Any], lang: str = "en") -> FirstCause | None:
-    """The first error finding, else the first warning; the configuration's CPU finding first.
+    """The host's first cause, core's (core/judge.py): the one every other surface shows first.
 
-    None for a host with nothing to fix (the findings are information only).
+    None for a host with nothing to fix (the findings are information or context only).
     """
-    listed = findings(document)
-    chosen = next((f for f in listed if f.get("cause") == "cpu_by_configuration"), None)
-    for severity in FAILING_SEVERITIES:
-        if chosen is None:
-            chosen = next((f for f in listed if f.get("severity") == severity), None)
+    from fallback_doctor.core.judge import document_first_cause
+
+    chosen = document_first_cause(document)
     if chosen is None:
         return None
     return FirstCause(

@@ -132,10 +132,6 @@ def _findings(snapshot: EnvironmentSnapshot) -> tuple[Finding, ...]:
     return tuple(settle_findings(run_checks(snapshot, checks), context))
 
 
-def _first(findings: tuple[Finding, ...], *severities: Severity) -> Finding | None:
-    return next((f for f in findings if f.severity in severities), None)
-
-
 def _cause_phrase(finding: Finding | None, log: LogFacts | None, lang: str) -> str:
     """The first cause in a few words: the library the log says is missing, else the finding's title."""
     if finding is None:
@@ -165,7 +161,10 @@ def _judge(
         )
     if not process.onnxruntime_mapped:
         return State.WARNING, "no_onnxruntime", _text("watch.no_onnxruntime", lang, app=app, pid=pid), None
-    error = _first(findings, Severity.ERROR)
+    from fallback_doctor.core.judge import first_cause
+
+    first = first_cause(findings)  # core's first cause (core/judge.py), the one every surface shows
+    error = first if first is not None and first.severity == Severity.ERROR else None
     if not process.cuda_provider_mapped:
         cause = _cause_phrase(error, snapshot.log, lang)
         return State.CRITICAL, "on_cpu", _text("watch.on_cpu", lang, app=app, cause=cause), error

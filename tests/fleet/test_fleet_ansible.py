@@ -154,8 +154,11 @@ def test_the_summary_groups_hosts_by_first_cause_and_reports_the_others(fleet: d
     assert sorted(by_verdict["gpu_unusable"]) == ["bareun-cpu-lib", "cuda12-full", "cuda13-not-on-path"]
     groups = {group["finding"]: group for group in summary["by_first_cause"]}
     driver = next(group for group in groups.values() if group["cause"] == "driver_missing")
-    assert sorted(driver["hosts"]) == ["bareun-cpu-lib", "cuda12-full", "cuda13-not-on-path"]
-    assert summary["by_first_cause"][0] is not None and summary["by_first_cause"][0]["count"] == 3
+    assert sorted(driver["hosts"]) == ["cuda12-full", "cuda13-not-on-path"]
+    assert summary["by_first_cause"][0] is not None and summary["by_first_cause"][0]["count"] == 2
+    # A CPU-only ONNX Runtime in libPath is the configuration that decides CPU or GPU: core ranks it
+    # first, above the missing driver (issue 26), and the fleet groups by core's first cause.
+    assert groups["target.libpath_cpu_only"]["hosts"] == ["bareun-cpu-lib"]
     assert groups["config.cpu_by_configuration"]["hosts"] == ["bareun-cpu-config"]
     combos = {combo["label"]: combo for combo in summary["stack_combinations"]}
     cuda12 = next(label for label, combo in combos.items() if combo["hosts"] == ["cuda12-full"])
@@ -173,4 +176,5 @@ def test_the_summary_page_is_self_contained_and_names_the_wizard_command(fleet: 
     bundle = (fleet["dir"] / "cuda12-full.zip").resolve()
     assert f"fallback-doctor gui --bundle {bundle}" in page
     text = (fleet["dir"] / "fleet-summary.txt").read_text(encoding="utf-8")
-    assert "3 hosts: No NVIDIA driver" in text and "1 host: The configuration asks for the CPU" in text
+    assert "2 hosts: No NVIDIA driver" in text and "1 host: The configuration asks for the CPU" in text
+    assert "1 host: libPath holds a CPU-only ONNX Runtime" in text

@@ -343,3 +343,44 @@ def test_a_run_on_the_gpu_names_its_top_finding_as_also_found_not_as_why(make_wi
     shown = page.verdict.text()
     title = facade.finding_words(facade.all_findings(document)[0], "en")["title"]
     assert f"Also found: {title}" in shown and "Why:" not in shown
+
+
+def test_why_on_the_gpu_page_is_core_s_first_cause_never_a_context_finding(make_wizard) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: "Why: The licence file is not there yet" was shown for a Bareun whose libPath is
+    CPU-only. A document (a bundle of another version) that lists the licence finding first still
+    gets core's first cause on the GPU page: the licence file cannot make ONNX Runtime fall back."""
+    import json
+
+    from fallback_doctor.core.document import to_jsonable
+    from fallback_doctor.core.model import Layer, Severity
+    from fallback_doctor.core.texts import make_finding
+
+    document = json.loads(
+        (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-no-visible-gpu.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    licence = make_finding(
+        "config.path_missing.licenseFile",
+        "config_invalid",
+        Layer.CONFIG,
+        Severity.WARNING,
+        params={"file": "bareun.json", "line": 16, "column": 3, "path": "/opt/bareun/var/license.pem"},
+    )
+    libpath = make_finding(
+        "target.libpath_cpu_only",
+        "ep_not_in_build",
+        Layer.PACKAGE,
+        Severity.ERROR,
+        params={"version": "1.23.2", "lib_path": "/opt/bareun/lib", "library": "libonnxruntime.so.1"},
+    )
+    document["findings"] = [to_jsonable(licence), to_jsonable(libpath)]
+    document.pop("first_cause", None)
+    wizard = make_wizard()
+    page = wizard.pages[Page.GPU]
+    wizard.document = document
+    wizard._render_all()
+    wizard.flush_rendering()
+    shown = page.verdict.text()
+    assert f"Why: {libpath.title}" in shown, shown
+    assert licence.title not in shown
