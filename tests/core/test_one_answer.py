@@ -36,7 +36,7 @@ LICENCE = "config.path_missing.licenseFile"
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
-    env.update(LANG="C.UTF-8", COLUMNS="100")
+    env.update(LANG="C.UTF-8")  # no COLUMNS: the report into a pipe, headings whole (tests/conftest.py)
     return subprocess.run([*TOOL, *args], capture_output=True, text=True, timeout=300, env=env, check=False)
 
 
