@@ -200,6 +200,9 @@ def _spawn(
         kwargs["start_new_session"] = True
     child_env = dict(os.environ if env is None else env)
     child_env[TOKEN_NAME] = token
+    # No child writes bytecode into the application's environment (issue 28): the tool
+    # changes none of the target's files. (``-I`` ignores this; those children get ``-B``.)
+    child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     process: subprocess.Popen[bytes] = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
