@@ -138,6 +138,7 @@ def export_from_cli(
         render_preview,
         write_bundle,
     )
+    from fallback_doctor.core.bundle.protected import OutputIsTargetFileError
 
     destination = getattr(args, "bundle", None)
     if not destination:
@@ -158,6 +159,9 @@ def export_from_cli(
         result = write_bundle(preview, destination, force=getattr(args, "force", False))
     except BundleExistsError as error:
         print(f"fallback-doctor: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OutputIsTargetFileError as error:
+        print(f"fallback-doctor: refused: {error.strerror}", file=sys.stderr)
         return EXIT_REFUSED
     except OSError as error:
         print(f"fallback-doctor: the bundle could not be written: {error}", file=sys.stderr)

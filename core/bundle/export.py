@@ -48,6 +48,7 @@ from fallback_doctor.core.bundle.preview import Limits as Limits
 from fallback_doctor.core.bundle.preview import MemberPreview as MemberPreview
 from fallback_doctor.core.bundle.preview import MiB as MiB
 from fallback_doctor.core.bundle.preview_text import render_preview as render_preview
+from fallback_doctor.core.bundle.protected import target_paths
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms
 from fallback_doctor.core.bundle.record import environment_record as environment_record
 from fallback_doctor.core.bundle.record import samples_csv_from_rows as samples_csv_from_rows
@@ -122,7 +123,11 @@ def prepare_bundle(
     _add_derived(result, options)
     members, total_cuts = _bound_total(result.members, options.limits.total)
     cuts = _merged_cuts([*cuts, *total_cuts])
-    return BundlePreview(tuple(members), options, created, result.document, redactor.pseudonyms, tuple(cuts))
+    read_here = [extra.source for extra in extras if extra.kind in ("config", "log") and extra.source]
+    protected = target_paths(document, read_here)
+    return BundlePreview(
+        tuple(members), options, created, result.document, redactor.pseudonyms, tuple(cuts), protected
+    )
 
 
 def _candidates(
