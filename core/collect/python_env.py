@@ -40,7 +40,8 @@ def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 1
         raise CollectError(f"could not start the interpreter {python}: {outcome.stderr.strip()}")
     if not outcome.ok:
         raise CollectError(
-            f"{outcome.sentence(_DOING)} with the interpreter {python}{_stderr_tail(outcome.stderr)}"
+            f"{outcome.sentence(_DOING)} with the interpreter {python}{_stderr_tail(outcome.stderr)}",
+            outcome.outside,
         )
     return parse_python_env(outcome.stdout, python)
 

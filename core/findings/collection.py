@@ -12,4 +12,5 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("collect.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
     FindingSpec("collect.python.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING),
     FindingSpec("probe.native_failed", Cause.PROBE_FAILED, Layer.PROBE, WARNING),
+    FindingSpec("probe.interrupted", Cause.PROBE_FAILED, Layer.PROBE, INFO),
 )

@@ -237,7 +237,9 @@ def _partial_result(
     if last_step and last_step != "phase":
         doing += f" ({last_step})"
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
-    if outcome.timed_out:
+    if outcome.outside is not None:
+        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+    elif outcome.timed_out:
         kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
     elif outcome.returncode is None:
         kind, sentence = FailureKind.START, outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"

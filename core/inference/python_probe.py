@@ -421,7 +421,9 @@ def _failed_result(
     marks, open_phase = _open_phase(events)
     doing = PHASE_WORDS.get(open_phase or "", "running the Python probe").format(gpu=_gpu_name(request))
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
-    if outcome.timed_out:
+    if outcome.outside is not None:
+        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+    elif outcome.timed_out:
         kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
     elif outcome.returncode is None:
         kind = FailureKind.START

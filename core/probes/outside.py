@@ -19,7 +19,10 @@ import os
 import signal
 from dataclasses import dataclass
 
+from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.facts.files import read_regular_file
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.texts import make_finding
 
 KILLED = "killed"
 """Ended by a signal the tool did not send."""
@@ -95,4 +98,25 @@ def pressure(pid: int, wall_s: float) -> Pressure:
         wall_s=wall_s,
         load=load,
         cores=cores,
+    )
+
+
+def interrupted_finding(sentence: str, stderr: str) -> Finding:
+    """The note for a probe ended from outside twice: information, never a cause.
+
+    It ranks below every cause the static inspection found (``Severity.INFO``), names no ONNX
+    Runtime version, and its next step is to run the diagnosis again when the machine is
+    quieter (``uptime``; for a SIGKILL ``journalctl -k | grep -i "killed process"``).
+    ``sentence`` is the runner's (core/probes/runner.py).
+    """
+    evidence = [Evidence(label="probe", value=sentence)]
+    if stderr.strip():
+        evidence.append(Evidence(label="stderr", value=stderr.strip()[-800:]))
+    return make_finding(
+        "probe.interrupted",
+        Cause.PROBE_FAILED,
+        Layer.PROBE,
+        Severity.INFO,
+        params={"outcome": sentence},
+        evidence=tuple(evidence),
     )
