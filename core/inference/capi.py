@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.frozen import probe_argv
 from fallback_doctor.core.inference.loader_env import lib_first_env
 from fallback_doctor.core.inference.result import (
@@ -209,7 +210,7 @@ def _read_log(path: str | None, work_dir: str | None) -> list[str]:
     if not path or not work_dir or os.path.dirname(os.path.abspath(path)) != os.path.abspath(work_dir):
         return []
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_regular_text(path, 4 * 1024 * 1024)
     except OSError:
         return []
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip() for line in text.splitlines() if line.strip()]

@@ -192,27 +192,35 @@ def read_dynamic_digested(stream: Any, *, lazy: bool = False) -> tuple[ElfDynami
         else:
             return None
         strings = _StringTable(stream, strtab_offset, strsz, lazy)
-
-        def text(offset: int) -> str:
-            chunk = strings.at(offset)
-            digest.update(struct.pack("<QQ", offset, len(chunk)) + chunk)
-            return chunk.decode("utf-8", errors="replace")
-
-        needed = tuple(text(value) for tag, value in entries if tag == _DT_NEEDED)
-        soname = text(values[_DT_SONAME]) if _DT_SONAME in values else None
-        runpath = _split_path(text(values[_DT_RUNPATH])) if _DT_RUNPATH in values else ()
-        rpath = _split_path(text(values[_DT_RPATH])) if _DT_RPATH in values else ()
-        found = ElfDynamic(
-            soname=soname,
-            needed=needed,
-            runpath=runpath,
-            rpath=rpath,
-            machine=_MACHINE_CODES.get(machine, f"EM_{machine}"),
-            elf_class=64 if wide else 32,
-        )
+        found = _dynamic_of(entries, strings, _MACHINE_CODES.get(machine, f"EM_{machine}"), wide, digest)
         return found, digest.hexdigest()
     except (struct.error, OSError, IndexError, ValueError, OverflowError):
         return None
+
+
+def _dynamic_of(
+    entries: list[tuple[int, int]], strings: _StringTable, machine: str, wide: bool, digest: Any
+) -> ElfDynamic:
+    """The ElfDynamic the entries name, each string read (and added to ``digest``) once."""
+    values = dict(entries)
+
+    def text(offset: int) -> str:
+        chunk = strings.at(offset)
+        digest.update(struct.pack("<QQ", offset, len(chunk)) + chunk)
+        return chunk.decode("utf-8", errors="replace")
+
+    needed = tuple(text(value) for tag, value in entries if tag == _DT_NEEDED)
+    soname = text(values[_DT_SONAME]) if _DT_SONAME in values else None
+    runpath = _split_path(text(values[_DT_RUNPATH])) if _DT_RUNPATH in values else ()
+    rpath = _split_path(text(values[_DT_RPATH])) if _DT_RPATH in values else ()
+    return ElfDynamic(
+        soname=soname,
+        needed=needed,
+        runpath=runpath,
+        rpath=rpath,
+        machine=machine,
+        elf_class=64 if wide else 32,
+    )
 
 
 _LAZY_STRING_BYTES = 4096

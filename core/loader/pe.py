@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fallback_doctor.core.facts.files import open_regular_file
+
 _MACHINES: dict[int, str] = {
     0x8664: "x86_64",
     0x014C: "i386",
@@ -57,7 +59,7 @@ def read_pe_imports(path: str) -> PeImports:
 
     By hand: ``dumpbin /dependents PATH`` on Windows. Raises NotAPeFile for non-PE input.
     """
-    with open(path, "rb") as handle:
+    with open_regular_file(path) as handle:
         data = handle.read()
     try:
         return parse_pe_imports(data)
