@@ -151,7 +151,7 @@ def read_unit(unit: str, allow: str, limits: list[ReadLimit], root: str = "/") -
                     texts.append(read_regular_text(part, _UNIT_LIMIT))
                 except FileNotFoundError:
                     continue
-                except PermissionError as denied:
+                except OSError as denied:  # no permission, a FIFO, a device: said, not waited on
                     limits.append(ReadLimit("unit", str(part), str(denied), allow))
             if texts:
                 fragment = str(candidate)
