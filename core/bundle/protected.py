@@ -55,6 +55,11 @@ def target_paths(document: Mapping[str, Any], sources: Iterable[str] = ()) -> tu
     folders = [os.path.dirname(path) for path in _strings(target.get("config_path"))]
     folders += _strings(target.get("log_dir")) + _strings(target.get("lib_path"))
     folders += _strings(python.get("prefix"))
+    # A folder that is the root of the file system (a Python whose prefix is "/") would refuse
+    # every path: such a folder is left out, its files are still protected by name.
+    folders = [
+        folder for folder in folders if os.path.dirname(os.path.realpath(folder)) != os.path.realpath(folder)
+    ]
     return tuple(dict.fromkeys(path for path in [*files, *folders] if os.path.isabs(path)))
 
 

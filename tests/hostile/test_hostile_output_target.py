@@ -84,4 +84,6 @@ def test_the_refusal_itself_is_immediate_and_covers_a_python_environment(tmp_pat
     assert refusal(venv / "bin" / "missing" / "out.zip", protected) is not None
     assert refusal(tmp_path / "out.zip", protected) is None
     assert refusal(tmp_path / "venv-other" / "out.zip", protected) is None
+    # A Python whose prefix is "/" does not make every path the target's.
+    assert target_paths({"environment": {"python": {"prefix": "/"}}}) == ()
     assert time.monotonic() - started < 5
