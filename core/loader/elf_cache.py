@@ -100,8 +100,10 @@ class ElfReader:
         return elf_identity(path)
 
     def save(self) -> None:
-        """Write what was learnt back to the cache file (nothing when nothing is new)."""
+        """Write what was learnt back to the cache file (nothing when nothing is new), and let
+        go of the cache folder's descriptor (a wizard runs many diagnoses in one process)."""
         self.cache.save(encode)
+        self.cache.close()
 
 
 def identity_of(path: str) -> FileIdentity | None:

@@ -147,3 +147,11 @@ def test_a_link_of_the_user_itself_is_followed(tmp_path: Path, library: Path) ->
     (tmp_path / "linked").symlink_to(real)
     _seeded(tmp_path / "linked" / "facts", library)
     assert (real / "facts" / "elf-dynamic.json").exists()
+
+
+def test_no_descriptor_is_kept_after_a_run(tmp_path: Path, library: Path) -> None:
+    """The wizard runs many diagnoses in one process: each lets go of the cache folder."""
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        _seeded(tmp_path / "cache", library)
+    assert len(os.listdir("/proc/self/fd")) == before
