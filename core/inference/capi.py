@@ -106,7 +106,7 @@ def run_capi_probe(
         child_request = dict(request)
         child_request.update(lib_path=str(lib_path), model=str(model), work_dir=work_dir)
         outcome = run_child(
-            probe_argv(python, child_script(), flags=("-I",)),
+            probe_argv(python, child_script(), flags=("-I", "-S")),
             env=dict(env),
             timeout_s=timeout_s,
             stdin_text=json.dumps(child_request),
