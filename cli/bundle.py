@@ -140,6 +140,7 @@ def export_from_cli(
     from fallback_doctor.core.bundle.export import extras_from_document, prepare_bundle
     from fallback_doctor.core.bundle.preview import BundleOptions
     from fallback_doctor.core.bundle.preview_text import render_preview
+    from fallback_doctor.core.bundle.protected import OutputIsTargetFileError
     from fallback_doctor.core.bundle.write import BundleExistsError, write_bundle
 
     destination = getattr(args, "bundle", None)
@@ -162,6 +163,9 @@ def export_from_cli(
         result = write_bundle(preview, destination, force=getattr(args, "force", False))
     except BundleExistsError as error:
         print(f"fallback-doctor: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    except OutputIsTargetFileError as error:
+        print(f"fallback-doctor: refused: {error.strerror}", file=sys.stderr)
         return EXIT_REFUSED
     except OSError as error:
         print(f"fallback-doctor: the bundle could not be written: {error}", file=sys.stderr)

@@ -10,9 +10,18 @@ replaced, rewritten, touched or moved has another identity, so its old entry is 
 The cache file is an optimisation, never a source of truth, and it is treated as untrusted
 input: it is read only when it is a regular file (not a symlink) of at most ``MAX_BYTES``
 owned by this user and not writable by others; anything that does not parse, or an entry of
-the wrong shape, is ignored (``validate`` decides for each value). It is written atomically
-(a temporary file in the same folder, then a rename) with mode 0600, and every error while
-reading or writing it is swallowed: the caller then reads the file itself, as without a cache.
+the wrong shape, is ignored (``validate`` decides for each value). Each entry also carries a
+digest of the bytes its value was made from, and ``check`` re-reads those bytes from the file
+before the entry is trusted (core/loader/elf_cache.py): an entry edited by hand, or a file
+rewritten in place with its old size and mtime, is read again, never believed.
+
+The folder is the tool's own (core/cache_folder.py): opened component by component without
+following a symbolic link that another user owns, created 0700, refused when it or a folder
+above it belongs to another user (``sudo -E`` keeps ``HOME``: root must not write where that
+user's links point). A refused folder means no cache for the run and one note on stderr.
+It is written atomically (a temporary file in the same folder, then a rename) with mode 0600,
+and every error while reading or writing it is swallowed: the caller then reads the file
+itself, as without a cache.
 
 ``FALLBACK_DOCTOR_CACHE_DIR`` moves the folder; set to ``off`` (or empty) it turns caching off.
 By hand: ``ls -l ~/.cache/gpu-fallback-doctor/facts``; deleting the folder is always safe.
@@ -22,10 +31,13 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import stat
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from fallback_doctor.core.cache_folder import open_own_folder, refusal_note, refusal_words
 
 APP_NAME = "gpu-fallback-doctor"
 ENV_DIR = "FALLBACK_DOCTOR_CACHE_DIR"
@@ -77,16 +89,23 @@ def _safe_to_read(handle_fd: int) -> bool:
         return False
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return False
-    getuid = getattr(os, "getuid", None)
-    return getuid is None or info.st_uid == getuid()
+    geteuid = getattr(os, "geteuid", None)
+    return geteuid is None or info.st_uid == geteuid()
+
+
+Entry = tuple[FileIdentity, str, Any]
+"""(identity of the file, digest of the bytes the value was made from, the value)."""
 
 
 class FactCache:
     """One cache file of facts about files, for one kind of fact (``name``) and format ``version``.
 
     ``validate`` turns a stored value back into a trusted shape or None (then the entry is
-    ignored). Use ``get``/``put`` with the identity taken before reading the file, and the
-    identity taken after: ``put`` stores nothing when they differ (the file changed meanwhile).
+    ignored); ``check(path, value, digest)`` re-reads what the value was made from and says
+    whether the file still gives that value with that digest. Use ``get``/``put`` with the
+    identity taken before reading the file, and the identity taken after: ``put`` stores
+    nothing when they differ (the file changed meanwhile). ``refusal`` says why the folder
+    was not used (None when it was, or when caching is off).
     """
 
     def __init__(
@@ -95,27 +114,58 @@ class FactCache:
         version: int,
         directory: str | None,
         validate: Callable[[Any], Any | None],
+        check: Callable[[str, Any, str], bool] | None = None,
     ) -> None:
         self.name = name
         self.version = version
+        self.directory = directory
         self.path = os.path.join(directory, f"{name}.json") if directory else None
         self._validate = validate
-        self._entries: dict[str, tuple[FileIdentity, Any]] | None = None
+        self._check = check
+        self._folder_fd: int | None = None
+        self._folder_tried = False
+        self.refusal: str | None = None
+        """Why the folder is not used, in English (None when it is, or caching is off)."""
+        self._entries: dict[str, Entry] | None = None
         self._stored: dict[str, Any] = {}
         """Entries as read from the file, checked one by one when first asked for (most never are)."""
-        self._used: dict[str, tuple[FileIdentity, Any]] = {}
+        self._used: dict[str, Entry] = {}
         self._dirty = False
         self.hits = 0
         self.misses = 0
+        self.rejected = 0
+        """Entries whose identity matched but whose check against the file failed (tampered)."""
 
-    def _load(self) -> dict[str, tuple[FileIdentity, Any]]:
+    def _folder(self) -> int | None:
+        """A descriptor of the cache folder, opened once and safely (core/cache_folder.py)."""
+        if not self._folder_tried:
+            self._folder_tried = True
+            if self.directory is not None:
+                self._folder_fd, refusal = open_own_folder(self.directory)
+                if refusal is not None:
+                    self.refusal = refusal_words(refusal)
+                    refusal_note(self.directory, refusal)
+        return self._folder_fd
+
+    def close(self) -> None:
+        """Close the folder's descriptor (the cache can still be used: it is opened again)."""
+        if self._folder_fd is not None:
+            os.close(self._folder_fd)
+        self._folder_fd, self._folder_tried = None, False
+
+    def _load(self) -> dict[str, Entry]:
         if self._entries is not None:
             return self._entries
         self._entries = {}
-        if self.path is None:
+        folder = self._folder()
+        if folder is None:
             return self._entries
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(
+                f"{self.name}.json",
+                os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                dir_fd=folder,
+            )
         except OSError:
             return self._entries
         try:
@@ -138,7 +188,7 @@ class FactCache:
         self._stored = dict(list(entries.items())[:MAX_ENTRIES])
         return self._entries
 
-    def _entry(self, path: str) -> tuple[FileIdentity, Any] | None:
+    def _entry(self, path: str) -> Entry | None:
         """The checked entry for ``path``: one put in this run, else the file's, checked now."""
         entries = self._load()
         entry = entries.get(path)
@@ -148,14 +198,16 @@ class FactCache:
                 entries[path] = entry
         return entry
 
-    def _parse_entry(self, key: Any, item: Any) -> tuple[FileIdentity, Any] | None:
-        if not isinstance(key, str) or not isinstance(item, list) or len(item) != 2:
+    def _parse_entry(self, key: Any, item: Any) -> Entry | None:
+        if not isinstance(key, str) or not isinstance(item, list) or len(item) != 3:
             return None
-        identity, value = item
+        identity, digest, value = item
         if (
             not isinstance(identity, list)
             or len(identity) != 4
             or not all(isinstance(part, int) and not isinstance(part, bool) for part in identity)
+            or not isinstance(digest, str)
+            or len(digest) != 64
         ):
             return None
         try:
@@ -164,61 +216,89 @@ class FactCache:
             return None
         if checked is None:
             return None
-        return (identity[0], identity[1], identity[2], identity[3]), checked
+        return (identity[0], identity[1], identity[2], identity[3]), digest, checked
 
     def get(self, path: str, identity: FileIdentity | None) -> Any | None:
-        """The value stored for ``path`` when its identity is still ``identity``, else None."""
+        """The value stored for ``path`` when its identity is still ``identity`` and the file,
+        read again where the value came from, still gives it; else None."""
         if identity is None:
             return None
         entry = self._entry(path)
         if entry is None or entry[0] != identity:
             self.misses += 1
             return None
+        if path not in self._used and self._check is not None:
+            try:
+                good = self._check(path, entry[2], entry[1])
+            except Exception:  # noqa: BLE001 - a hostile file must not break the caller
+                good = False
+            if not good:
+                self.rejected += 1
+                self.misses += 1
+                (self._entries or {}).pop(path, None)
+                self._dirty = True  # the bad entry is dropped from the file
+                return None
         self.hits += 1
         self._used[path] = entry
-        return entry[1]
+        return entry[2]
 
-    def put(self, path: str, before: FileIdentity | None, after: FileIdentity | None, value: Any) -> None:
-        """Keep ``value`` for ``path`` if the file stayed the same file while it was read."""
+    def put(
+        self, path: str, before: FileIdentity | None, after: FileIdentity | None, value: Any, digest: str
+    ) -> None:
+        """Keep ``value`` (made from bytes whose SHA-256 is ``digest``) for ``path`` if the file
+        stayed the same file while it was read."""
         if before is None or before != after:
             return
-        self._load()[path] = (before, value)
-        self._used[path] = (before, value)
+        self._load()[path] = (before, digest, value)
+        self._used[path] = (before, digest, value)
         self._dirty = True
 
     def save(self, encode: Callable[[Any], Any]) -> None:
         """Write the entries back (atomically) when something was added; errors are ignored.
 
         ``encode`` turns a value into JSON data (``validate`` must accept what it returns).
+        Entries carried over unread are written as they were read (each is checked against
+        its file when it is next used).
         """
-        if not self._dirty or self.path is None:
+        if not self._dirty:
+            return
+        folder = self._folder()
+        if folder is None:
             return
         entries = dict(self._used)
         for key in [*(self._entries or {}), *self._stored]:
             if len(entries) >= MAX_ENTRIES:
                 break
             if key not in entries:
-                entry = self._entry(key)  # an entry carried over is checked before it is written
+                entry = self._entry(key)  # an entry carried over is checked for shape before it is written
                 if entry is not None:
                     entries[key] = entry
         document = {
             "format": self.name,
             "version": self.version,
-            "entries": {key: [list(identity), encode(value)] for key, (identity, value) in entries.items()},
+            "entries": {
+                key: [list(identity), digest, encode(value)]
+                for key, (identity, digest, value) in entries.items()
+            },
         }
-        import tempfile  # only when something is written (most runs write nothing)
-
-        directory = os.path.dirname(self.path)
         try:
-            os.makedirs(directory, mode=0o700, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=f".{self.name}.", suffix=".tmp", dir=directory)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump(document, handle, separators=(",", ":"))
-                os.replace(temporary, self.path)
-            except BaseException:
-                os.unlink(temporary)
-                raise
+            _write_in(
+                folder, f"{self.name}.json", json.dumps(document, separators=(",", ":")).encode("utf-8")
+            )
         except (OSError, TypeError, ValueError):
             return
         self._dirty = False
+
+
+def _write_in(folder: int, name: str, data: bytes) -> None:
+    """Write ``name`` in the folder ``folder`` atomically: a new 0600 file, then a rename over it."""
+    temporary = f".{name}.{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(temporary, flags, 0o600, dir_fd=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        os.unlink(temporary, dir_fd=folder)
+        raise

@@ -74,12 +74,14 @@ def probe_argv(
 ) -> list[str]:
     """The command that runs one of the tool's own probe scripts under ``python``.
 
-    ``[python, *flags, script, *args]``; in a frozen build, when ``python`` is the tool's own
+    ``[python, -B, *flags, script, *args]``; in a frozen build, when ``python`` is the tool's own
     executable, ``[executable, --run-probe, script, *args]`` (interpreter flags do not apply).
+    ``-B``: a probe writes no bytecode into the application's environment (``-I`` ignores
+    PYTHONDONTWRITEBYTECODE, which every child also gets: core/probes/runner.py).
     """
     if is_frozen() and os.path.abspath(python) == os.path.abspath(sys.executable):
         return [sys.executable, PROBE_ARGUMENT, os.fspath(script), *args]
-    return [python, *flags, os.fspath(script), *args]
+    return [python, "-B", *flags, os.fspath(script), *args]
 
 
 def module_argv(python: str, module: str) -> list[str]:

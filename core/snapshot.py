@@ -26,6 +26,8 @@ class CollectorOutcome:
     ok: bool
     error: str | None
     duration_ms: float
+    outside: str | None = None
+    """Its probe was ended from outside the tool, twice (core/probes/outside.py)."""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from fallback_doctor.core.bundle.preview import (
     Limits,
     MemberPreview,
 )
+from fallback_doctor.core.bundle.protected import target_paths
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms
 from fallback_doctor.core.bundle.record import environment_record, samples_in_document
 from fallback_doctor.core.bundle.redact import Redactor
@@ -118,7 +119,11 @@ def prepare_bundle(
     _add_derived(result, options)
     members, total_cuts = _bound_total(result.members, options.limits.total)
     cuts = _merged_cuts([*cuts, *total_cuts])
-    return BundlePreview(tuple(members), options, created, result.document, redactor.pseudonyms, tuple(cuts))
+    read_here = [extra.source for extra in extras if extra.kind in ("config", "log") and extra.source]
+    protected = target_paths(document, read_here)
+    return BundlePreview(
+        tuple(members), options, created, result.document, redactor.pseudonyms, tuple(cuts), protected
+    )
 
 
 def _candidates(

@@ -120,6 +120,9 @@ class BundlePreview:
     """The report document as it will be in the bundle (redacted)."""
     pseudonyms: Pseudonyms
     cuts: tuple[Cut, ...] = ()
+    protected: tuple[str, ...] = ()
+    """The target's files and folders (unredacted), where the bundle may not be written
+    (core/bundle/protected.py)."""
 
     def member(self, name: str) -> MemberPreview:
         """The member called ``name``."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import stat
 import struct
 import zipfile
@@ -34,7 +35,7 @@ from fallback_doctor.core.bundle.manifest import (
     sha256_of,
     validate_manifest,
 )
-from fallback_doctor.core.facts.files import open_regular_file
+from fallback_doctor.core.facts.files import NotARegularFileError, open_regular_file
 
 MiB = 1024 * 1024
 
@@ -189,19 +190,21 @@ def read_members(path: str | Path, limits: OpenLimits | None = None) -> dict[str
     limits = limits or OpenLimits()
     path = Path(path)
     try:
-        size = path.stat().st_size
+        # The one guarded opening (core/facts/files.py): a FIFO is never waited on, and the
+        # checks below are made on the descriptor read, not on a name that could change.
+        opened = open_regular_file(path)
+    except NotARegularFileError:
+        raise BundleRefusedError(f"{path}: not a regular file", None, "not_a_bundle") from None
     except OSError as error:
         raise BundleRefusedError(f"{path}: {error.strerror or error}", None, "not_a_bundle") from None
-    if not path.is_file():
-        raise BundleRefusedError(f"{path}: not a regular file", None, "not_a_bundle")
+    size = os.fstat(opened.fileno()).st_size
     if size > limits.max_file:
+        opened.close()
         raise BundleRefusedError(
             f"{path}: {size} bytes, more than the {limits.max_file} a bundle may have", None, "bomb"
         )
     try:
-        # Opened without blocking and checked on the descriptor: a FIFO swapped in after the
-        # check above is refused, not waited on (core/facts/files.py).
-        with open_regular_file(path) as stream:
+        with opened as stream:
             try:
                 archive = zipfile.ZipFile(stream)
             except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as error:

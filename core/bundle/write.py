@@ -8,6 +8,7 @@ machine (never in the bundle). By hand: ``unzip -l FILE.zip``; ``sha256sum`` aga
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -30,6 +31,7 @@ from fallback_doctor.core.bundle.manifest import (
     safe_member_name,
     sha256_of,
 )
+from fallback_doctor.core.bundle.protected import OutputIsTargetFileError, refusal
 from fallback_doctor.core.bundle.pseudonyms import save_mapping
 from fallback_doctor.core.bundle.redact import MARKER
 
@@ -165,9 +167,14 @@ def write_bundle(
     """Write the bundle atomically: a temporary file beside ``destination``, moved into place when complete.
 
     Raises :class:`BundleExistsError` when ``destination`` exists and ``force`` is False (the
-    existing file is untouched), OSError when it cannot be written (no partial file is left).
+    existing file is untouched), :class:`OutputIsTargetFileError` when it is one of the target's
+    files or inside one of its folders (even with ``force``), OSError when it cannot be written
+    (no partial file is left).
     """
     target = Path(destination)
+    refused = refusal(target, preview.protected)
+    if refused is not None:  # --force or not: the tool changes none of the target's files
+        raise OutputIsTargetFileError(errno.EPERM, refused)
     if target.exists() and not force:
         raise BundleExistsError(f"{target} already exists (use --force to replace it)")
     if target.is_dir():

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.probes.outside import interrupted_finding
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -23,6 +24,9 @@ def collectors_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         if outcome.ok:
             continue
         reason = outcome.error or "unknown reason"
+        if outcome.outside is not None:
+            yield interrupted_finding(reason, "")
+            continue
         yield make_finding(
             _COLLECTOR_FAILED.get(outcome.name, "collect.failed"),
             Cause.COLLECTION_FAILED,
@@ -49,6 +53,9 @@ def native_probe_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """
     native = snapshot.native
     if native is None or native.ok:
+        return
+    if native.outside is not None:
+        yield interrupted_finding(native.outcome, native.stderr)
         return
     step = native.crashed_step or ""
     if any(marker in step for marker in _DRIVER_STEPS):

@@ -32,6 +32,13 @@ def python_env_script() -> str:
     return spec.origin
 
 
+def python_env_argv(python: str) -> list[str]:
+    """The listing's command line: ``-I -S`` so that nothing of the environment runs (its .pth
+    start-up code, sitecustomize) and ``-B`` so that nothing is written into it (issue 28);
+    the child works out the application's import path itself."""
+    return probe_argv(python, python_env_script(), flags=("-I", "-S"))
+
+
 def _key(python: str, env: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     return python, tuple(sorted(env.items()))
 
@@ -40,7 +47,7 @@ def start_python_env(python: str, env: Mapping[str, str]) -> None:
     """Start the package listing of ``python`` under ``env`` now (for ``take_python_env``)."""
     key = _key(python, env)
     if key not in _STARTED:
-        _STARTED[key] = start_child([python, python_env_script()], env=env)
+        _STARTED[key] = start_child(python_env_argv(python), env=env)
 
 
 def take_python_env(python: str, env: Mapping[str, str]) -> StartedChild | None:

@@ -138,6 +138,7 @@ def parse_child_output(outcome: ChildOutcome, python: str | None = None) -> Nati
         crashed_step=crashed_step,
         timed_out=outcome.timed_out,
         returncode=outcome.returncode,
+        outside=outcome.outside,
         python=python,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.platform import PlatformFacts
 
 
@@ -22,7 +23,7 @@ def collect_platform(root: str = "/") -> PlatformFacts:
 def _os_pretty_name(root: Path) -> str | None:
     for candidate in (root / "etc/os-release", root / "usr/lib/os-release"):
         try:
-            text = candidate.read_text(encoding="utf-8", errors="replace")
+            text = read_regular_text(candidate, 64 * 1024)
         except OSError:
             continue
         return parse_os_release(text).get("PRETTY_NAME")

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.collect.early import python_env_script, take_python_env
+from fallback_doctor.core.collect.early import python_env_argv, take_python_env
 from fallback_doctor.core.collect.errors import CollectError
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.probes.runner import finish_child, run_child
@@ -34,13 +34,14 @@ def collect_python_env(python: str, env: Mapping[str, str], timeout_s: float = 1
     if started is not None:
         outcome = finish_child(started, timeout_s=timeout_s, max_output=MAX_LISTING)
     else:
-        argv = [python, python_env_script()]
+        argv = python_env_argv(python)
         outcome = run_child(argv, env=env, timeout_s=timeout_s, max_output=MAX_LISTING)
     if outcome.returncode is None and not outcome.timed_out and outcome.flooded is None:
         raise CollectError(f"could not start the interpreter {python}: {outcome.stderr.strip()}")
     if not outcome.ok:
         raise CollectError(
-            f"{outcome.sentence(_DOING)} with the interpreter {python}{_stderr_tail(outcome.stderr)}"
+            f"{outcome.sentence(_DOING)} with the interpreter {python}{_stderr_tail(outcome.stderr)}",
+            outcome.outside,
         )
     return parse_python_env(outcome.stdout, python)
 

@@ -97,7 +97,12 @@ class _Collection:
             return None
         except Exception as error:  # noqa: BLE001 - a collector's failure is a fact, not a crash
             elapsed = (time.monotonic() - started) * 1000
-            self.outcomes.append(CollectorOutcome(name, False, _describe(error), elapsed))
+            outside = getattr(error, "outside", None)
+            self.outcomes.append(
+                CollectorOutcome(
+                    name, False, _describe(error), elapsed, outside if isinstance(outside, str) else None
+                )
+            )
             return None
         self.outcomes.append(CollectorOutcome(name, True, None, duration * 1000))
         return value

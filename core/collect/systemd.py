@@ -10,10 +10,14 @@ import shlex
 import shutil
 from pathlib import Path
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.process import ReadLimit, ServiceUnit
 from fallback_doctor.core.knowledge.environment import relevant_environment
 
 COMMAND_TIMEOUT_S = 5.0
+
+_UNIT_LIMIT = 1024 * 1024
+"""Most bytes read of a unit file, a drop-in or an EnvironmentFile (a real one is a few KiB)."""
 
 
 def _assignments(value: str) -> dict[str, str]:
@@ -144,10 +148,10 @@ def read_unit(unit: str, allow: str, limits: list[ReadLimit], root: str = "/") -
             texts: list[str] = []
             for part in parts:
                 try:
-                    texts.append(part.read_text(encoding="utf-8", errors="replace"))
+                    texts.append(read_regular_text(part, _UNIT_LIMIT))
                 except FileNotFoundError:
                     continue
-                except PermissionError as denied:
+                except OSError as denied:  # no permission, a FIFO, a device: said, not waited on
                     limits.append(ReadLimit("unit", str(part), str(denied), allow))
             if texts:
                 fragment = str(candidate)
@@ -161,7 +165,7 @@ def read_unit(unit: str, allow: str, limits: list[ReadLimit], root: str = "/") -
     for entry in files:
         path = entry.lstrip("-")
         try:
-            merged.update(parse_env_file(Path(root, path.lstrip("/")).read_text("utf-8", "replace")))
+            merged.update(parse_env_file(read_regular_text(Path(root, path.lstrip("/")), _UNIT_LIMIT)))
         except FileNotFoundError:
             continue
         except PermissionError as denied:

@@ -54,6 +54,9 @@ class NativeFacts:
     """The step that was running when the child died or hung ("cuInit", "load libcudnn.so.9")."""
     timed_out: bool = False
     returncode: int | None = None
+    outside: str | None = None
+    """Set when something outside the tool ended the child, twice (core/probes/outside.py):
+    "killed" or "busy"; then ``outcome`` says so and nothing is known of the libraries' fault."""
     python: str | None = None
     """The interpreter that ran the child."""
 

@@ -12,4 +12,5 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("collect.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
     FindingSpec("collect.python.failed", Cause.COLLECTION_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
     FindingSpec("probe.native_failed", Cause.PROBE_FAILED, Layer.PROBE, WARNING, role=Role.CONTEXT),
+    FindingSpec("probe.interrupted", Cause.PROBE_FAILED, Layer.PROBE, INFO, role=Role.CONTEXT),
 )

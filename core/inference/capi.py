@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.frozen import probe_argv
 from fallback_doctor.core.inference.jsonable import from_jsonable
 from fallback_doctor.core.inference.loader_env import lib_first_env
@@ -105,7 +106,7 @@ def run_capi_probe(
         child_request = dict(request)
         child_request.update(lib_path=str(lib_path), model=str(model), work_dir=work_dir)
         outcome = run_child(
-            probe_argv(python, child_script(), flags=("-I",)),
+            probe_argv(python, child_script(), flags=("-I", "-S")),
             env=dict(env),
             timeout_s=timeout_s,
             stdin_text=json.dumps(child_request),
@@ -209,7 +210,7 @@ def _read_log(path: str | None, work_dir: str | None) -> list[str]:
     if not path or not work_dir or os.path.dirname(os.path.abspath(path)) != os.path.abspath(work_dir):
         return []
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_regular_text(path, 4 * 1024 * 1024)
     except OSError:
         return []
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip() for line in text.splitlines() if line.strip()]
@@ -237,7 +238,9 @@ def _partial_result(
     if last_step and last_step != "phase":
         doing += f" ({last_step})"
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
-    if outcome.timed_out:
+    if outcome.outside is not None:
+        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+    elif outcome.timed_out:
         kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
     elif outcome.returncode is None:
         kind, sentence = FailureKind.START, outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"

@@ -27,6 +27,7 @@ from fallback_doctor.core.inference.result import (
     stage_rank,
 )
 from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
+from fallback_doctor.core.probes.outside import interrupted_finding
 from fallback_doctor.core.texts import make_finding
 
 _CPU = "CPUExecutionProvider"
@@ -204,6 +205,8 @@ def _failure_findings(result: ProbeResult) -> list[Finding]:
     failure = result.failure
     if failure is None:
         return []
+    if failure.kind == FailureKind.OUTSIDE:
+        return [interrupted_finding(failure.sentence, failure.stderr_tail)]
     if failure.kind == FailureKind.UNUSABLE_MODEL:
         return [
             make_finding(

@@ -14,12 +14,14 @@ repeated scalars), 5 a 32-bit value.
 from __future__ import annotations
 
 import mmap
+import os
 import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fallback_doctor.core.facts.files import open_regular_file
 from fallback_doctor.core.inference.protobuf_wire import ModelReadError, _int, _ints, _text, _view, fields
 
 # TensorProto.DataType -> numpy-style name (onnx.proto3).
@@ -407,8 +409,8 @@ def read_model(path: str | Path) -> ModelInfo:
     file = Path(path)
     problem: str | None = None
     try:
-        with file.open("rb") as handle:
-            if file.stat().st_size == 0:
+        with open_regular_file(file) as handle:
+            if os.fstat(handle.fileno()).st_size == 0:
                 raise ModelReadError("the file is empty")
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 view = memoryview(mapped)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.inference.loader_env import lib_first_env, python_lib_dirs
 from fallback_doctor.core.inference.result import (
     FailureKind,
@@ -272,7 +273,7 @@ def run_child_once(
         on_stdout_line=_live_listener(on_phase, started, seen) if live else None,
     )
     try:
-        captured = capture.read_text(encoding="utf-8", errors="replace")
+        captured = read_regular_text(capture, 4 * 1024 * 1024)
     except OSError:
         captured = ""
     result = parse_child_output(outcome, request, captured, started_wall, None if live else on_phase)
@@ -421,7 +422,9 @@ def _failed_result(
     marks, open_phase = _open_phase(events)
     doing = PHASE_WORDS.get(open_phase or "", "running the Python probe").format(gpu=_gpu_name(request))
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
-    if outcome.timed_out:
+    if outcome.outside is not None:
+        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+    elif outcome.timed_out:
         kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
     elif outcome.returncode is None:
         kind = FailureKind.START

@@ -96,6 +96,9 @@ class FailureKind(StrEnum):
     """It wrote more output than we keep."""
     START = "start"
     """It could not be started (interpreter or library missing)."""
+    OUTSIDE = "outside"
+    """Ended from outside, twice: a signal the tool did not send, or a machine too busy to run it
+    in its time (core/probes/outside.py). Says nothing about the libraries."""
     UNUSABLE_MODEL = "unusable_model"
     """The model cannot be run this way (unsupported input type, unreadable file, ...)."""
     ERROR = "error"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.inference.model_info import ModelInfo, read_model, resolve_dims
 from fallback_doctor.core.inference.protobuf_wire import ModelReadError
@@ -73,7 +74,7 @@ def bundled_model() -> Path:
 def model_description(model: Path) -> dict[str, Any]:
     """The description JSON beside a model (``encoder.json`` for ``encoder.onnx``), or {}."""
     try:
-        data = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(model.with_suffix(".json"), 1024 * 1024))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -6,6 +6,7 @@ What a technician would run by hand to see the same: ``readelf -d /path/to/lib.s
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import struct
@@ -90,6 +91,19 @@ def read_elf_dynamic(path: str) -> ElfDynamic:
             raise NotAnElfFile(f"{path}: {error}") from None
 
 
+def read_elf_dynamic_digested(path: str, *, lazy: bool = False) -> tuple[ElfDynamic, str | None]:
+    """``read_elf_dynamic`` with the digest of what was read (None when the slow path read it).
+
+    With ``lazy`` only the strings used are read (the fact cache's check of an entry).
+    By hand: ``readelf -d PATH``. Raises as ``read_elf_dynamic`` does.
+    """
+    with open_regular_file(path) as handle:
+        found = read_dynamic_digested(handle, lazy=lazy)
+    if found is not None:
+        return found
+    return read_elf_dynamic(path), None
+
+
 _MACHINE_CODES: dict[int, str] = {
     62: "x86_64",
     3: "i386",
@@ -112,8 +126,23 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
     a diagnosis reads a few dozen libraries. Returns None for any layout it does not
     handle plainly (the pyelftools path then decides); the tests check both paths agree.
     """
+    found = read_dynamic_digested(stream)
+    return None if found is None else found[0]
+
+
+def read_dynamic_digested(stream: Any, *, lazy: bool = False) -> tuple[ElfDynamic, str] | None:
+    """The fast path's dynamic section and a SHA-256 of every byte it was made from.
+
+    The digest covers the ELF header, the program header table, the PT_DYNAMIC entries and
+    each string used (SONAME, NEEDED, RUNPATH, RPATH), so it is the same whether the string
+    table is read whole or, with ``lazy``, one string at a time (a few small reads: what the
+    fact cache does to check an entry against the file, core/loader/elf_cache.py).
+    None for a layout the fast path does not handle.
+    """
+    digest = hashlib.sha256()
     try:
         ident = stream.read(64)
+        digest.update(ident)
         if len(ident) < 52 or ident[:4] != b"\x7fELF" or ident[4] not in (1, 2) or ident[5] not in (1, 2):
             return None
         wide = ident[4] == 2
@@ -134,6 +163,7 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
         table = stream.read(phentsize * phnum)
         if len(table) < phentsize * phnum:
             return None
+        digest.update(table)
         loads: list[tuple[int, int, int]] = []
         dynamic: tuple[int, int] | None = None
         for index in range(phnum):
@@ -149,37 +179,77 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
         if dynamic is None or dynamic[1] > _MAX_DYNAMIC_BYTES:
             return None
         entries = _dynamic_entries(stream, dynamic, dyn_format)
+        for pair in entries:
+            digest.update(struct.pack("<qQ", pair[0], pair[1] & 0xFFFFFFFFFFFFFFFF))
         values = dict(entries)
         strtab_vaddr, strsz = values.get(_DT_STRTAB), values.get(_DT_STRSZ)
         if strtab_vaddr is None or strsz is None or strsz > _MAX_STRTAB_BYTES:
             return None
         for vaddr, offset, filesz in loads:
             if vaddr <= strtab_vaddr < vaddr + filesz:
-                stream.seek(strtab_vaddr - vaddr + offset)
-                strtab: bytes = stream.read(strsz)
+                strtab_offset = strtab_vaddr - vaddr + offset
                 break
         else:
             return None
-
-        def text(offset: int) -> str:
-            end = strtab.find(b"\0", offset)
-            chunk: bytes = strtab[offset : end if end >= 0 else len(strtab)]
-            return chunk.decode("utf-8", errors="replace")
-
-        needed = tuple(text(value) for tag, value in entries if tag == _DT_NEEDED)
-        soname = text(values[_DT_SONAME]) if _DT_SONAME in values else None
-        runpath = _split_path(text(values[_DT_RUNPATH])) if _DT_RUNPATH in values else ()
-        rpath = _split_path(text(values[_DT_RPATH])) if _DT_RPATH in values else ()
-        return ElfDynamic(
-            soname=soname,
-            needed=needed,
-            runpath=runpath,
-            rpath=rpath,
-            machine=_MACHINE_CODES.get(machine, f"EM_{machine}"),
-            elf_class=64 if wide else 32,
-        )
+        strings = _StringTable(stream, strtab_offset, strsz, lazy)
+        found = _dynamic_of(entries, strings, _MACHINE_CODES.get(machine, f"EM_{machine}"), wide, digest)
+        return found, digest.hexdigest()
     except (struct.error, OSError, IndexError, ValueError, OverflowError):
         return None
+
+
+def _dynamic_of(
+    entries: list[tuple[int, int]], strings: _StringTable, machine: str, wide: bool, digest: Any
+) -> ElfDynamic:
+    """The ElfDynamic the entries name, each string read (and added to ``digest``) once."""
+    values = dict(entries)
+
+    def text(offset: int) -> str:
+        chunk = strings.at(offset)
+        digest.update(struct.pack("<QQ", offset, len(chunk)) + chunk)
+        return chunk.decode("utf-8", errors="replace")
+
+    needed = tuple(text(value) for tag, value in entries if tag == _DT_NEEDED)
+    soname = text(values[_DT_SONAME]) if _DT_SONAME in values else None
+    runpath = _split_path(text(values[_DT_RUNPATH])) if _DT_RUNPATH in values else ()
+    rpath = _split_path(text(values[_DT_RPATH])) if _DT_RPATH in values else ()
+    return ElfDynamic(
+        soname=soname,
+        needed=needed,
+        runpath=runpath,
+        rpath=rpath,
+        machine=machine,
+        elf_class=64 if wide else 32,
+    )
+
+
+_LAZY_STRING_BYTES = 4096
+"""One string of a lazy read is at most this long (a RUNPATH longer than this is cut the same
+way in both modes, so the digests agree)."""
+
+
+class _StringTable:
+    """The dynamic string table, read whole or one string at a time (``lazy``)."""
+
+    def __init__(self, stream: Any, offset: int, size: int, lazy: bool) -> None:
+        self.stream, self.offset, self.size, self.lazy = stream, offset, size, lazy
+        self.whole: bytes | None = None
+        if not lazy:
+            stream.seek(offset)
+            self.whole = stream.read(size)
+
+    def at(self, offset: int) -> bytes:
+        """The NUL-terminated string at ``offset`` (without its NUL), at most _LAZY_STRING_BYTES."""
+        if offset < 0 or offset >= self.size:
+            raise IndexError(offset)
+        length = min(_LAZY_STRING_BYTES, self.size - offset)
+        if self.whole is not None:
+            window = self.whole[offset : offset + length]
+        else:
+            self.stream.seek(self.offset + offset)
+            window = self.stream.read(length)
+        end = window.find(b"\0")
+        return bytes(window[: end if end >= 0 else len(window)])
 
 
 def _dynamic_entries(stream: Any, dynamic: tuple[int, int], dyn_format: str) -> list[tuple[int, int]]:

@@ -3,18 +3,23 @@
 The libraries of an installed wheel do not change until the wheel is reinstalled: their
 SONAME, NEEDED, RUNPATH and RPATH are read once and kept in a FactCache (core/cache.py) keyed
 by (st_dev, st_ino, st_size, st_mtime_ns). A replaced or touched file has another identity and
-is read again. By hand: ``readelf -d PATH``.
+is read again. An entry is trusted only after a check against the file: its ELF header, program
+headers and dynamic entries and the few strings the value names are read again (a few small
+reads; the whole string table, the costly read, is not) and must give the same value and the
+same SHA-256 of what was read. A cache entry edited by hand, or a library rewritten in place
+with its old size and mtime, is then read again, never believed. By hand: ``readelf -d PATH``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fallback_doctor.core.cache import FactCache, default_cache_dir, file_identity
-from fallback_doctor.core.loader.elf import ElfDynamic, elf_identity, read_elf_dynamic
+from fallback_doctor.core.cache import FactCache, FileIdentity, default_cache_dir, file_identity
+from fallback_doctor.core.loader.elf import ElfDynamic, elf_identity, read_elf_dynamic_digested
 
 CACHE_NAME = "elf-dynamic"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""2: each entry carries the digest of what was read (issue 28)."""
 
 
 def _strings(value: Any) -> tuple[str, ...] | None:
@@ -54,11 +59,17 @@ def encode(dynamic: ElfDynamic) -> dict[str, Any]:
     }
 
 
+def check(path: str, value: Any, digest: str) -> bool:
+    """Whether ``path``, read again where ``value`` came from, still gives it with ``digest``."""
+    again, again_digest = read_elf_dynamic_digested(path, lazy=True)
+    return again_digest == digest and again == value
+
+
 def open_cache(directory: str | None = None, *, persistent: bool = True) -> FactCache:
     """The ELF fact cache in ``directory`` (default: the user's cache dir); in memory only
     when ``persistent`` is False or caching is turned off."""
     folder = (directory or default_cache_dir()) if persistent else None
-    return FactCache(CACHE_NAME, CACHE_VERSION, folder, decode)
+    return FactCache(CACHE_NAME, CACHE_VERSION, folder, decode, check)
 
 
 class ElfReader:
@@ -76,8 +87,9 @@ class ElfReader:
         if known is not None:
             return known
         self.reads += 1
-        dynamic = read_elf_dynamic(path)
-        self.cache.put(path, before, file_identity(path), dynamic)
+        dynamic, digest = read_elf_dynamic_digested(path)
+        if digest is not None:  # the slow path's reads cannot be checked cheaply: not kept
+            self.cache.put(path, before, file_identity(path), dynamic, digest)
         return dynamic
 
     def identity(self, path: str) -> tuple[int, str] | None:
@@ -88,5 +100,12 @@ class ElfReader:
         return elf_identity(path)
 
     def save(self) -> None:
-        """Write what was learnt back to the cache file (nothing when nothing is new)."""
+        """Write what was learnt back to the cache file (nothing when nothing is new), and let
+        go of the cache folder's descriptor (a wizard runs many diagnoses in one process)."""
         self.cache.save(encode)
+        self.cache.close()
+
+
+def identity_of(path: str) -> FileIdentity | None:
+    """The identity the cache keys ``path`` by (the tests compare it with what was stored)."""
+    return file_identity(path)

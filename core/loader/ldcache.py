@@ -26,6 +26,8 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from fallback_doctor.core.facts.files import open_regular_file
+
 OLD_MAGIC = b"ld.so-1.7.0"
 NEW_MAGIC = b"glibc-ld.so.cache1.1"
 DEFAULT_CACHE_PATH = "/etc/ld.so.cache"
@@ -250,7 +252,7 @@ def read_ld_so_cache(path: str = DEFAULT_CACHE_PATH) -> LdCache:
 
     Raises OSError when unreadable and LdCacheParseError when not a cache.
     """
-    with open(path, "rb") as handle:
+    with open_regular_file(path) as handle:
         data = handle.read(64 * 1024 * 1024)
     return LdCache(parse_ld_so_cache(data), source=path)
 

@@ -6,7 +6,11 @@ What a technician would run by hand to see the same: ``dumpbin /dependents file.
 
 from __future__ import annotations
 
+import mmap
+import os
 from dataclasses import dataclass
+
+from fallback_doctor.core.facts.files import open_regular_file
 
 _MACHINES: dict[int, str] = {
     0x8664: "x86_64",
@@ -34,7 +38,7 @@ class PeImports:
     """The delay-loaded subset of ``imports`` (loaded at first call, not at LoadLibrary)."""
 
 
-def parse_pe_imports(data: bytes) -> PeImports:
+def parse_pe_imports(data: bytes | mmap.mmap) -> PeImports:
     """Parse the import and delay-import directories of a PE image given as bytes.
 
     Raises NotAPeFile for anything that is not a readable PE image.
@@ -57,10 +61,13 @@ def read_pe_imports(path: str) -> PeImports:
 
     By hand: ``dumpbin /dependents PATH`` on Windows. Raises NotAPeFile for non-PE input.
     """
-    with open(path, "rb") as handle:
-        data = handle.read()
     try:
-        return parse_pe_imports(data)
+        with open_regular_file(path) as handle:
+            if os.fstat(handle.fileno()).st_size < 64:
+                return parse_pe_imports(handle.read(64))
+            # Mapped, not read: a DLL of cuDNN is hundreds of MB; only the pages parsed are touched.
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                return parse_pe_imports(mapped)
     except NotAPeFile as error:
         raise NotAPeFile(f"{path}: {error}") from None
 

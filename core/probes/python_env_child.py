@@ -33,12 +33,129 @@ def _probe_dir() -> str:
 
 
 def import_path() -> List[str]:
-    """sys.path as the application would have it: without this script's own folder."""
+    """sys.path as the application would have it: without this script's own folder.
+
+    Run with ``-I -S`` (as the tool runs it: issue 28), ``site`` did not run, so the path the
+    application gets from it is rebuilt here without running anything of the environment
+    (:func:`site_path`).
+    """
     own = os.path.normcase(_probe_dir())
     paths = list(sys.path)
     if paths and os.path.normcase(os.path.abspath(paths[0] or ".")) == own:
         paths = paths[1:]
+    if sys.flags.no_site:
+        paths = _pythonpath() + paths + [path for path in site_path() if path not in paths]
     return paths
+
+
+_PTH_LIMIT = 1024 * 1024
+"""Read at most this much of one .pth file (a real one is a few lines)."""
+
+
+def read_bounded(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file, opened without waiting on a FIFO; OSError else."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(path + ": not a regular file")
+        chunks: List[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(65536, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _pythonpath() -> List[str]:
+    """PYTHONPATH's entries (``-I`` ignores it; the application does not)."""
+    value = os.environ.get("PYTHONPATH", "")
+    return [os.path.abspath(part) for part in value.split(os.pathsep) if part]
+
+
+def _pth_paths(sitedir: str, known: List[str]) -> List[str]:
+    """The folders ``sitedir``'s .pth files add, as ``site.addpackage`` adds them, without
+    executing their ``import`` lines (start-up code of the environment: never run here)."""
+    try:
+        names = sorted(
+            name for name in os.listdir(sitedir) if name.endswith(".pth") and not name.startswith(".")
+        )
+    except OSError:
+        return []
+    added: List[str] = []
+    for name in names:
+        try:
+            text = read_bounded(os.path.join(sitedir, name), _PTH_LIMIT).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            folder = os.path.normpath(os.path.join(sitedir, line.rstrip()))
+            if folder not in known and folder not in added and _is_dir(folder):
+                added.append(folder)
+    return added
+
+
+def _venv() -> List[str]:
+    """What ``site.venv`` does (pyvenv.cfg: sys.prefix, site.PREFIXES, the user site), without
+    its ``addsitepackages`` (which runs the .pth files); the venv's own site folders."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable or ""))
+    site_prefix = os.path.dirname(exe_dir)
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(site_prefix, "pyvenv.cfg")):
+        try:
+            text = read_bounded(conf, _PTH_LIMIT).decode("utf-8", "replace")
+            break
+        except OSError:
+            continue
+    else:
+        return []
+    system_site = "true"
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip().lower() == "include-system-site-packages":
+            system_site = value.strip().lower()
+    sys.prefix = sys.exec_prefix = site_prefix
+    if system_site == "true":
+        site.PREFIXES.insert(0, sys.prefix)
+    else:
+        site.PREFIXES = [sys.prefix]
+        site.ENABLE_USER_SITE = False
+    try:
+        return [folder for folder in site.getsitepackages([sys.prefix]) if _is_dir(folder)]
+    except Exception:  # noqa: BLE001 - an odd site.py must not stop the listing
+        return []
+
+
+def site_path() -> List[str]:
+    """The folders ``site`` would add at start-up (venv, user site, site-packages and their
+    .pth folders, in site.main's order), worked out without running any .pth code."""
+    dirs = _venv()
+    if getattr(site, "ENABLE_USER_SITE", None) is None:
+        getuid, geteuid = getattr(os, "getuid", None), getattr(os, "geteuid", None)
+        same = getuid is None or geteuid is None or getuid() == geteuid()
+        site.ENABLE_USER_SITE = same and not os.environ.get("PYTHONNOUSERSITE")
+    user = user_site()
+    if user:
+        dirs.append(user)
+    getsite = getattr(site, "getsitepackages", None)
+    if getsite is not None:
+        try:
+            dirs.extend(folder for folder in getsite() if _is_dir(folder))
+        except Exception:  # noqa: BLE001
+            pass
+    found: List[str] = []
+    for folder in dirs:
+        if folder not in found:
+            found.append(folder)
+            found.extend(_pth_paths(folder, found))
+    return found
 
 
 def site_dirs(paths: Iterable[str]) -> List[str]:
@@ -93,8 +210,7 @@ def parse_metadata_headers(text: str) -> Tuple[Optional[str], Optional[str]]:
 
 
 def _read_head(path: str) -> str:
-    with open(path, "rb") as handle:
-        return handle.read(_HEADER_LIMIT).decode("utf-8", "replace")
+    return read_bounded(path, _HEADER_LIMIT).decode("utf-8", "replace")
 
 
 def _entry(name: str, version: Optional[str], metadata_dir: str) -> Dict[str, str]:

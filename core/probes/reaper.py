@@ -59,6 +59,7 @@ def register(process: subprocess.Popen[bytes], token: str) -> int:
     started = start_ticks(process.pid)
     with _lock:
         _live[process.pid] = (process, token, started)
+        _sent.discard(process.pid)  # a new child that has the number of an old one
     return started
 
 
@@ -68,8 +69,21 @@ def unregister(process: subprocess.Popen[bytes]) -> None:
         _live.pop(process.pid, None)
 
 
+_sent: set[int] = set()
+"""Children this process signalled itself (a timeout, a flood, its own exit): their end is ours."""
+
+
+def sent_by_us(pid: int) -> bool:
+    """Whether this process itself signalled the child ``pid`` (its end is then not "from outside")."""
+    with _lock:
+        return pid in _sent
+
+
 def kill_process_group(process: subprocess.Popen[bytes], *, only_group: bool = False) -> None:
     """Kill the child and everything in its process group; ignore what is already gone."""
+    if process.returncode is None:
+        with _lock:
+            _sent.add(process.pid)
     if sys.platform == "win32":
         if not only_group and process.poll() is None:
             process.kill()

@@ -10,6 +10,7 @@ wait for a grandchild that holds the pipe open.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fallback_doctor.core.frozen import target_environment
+from fallback_doctor.core.probes.outside import BUSY, KILLED, killed_from_outside, pressure
 from fallback_doctor.core.probes.pipes import OUTPUT_LIMIT, Tail, feed, pump
 from fallback_doctor.core.probes.reaper import (
     TOKEN_NAME,
@@ -28,6 +30,7 @@ from fallback_doctor.core.probes.reaper import (
     kill_process_group,
     new_token,
     register,
+    sent_by_us,
     unregister,
 )
 
@@ -61,6 +64,13 @@ class ChildOutcome:
     truncated: bool = False
     flooded: int | None = None
     """Set (to the bound, in bytes) when the child printed more than it may and was stopped."""
+    outside: str | None = None
+    """core/probes/outside.py: "killed" (a signal the tool did not send, not a crash), "busy"
+    (out of time on a machine too busy to run it), None otherwise."""
+    pressure: str | None = None
+    """How busy the machine was, in words, when the child ran out of its time."""
+    retried: bool = False
+    """The child was run again once because something outside ended its first run."""
 
     @property
     def ok(self) -> bool:
@@ -72,6 +82,17 @@ class ChildOutcome:
         if self.flooded is not None:
             bound = f"{self.flooded / (1024 * 1024):.0f} MiB"
             return f"the probe printed more than {bound} while {doing}, and was stopped"
+        again = " (twice: it was run again once)" if self.retried else ""
+        if self.outside == BUSY:
+            return (
+                f"the machine was too busy to finish in {self.duration_s:.0f} s while {doing}"
+                f" ({self.pressure}){again}: not a fault of the libraries"
+            )
+        if self.outside == KILLED and self.returncode is not None:
+            return (
+                f"the probe was killed from outside with {signal_name(-self.returncode)} while {doing}"
+                f"{again}: not by this tool and not a crash of the libraries"
+            )
         if self.timed_out:
             return f"the probe did not finish within {self.duration_s:.0f} s while {doing}, and was stopped"
         if self.returncode is None:
@@ -117,7 +138,14 @@ def run_child(
     By hand: ``timeout -s KILL 180 python probe.py``.
     """
     child = start_child(argv, env=env, stdin_text=stdin_text, cwd=cwd)
-    return _supervise(child, timeout_s, on_start, on_stdout_line, max_output)
+    outcome = _supervise(child, timeout_s, on_start, on_stdout_line, max_output)
+    if outcome.outside is None:
+        return outcome
+    # Ended from outside (a signal, a busy machine): once more, and say it if it happens again.
+    again = start_child(argv, env=env, stdin_text=stdin_text, cwd=cwd)
+    return dataclasses.replace(
+        _supervise(again, timeout_s, on_start, on_stdout_line, max_output), retried=True
+    )
 
 
 @dataclass
@@ -134,6 +162,9 @@ class StartedChild:
     """The token its descendants carry in their environment."""
     start_ticks: int = 0
     """When it started (clock ticks since boot): what it left behind started after."""
+    env: Mapping[str, str] | None = None
+    cwd: str | None = None
+    """As it was started with (a run again after an interruption from outside starts it so)."""
 
 
 def start_child(
@@ -153,9 +184,11 @@ def start_child(
     try:
         process = _spawn(argv, env, stdin_text, cwd, token)
     except (OSError, ValueError) as error:
-        return StartedChild(tuple(argv), None, started, stdin_text, str(error), token)
+        return StartedChild(tuple(argv), None, started, stdin_text, str(error), token, env=env, cwd=cwd)
     ticks = register(process, token)
-    return StartedChild(tuple(argv), process, started, stdin_text, token=token, start_ticks=ticks)
+    return StartedChild(
+        tuple(argv), process, started, stdin_text, token=token, start_ticks=ticks, env=env, cwd=cwd
+    )
 
 
 def abandon_child(child: StartedChild) -> None:
@@ -182,7 +215,13 @@ def finish_child(
         # The work is handed over now: the timeout counts from here, not from the early start.
         child.stdin_text = stdin_text
         child.started = time.monotonic()
-    return _supervise(child, timeout_s, None, None, max_output)
+    outcome = _supervise(child, timeout_s, None, None, max_output)
+    if outcome.outside is None:
+        return outcome
+    again = run_child(
+        child.argv, env=child.env, timeout_s=timeout_s, stdin_text=child.stdin_text, cwd=child.cwd
+    )
+    return dataclasses.replace(again, retried=True)
 
 
 def _spawn(
@@ -200,6 +239,9 @@ def _spawn(
         kwargs["start_new_session"] = True
     child_env = dict(os.environ if env is None else env)
     child_env[TOKEN_NAME] = token
+    # No child writes bytecode into the application's environment (issue 28): the tool
+    # changes none of the target's files. (``-I`` ignores this; those children get ``-B``.)
+    child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     process: subprocess.Popen[bytes] = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
@@ -226,6 +268,7 @@ def _supervise(
     out, err = Tail(max_output), Tail()
     threads = _readers(process, out, err, on_stdout_line, child.stdin_text)
     timed_out = False
+    busy = None
     try:
         if on_start is not None:
             try:
@@ -233,6 +276,8 @@ def _supervise(
             except Exception:  # noqa: BLE001 - a listener must not leave the child running
                 pass
         timed_out = _wait(process, child.started + timeout_s, out)
+        if timed_out and not out.over.is_set():
+            busy = pressure(process.pid, time.monotonic() - child.started)
     finally:
         # Whether it exited, timed out, flooded or we were interrupted: nothing it started stays.
         kill_process_group(process, only_group=not timed_out and not out.over.is_set())
@@ -247,15 +292,21 @@ def _supervise(
         for thread in threads:
             thread.join(5.0)
     flooded = max_output if out.over.is_set() else None
+    returncode = None if timed_out or flooded else process.returncode
+    outside = KILLED if killed_from_outside(returncode) and not sent_by_us(process.pid) else None
+    if busy is not None and busy.busy and flooded is None:
+        outside = BUSY
     return ChildOutcome(
         argv=child.argv,
-        returncode=None if timed_out or flooded else process.returncode,
+        returncode=returncode,
         stdout=out.text(),
         stderr=err.text(),
         timed_out=timed_out and flooded is None,
         duration_s=time.monotonic() - child.started,
         truncated=out.total > OUTPUT_LIMIT or err.total > OUTPUT_LIMIT,
         flooded=flooded,
+        outside=outside,
+        pressure=None if busy is None else busy.words(),
     )
 
 

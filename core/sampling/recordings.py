@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.sampling.recording_formats import (
     TICK_WINDOW_S,
     dmon_has_time,
@@ -159,6 +160,10 @@ class Recording:
         )
 
 
+RECORDING_LIMIT = 64 * 1024 * 1024
+"""Most bytes of a recording read (an hour at 10 Hz is a few MiB)."""
+
+
 def group_ticks(samples: Sequence[GpuSample]) -> tuple[tuple[GpuSample, ...], ...]:
     """Consecutive samples with the same timestamp form one tick."""
     ticks: list[tuple[GpuSample, ...]] = []
@@ -185,7 +190,7 @@ def load_recording(
     interval_s: float | None = None,
 ) -> Recording:
     """Read and parse one recording file (see ``parse_recording``)."""
-    text = Path(path).read_bytes().decode("utf-8", errors="replace")
+    text = read_regular_file(path, RECORDING_LIMIT).decode("utf-8", errors="replace")
     return parse_recording(text, columns=columns, pid=pid, interval_s=interval_s)
 
 

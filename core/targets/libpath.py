@@ -62,7 +62,7 @@ def read_library_version(
     current = child_env.get(variable)
     child_env[variable] = folder + (os.pathsep + current if current else "")
     outcome = run_child(
-        probe_argv(python, _child_script(), path, flags=("-I",)), env=child_env, timeout_s=timeout_s
+        probe_argv(python, _child_script(), path, flags=("-I", "-S")), env=child_env, timeout_s=timeout_s
     )
     for line in reversed(outcome.stdout.splitlines()):
         try:

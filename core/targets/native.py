@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from fallback_doctor.core.facts.files import read_regular_file, read_regular_text
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.knowledge.native_apps import recognise
 from fallback_doctor.core.targets.libpath import inspect_lib_path
@@ -35,8 +36,7 @@ def library_from_maps(pid: int, proc: str = "/proc") -> str | None:
     """The ONNX Runtime library a running process has mapped (its /proc/PID/maps), or None."""
     path = os.path.join(proc, str(pid), "maps")
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read(_MAPS_LIMIT)
+        text = read_regular_text(path, _MAPS_LIMIT)
     except OSError:
         return None
     for line in text.splitlines():
@@ -49,8 +49,7 @@ def library_from_maps(pid: int, proc: str = "/proc") -> str | None:
 def process_variable(pid: int, name: str, proc: str = "/proc") -> str | None:
     """One variable of a running process's environment (/proc/PID/environ), or None."""
     try:
-        with open(os.path.join(proc, str(pid), "environ"), "rb") as handle:
-            data = handle.read(_MAPS_LIMIT)
+        data = read_regular_file(os.path.join(proc, str(pid), "environ"), _MAPS_LIMIT)
     except OSError:
         return None
     prefix = name.encode() + b"="

@@ -82,6 +82,7 @@ def test_probe_commands_outside_a_frozen_build() -> None:
         "/usr/bin/python3", Path("/x/native_child.py"), "--driver-first", flags=("-I",)
     ) == [
         "/usr/bin/python3",
+        "-B",
         "-I",
         "/x/native_child.py",
         "--driver-first",
@@ -109,6 +110,7 @@ def test_a_frozen_build_re_invokes_itself_for_its_own_probes(as_frozen: Path) ->
     # The application's interpreter is still run by path, with its flags.
     assert frozen.probe_argv("/srv/app/bin/python", script, flags=("-I",)) == [
         "/srv/app/bin/python",
+        "-B",
         "-I",
         str(script),
     ]

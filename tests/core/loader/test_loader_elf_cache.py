@@ -72,7 +72,7 @@ def test_a_file_that_changed_while_read_is_not_kept(tmp_path: Path, library: Pat
     before = file_identity(str(library))
     assert before is not None
     after = (before[0], before[1], before[2] + 1, before[3])
-    cache.put(str(library), before, after, read_elf_dynamic(str(library)))
+    cache.put(str(library), before, after, read_elf_dynamic(str(library)), "0" * 64)
     cache.save(encode)
     assert not (tmp_path / "cache" / "elf-dynamic.json").exists()
 
@@ -114,7 +114,7 @@ def test_a_corrupt_cache_file_is_ignored(tmp_path: Path, library: Path, content:
 def test_a_hostile_entry_cannot_plant_facts(tmp_path: Path, library: Path) -> None:
     path = _seed(tmp_path / "cache", library)
     document = json.loads(path.read_text())
-    identity, value = document["entries"][str(library)]
+    identity, digest, value = document["entries"][str(library)]
     for bad in (
         {**value, "needed": "libevil.so"},
         {**value, "needed": [1, 2]},
@@ -123,12 +123,12 @@ def test_a_hostile_entry_cannot_plant_facts(tmp_path: Path, library: Path) -> No
         "a string",
         None,
     ):
-        document["entries"][str(library)] = [identity, bad]
+        document["entries"][str(library)] = [identity, digest, bad]
         path.write_text(json.dumps(document))
         reader = _reader(tmp_path / "cache")
         assert reader.dynamic(str(library)) == read_elf_dynamic(str(library))
         assert reader.reads == 1
-    document["entries"][str(library)] = [[True, 0, 0, 0], value]
+    document["entries"][str(library)] = [[True, 0, 0, 0], digest, value]
     path.write_text(json.dumps(document))
     assert _reader(tmp_path / "cache").cache.get(str(library), file_identity(str(library))) is None
 
@@ -137,7 +137,7 @@ def test_unsafe_cache_files_are_not_read(tmp_path: Path, library: Path) -> None:
     folder = tmp_path / "cache"
     path = _seed(folder, library)
     planted = json.loads(path.read_text())
-    planted["entries"][str(library)][1]["needed"] = ["libplanted.so.1"]
+    planted["entries"][str(library)][2]["needed"] = ["libplanted.so.1"]
     # Writable by others: not read.
     path.write_text(json.dumps(planted))
     os.chmod(path, 0o666)
@@ -233,8 +233,11 @@ def test_only_the_entries_asked_for_are_checked_and_bad_ones_are_not_carried_ove
 
     folder = tmp_path / "cache"
     folder.mkdir(mode=0o700)
-    entries: dict[str, object] = {"/lib/bad.so": [[1, 1, 1, 1], "not an int"]}
-    entries.update({f"/lib/{index}.so": [[1, index, 2, 3], index] for index in range(MAX_ENTRIES + 50)})
+    digest = "d" * 64
+    entries: dict[str, object] = {"/lib/bad.so": [[1, 1, 1, 1], digest, "not an int"]}
+    entries.update(
+        {f"/lib/{index}.so": [[1, index, 2, 3], digest, index] for index in range(MAX_ENTRIES + 50)}
+    )
     path = folder / "facts.json"
     path.write_text(json.dumps({"format": "facts", "version": 1, "entries": entries}))
     os.chmod(path, 0o600)
@@ -242,10 +245,10 @@ def test_only_the_entries_asked_for_are_checked_and_bad_ones_are_not_carried_ove
     cache = FactCache("facts", 1, str(folder), validate)
     assert cache.get("/lib/7.so", (1, 7, 2, 3)) == 7
     assert checked == [7]
-    cache.put("/lib/new.so", (9, 9, 9, 9), (9, 9, 9, 9), 99)
+    cache.put("/lib/new.so", (9, 9, 9, 9), (9, 9, 9, 9), 99, digest)
     cache.save(lambda value: value)
 
     written = json.loads(path.read_text())["entries"]
     assert len(written) == MAX_ENTRIES
-    assert written["/lib/new.so"] == [[9, 9, 9, 9], 99] and "/lib/7.so" in written
+    assert written["/lib/new.so"] == [[9, 9, 9, 9], digest, 99] and "/lib/7.so" in written
     assert "/lib/bad.so" not in written  # checked before it is written back, and dropped
