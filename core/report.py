@@ -102,6 +102,7 @@ def render_text(
     verdict = document["verdict"]
     lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}"]
     lines.extend(_machine_line(document, lang))
+    lines.extend(process_lines(document, lang))
     lines.append("")
     lines.extend(inference_lines(document, lang))
     findings = document.get("findings", [])
@@ -137,6 +138,32 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
             target=what or "?",
             created=document.get("created", ""),
         )
+    ]
+
+
+def process_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+    """Which process, interpreter and environment the report describes (``--pid``), in ``lang``."""
+    target = document.get("target") or {}
+    if not isinstance(target, Mapping) or not target.get("pid") or not target.get("environment"):
+        return []
+    pid = str(target["pid"])
+    how = str(target.get("python_found_by") or "")
+    python = (
+        label("summary.process.python", lang, python=target["python"], how=label(f"summary.found_by.{how}", lang))
+        if target.get("python") and how
+        else label("summary.process.native", lang, executable=target.get("executable") or "?")
+    )
+    environment = label(
+        f"summary.environment.{target['environment']}",
+        lang,
+        pid=pid,
+        error=target.get("environment_error") or "",
+    )
+    return [
+        label("summary.process", lang, pid=pid, command=target.get("process") or "?"),
+        "  " + python,
+        "  " + environment,
+        *(["  " + label("summary.process.cwd", lang, cwd=target["cwd"])] if target.get("cwd") else []),
     ]
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from fallback_doctor.core.facts.target import TargetFacts
+from fallback_doctor.core.facts.target import RunningProcess, TargetFacts
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.targets import bareun
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
@@ -36,6 +37,7 @@ def resolve_target(
     """
     _check_named_files(spec)
     kind = TargetKind(spec.kind)
+    running = _running(spec)
     if kind == TargetKind.LOG:
         if not spec.logs and spec.log_text is None:
             raise TargetNotFound("--target log needs at least one --log FILE")
@@ -49,17 +51,15 @@ def resolve_target(
             python=spec.python,
             pid=spec.pid,
             log_text=spec.log_text,
+            process=running,
         )
-    if kind == TargetKind.PYTHON:
-        return _python_target(spec)
+    if kind == TargetKind.PYTHON or (kind == TargetKind.AUTO and running is not None and running.is_python):
+        return _python_target(spec, running)
     if kind == TargetKind.NATIVE:
-        from fallback_doctor.core.targets.native import NativeTargetError, native_target
-
-        try:
-            return native_target(spec, env, load_library=load_library)
-        except NativeTargetError as error:
-            raise TargetNotFound(str(error)) from None
+        return _native(spec, env, running, load_library)
     found = _bareun_root(spec, env, roots)
+    if found is None and kind == TargetKind.AUTO and running is not None and _maps_onnxruntime(spec):
+        return _native(spec, env, running, load_library)
     if found is None:
         if kind == TargetKind.BAREUN:
             looked = ", ".join(bareun.default_roots() if roots is None else roots)
@@ -67,9 +67,36 @@ def resolve_target(
                 f"no Bareun installation found (BAREUN_ROOT: {env.get('BAREUN_ROOT') or 'not set'}; "
                 f"looked in {looked}): name it with --bareun-root DIR or --config FILE"
             )
-        return _python_target(spec)
+        return _python_target(spec, running)
     root, how = found
-    return bareun_target(spec, env, root, how, load_library=load_library)
+    return replace(bareun_target(spec, env, root, how, load_library=load_library), process=running)
+
+
+def _running(spec: TargetSpec) -> RunningProcess | None:
+    """The process ``--pid`` names, read from /proc (None without --pid or without /proc)."""
+    if spec.pid is None or not os.path.isdir(f"/proc/{spec.pid}"):
+        return None
+    from fallback_doctor.core.targets.process import read_running_process
+
+    return read_running_process(spec.pid)
+
+
+def _maps_onnxruntime(spec: TargetSpec) -> bool:
+    """Whether the ``--pid`` process has an ONNX Runtime library of its own mapped (a native application)."""
+    from fallback_doctor.core.targets.native import library_from_maps
+
+    return spec.pid is not None and library_from_maps(spec.pid) is not None
+
+
+def _native(
+    spec: TargetSpec, env: Mapping[str, str], running: RunningProcess | None, load_library: bool
+) -> TargetFacts:
+    from fallback_doctor.core.targets.native import NativeTargetError, native_target
+
+    try:
+        return replace(native_target(spec, env, load_library=load_library), process=running)
+    except NativeTargetError as error:
+        raise TargetNotFound(str(error)) from None
 
 
 def _check_named_files(spec: TargetSpec) -> None:
@@ -92,7 +119,9 @@ def _check_named_files(spec: TargetSpec) -> None:
         raise TargetNotFound(f"--lib-dir {spec.lib_dir}: no such directory")
 
 
-def _python_target(spec: TargetSpec) -> TargetFacts:
+def _python_target(spec: TargetSpec, running: RunningProcess | None = None) -> TargetFacts:
+    """A Python target: ``--python``, else the ``--pid`` process's own interpreter, else the tool's."""
+    own = running.interpreter if running is not None and running.is_python else None
     return TargetFacts(
         kind="python",
         root=None,
@@ -100,9 +129,10 @@ def _python_target(spec: TargetSpec) -> TargetFacts:
         log_paths=spec.logs,
         lib_path=None,
         requested_provider=None,
-        python=spec.python or default_python(),
+        python=spec.python or own or default_python(),
         pid=spec.pid,
         log_text=spec.log_text,
+        process=running,
     )
 
 

@@ -1,0 +1,152 @@
+"""``diagnose --pid`` of a running application diagnoses that application, not the tool (issue 27).
+
+For each real broken stack a real application (``running_app.py``: one InferenceSession asking
+for CUDA, then it keeps running) is started under the stack's own interpreter with the loader
+path the scenario gives it; its stderr is its log. The tool then runs from a shell whose
+environment is not the application's (no LD_LIBRARY_PATH, its own interpreter), once with
+``--pid`` and once with ``--python VENV --log app.log`` under the application's environment.
+The first cause (the first error that is not about the driver or the device, which this machine
+lacks) must be the same, and its fix must install into the application's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import scenario_runs as runs
+import scenario_stacks as stacks
+
+pytestmark = [pytest.mark.scenario, pytest.mark.slow]
+
+APP = Path(__file__).resolve().parent / "running_app.py"
+HARDWARE = ("driver", "device")
+
+#: scenario id -> the first cause (finding id) ``--python`` plus ``--log`` names for it
+STACK_KINDS = (
+    "s1_cpu_only",
+    "s2_conflict",
+    "s3_no_cuda",
+    "s4_wheels_not_on_path",
+    "s6_cuda12_build_cuda13_libs",
+)
+
+
+class RunningApp:
+    """A real application process in a scenario stack; killed (by its pid) when the test ends."""
+
+    def __init__(self, python: Path, env: dict[str, str], log: Path, providers: str) -> None:
+        self.log = log
+        self._stderr = log.open("w")
+        self.process = subprocess.Popen(
+            [str(python), str(APP), str(runs.MODEL), providers, "300"],
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.said = self.process.stdout.readline().strip()
+        assert self.said.startswith("ready"), f"the application did not start: {log.read_text()[-2000:]}"
+
+    @property
+    def pid(self) -> int:
+        """The application's process id."""
+        return self.process.pid
+
+    def stop(self) -> None:
+        """End the application (it was started here) and close its log."""
+        self.process.kill()
+        self.process.wait(timeout=30)
+        self._stderr.close()
+
+
+def start_app(
+    stack: stacks.Stack, env: dict[str, str], tmp: Path, providers: str = f"{runs.CUDA},{runs.CPU}"
+) -> RunningApp:
+    """Start the application under the stack's interpreter with ``env``; returns once it is ready."""
+    return RunningApp(stack.python_exe, env, tmp / "app.log", providers)
+
+
+@pytest.fixture
+def running() -> Iterator[list[RunningApp]]:
+    """The applications a test starts, each stopped afterwards."""
+    apps: list[RunningApp] = []
+    yield apps
+    for app in apps:
+        app.stop()
+
+
+def tool_env() -> dict[str, str]:
+    """The technician's shell: nothing of the application's loader path."""
+    return stacks.clean_env()
+
+
+def diagnose(*args: str, env: dict[str, str]) -> runs.Diagnosis:
+    """``fallback-doctor diagnose ARGS --json --quick``."""
+    cmd = [*runs.tool_command(), "diagnose", *args, "--json", "--quick"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=False)
+    try:
+        return runs.Diagnosis(json.loads(proc.stdout), proc.returncode, proc.stderr, cmd)
+    except json.JSONDecodeError as exc:
+        raise AssertionError(f"no JSON (rc={proc.returncode}): {proc.stderr[-3000:]}") from exc
+
+
+def first_cause(diag: runs.Diagnosis) -> dict[str, Any]:
+    """The first error or critical finding that is not about the driver or the device."""
+    for finding in diag.findings:
+        if finding["severity"] in ("critical", "error") and finding["layer"] not in HARDWARE:
+            return finding
+    raise AssertionError("no cause besides the driver:\n" + diag.describe())
+
+
+def same_file(a: str, b: Path) -> bool:
+    """Whether two paths name the same interpreter file."""
+    return os.path.exists(a) and os.path.samefile(a, b)
+
+
+@pytest.mark.parametrize("scenario_id", STACK_KINDS)
+def test_pid_diagnoses_the_application_as_python_and_log_do(
+    scenario_id: str, stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    scenario = runs.SCENARIOS[scenario_id]
+    st = stack(scenario.stack)
+    app = start_app(st, scenario.env(), tmp_path)
+    running.append(app)
+
+    by_pid = diagnose("--pid", str(app.pid), env=tool_env())
+    by_files = diagnose("--python", str(st.path), "--log", str(app.log), env=scenario.env())
+
+    target = by_pid.doc["target"]
+    assert target["pid"] == str(app.pid)
+    assert same_file(target["python"], st.python_exe), target
+    assert target["python_found_by"] == "maps"
+    assert target["environment"] == "process"
+    assert first_cause(by_pid)["id"] == first_cause(by_files)["id"], (
+        f"--pid:\n{by_pid.describe()}\n--python --log:\n{by_files.describe()}"
+    )
+    commands = json.dumps(first_cause(by_pid).get("remediation") or {})
+    assert sys.executable not in commands
+    if "pip" in commands:
+        assert str(st.path / "bin" / "python") in commands, commands
+
+
+def test_the_text_report_says_first_which_process_interpreter_and_environment(
+    stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    scenario = runs.SCENARIOS["s6_cuda12_build_cuda13_libs"]
+    st = stack(scenario.stack)
+    app = start_app(st, scenario.env(), tmp_path)
+    running.append(app)
+    cmd = [*runs.tool_command(), "diagnose", "--pid", str(app.pid), "--quick", "--lang", "en"]
+    text = subprocess.run(cmd, capture_output=True, text=True, env=tool_env(), timeout=300).stdout
+    head = text.splitlines()[:6]
+    assert head[2] == f"Process {app.pid}: {st.python_exe} {APP} {runs.MODEL} {runs.CUDA},{runs.CPU} 300"
+    assert head[3].strip().startswith(f"interpreter: {st.path}/bin/python (found from the site-packages")
+    assert head[4].strip().startswith(f"environment: the process's own (/proc/{app.pid}/environ)")
