@@ -148,8 +148,9 @@ def process_lines(document: Mapping[str, Any], lang: str) -> list[str]:
         return []
     pid = str(target["pid"])
     how = str(target.get("python_found_by") or "")
+    found_by = label(f"summary.found_by.{how}", lang) if how else ""
     python = (
-        label("summary.process.python", lang, python=target["python"], how=label(f"summary.found_by.{how}", lang))
+        label("summary.process.python", lang, python=target["python"], how=found_by)
         if target.get("python") and how
         else label("summary.process.native", lang, executable=target.get("executable") or "?")
     )

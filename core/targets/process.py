@@ -69,7 +69,7 @@ def is_python_executable(path: str | None) -> bool:
 
 
 def interpreter_in(prefix: str, hint: str | None = None) -> str | None:
-    """The interpreter of the environment at ``prefix``: ``bin/python``, ``bin/python3``, or ``hint``'s name."""
+    """The interpreter of the environment at ``prefix``: ``bin/python``, ``python3``, or ``hint``'s name."""
     names = ["python", "python3", *([os.path.basename(hint)] if hint else [])]
     for name in names:
         candidate = os.path.join(prefix, "bin", name)
@@ -105,8 +105,9 @@ def _interpreter(
         return python, virtual_env, "virtual_env"
     if argv and is_python_executable(argv[0]):
         named = _on_path(argv[0], env or {}, cwd)
-        if named is not None:
-            prefix = os.path.dirname(os.path.dirname(named))
+        prefix = os.path.dirname(os.path.dirname(named)) if named else ""
+        venv = os.path.isfile(os.path.join(prefix, "pyvenv.cfg"))
+        if named is not None and (venv or os.path.realpath(named) != os.path.realpath(exe or "")):
             return named, prefix, "argv"
     if exe:
         return exe, os.path.dirname(os.path.dirname(exe)), "exe"

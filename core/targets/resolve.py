@@ -2,8 +2,10 @@
 
 ``auto`` takes a Bareun installation when one is found (``--bareun-root``/``--config``,
 BAREUN_ROOT, the default locations), else the Python environment (``--python``, or the tool's
-own interpreter). A file or folder named on the command line that is not there is a usage
-error (TargetNotFound, exit 2); whatever is wrong inside the installation is a finding.
+own interpreter). With ``--pid`` the process decides: a Python process is diagnosed with its own
+interpreter (core/targets/process.py), a native one with the ONNX Runtime it has mapped.
+A file or folder named on the command line that is not there is a usage error (TargetNotFound,
+exit 2); whatever is wrong inside the installation is a finding.
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ def resolve_target(
     if kind == TargetKind.NATIVE:
         return _native(spec, env, running, load_library)
     found = _bareun_root(spec, env, roots)
-    if found is None and kind == TargetKind.AUTO and running is not None and _maps_onnxruntime(spec):
-        return _native(spec, env, running, load_library)
+    if found is None and kind == TargetKind.AUTO and running is not None and not running.is_python:
+        return _native(spec, env, running, load_library)  # its own ONNX Runtime, or a usage error
     if found is None:
         if kind == TargetKind.BAREUN:
             looked = ", ".join(bareun.default_roots() if roots is None else roots)
@@ -79,13 +81,6 @@ def _running(spec: TargetSpec) -> RunningProcess | None:
     from fallback_doctor.core.targets.process import read_running_process
 
     return read_running_process(spec.pid)
-
-
-def _maps_onnxruntime(spec: TargetSpec) -> bool:
-    """Whether the ``--pid`` process has an ONNX Runtime library of its own mapped (a native application)."""
-    from fallback_doctor.core.targets.native import library_from_maps
-
-    return spec.pid is not None and library_from_maps(spec.pid) is not None
 
 
 def _native(

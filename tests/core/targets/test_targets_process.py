@@ -1,0 +1,90 @@
+"""``--pid``: the process's own interpreter, found from what it really has (real processes only).
+
+Each case starts a real process; the evidence the reader must use is the one the case leaves:
+a site-packages file mapped, only VIRTUAL_ENV, only the command line, only /proc/PID/exe.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from fallback_doctor.core.targets.process import describe_process, read_running_process
+from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+
+BASE = os.path.realpath(f"/proc/{os.getpid()}/exe")
+"""The base interpreter the tool's virtual environment was made from."""
+SLEEP = "import sys, time; print('ready', flush=True); time.sleep(60)"
+
+
+@contextmanager
+def started(argv: list[str], env: dict[str, str] | None = None) -> Iterator[int]:
+    """A real process, ready (it printed its line), ended by its pid afterwards."""
+    clean = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env={**clean, **(env or {})})
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        yield process.pid
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
+def test_a_virtual_environment_is_found_from_the_site_packages_it_mapped() -> None:
+    code = "import psutil; " + SLEEP  # psutil's extension lives in the venv's site-packages
+    with started([sys.executable, "-c", code]) as pid:
+        running = read_running_process(pid)
+    assert running.executable == BASE  # /proc/PID/exe names the base interpreter, not the venv
+    assert running.is_python and running.found_by == "maps"
+    assert running.prefix == os.path.realpath(sys.prefix)
+    assert running.interpreter == os.path.join(os.path.realpath(sys.prefix), "bin", "python")
+    assert running.environment_read and running.environment_error is None
+    assert running.cwd == os.getcwd()
+
+
+def test_virtual_env_of_the_process_when_nothing_of_it_is_mapped() -> None:
+    with started([BASE, "-S", "-c", SLEEP], {"VIRTUAL_ENV": sys.prefix}) as pid:
+        running = read_running_process(pid)
+    assert running.found_by == "virtual_env"
+    assert running.interpreter == os.path.join(sys.prefix, "bin", "python")
+
+
+def test_the_command_line_when_neither_maps_nor_environment_say() -> None:
+    with started([sys.executable, "-S", "-c", SLEEP]) as pid:
+        running = read_running_process(pid)
+    assert running.found_by == "argv"
+    assert running.interpreter == sys.executable
+
+
+def test_the_executable_itself_for_a_plain_interpreter() -> None:
+    with started([BASE, "-S", "-c", SLEEP]) as pid:
+        running = read_running_process(pid)
+        described = describe_process(running)
+    assert running.found_by == "exe" and running.interpreter == BASE
+    assert described["pid"] == str(pid) and described["python"] == BASE
+    assert described["environment"] == "process" and described["python_found_by"] == "exe"
+
+
+def test_a_python_pid_becomes_a_python_target_with_its_own_interpreter() -> None:
+    code = "import psutil; " + SLEEP
+    with started([sys.executable, "-c", code]) as pid:
+        target = resolve_target(TargetSpec(kind=TargetKind.AUTO, pid=pid), {}, roots=())
+    assert target.kind == "python"
+    assert target.python == os.path.join(os.path.realpath(sys.prefix), "bin", "python")
+    assert target.process is not None and target.process.pid == pid
+
+
+def test_a_native_process_without_onnxruntime_is_said_not_diagnosed_as_the_tool() -> None:
+    with started(["/bin/sh", "-c", "echo ready; exec sleep 60"]) as pid:
+        running = read_running_process(pid)
+        assert not running.is_python and running.interpreter is None
+        with pytest.raises(TargetNotFound, match=f"process {pid} has no ONNX Runtime library mapped"):
+            resolve_target(TargetSpec(kind=TargetKind.AUTO, pid=pid), {}, roots=())
