@@ -153,6 +153,11 @@ STACKS: dict[str, Stack] = {
             "onnxruntime-gpu 1.23.2 (a CUDA 12 build) with the CUDA 13 runtime wheels",
         ),
         Stack(
+            "gpu12-cuda13-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *CUDNN_CUDA13),),
+            "onnxruntime-gpu 1.23.2 (a CUDA 12 build) with every CUDA 13 wheel and cuDNN for CUDA 13",
+        ),
+        Stack(
             "gpu13-cuda12-wheels",
             ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *CUDA12_WHEELS),),
             "onnxruntime-gpu 1.31.1 (a CUDA 13 build) with the CUDA 12 runtime wheels and cuDNN for CUDA 12",

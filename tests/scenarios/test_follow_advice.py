@@ -42,6 +42,8 @@ FOLLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "s5_no_cudnn": ("gpu13-cuda13-wheels", (runs.CU13_LIB,)),
     "s6_cuda12_build_cuda13_libs": ("gpu12-cuda13-wheels", (runs.CU13_LIB,)),
     "s6b_cuda13_build_cuda12_libs": ("gpu13-cuda12-wheels", runs.CU12_LIBS),
+    # issue 27: cuDNN for CUDA 13 shares nvidia/cudnn with the CUDA 12 one the advice installs
+    "s6c_cuda12_build_full_cuda13": ("gpu12-cuda13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
     "s8_tensorrt": ("gpu13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
 }
 
@@ -175,6 +177,9 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
     left -= {"tensorrt"} if tensorrt_checked else set()
     assert left <= set(HARDWARE), diag.describe()
     assert left & set(HARDWARE), diag.describe()
+    # cuDNN's wheels for CUDA 12 and 13 share nvidia/cudnn: both installed is a mix of two majors' files
+    installed = {d["name"].lower() for d in diag.doc["environment"]["python"]["distributions"]}
+    assert len(installed & {"nvidia-cudnn-cu12", "nvidia-cudnn-cu13"}) <= 1, sorted(installed)
 
 
 def test_a_bareun_libpath_with_a_cpu_only_runtime_gets_steps_for_that_server(tmp_path):
