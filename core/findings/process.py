@@ -25,4 +25,5 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("process.cudnn_major_mapped", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, ERROR),
     FindingSpec("process.libraries_replaced", Cause.UNKNOWN, Layer.LOADER, INFO),
     FindingSpec("process.mapped_libraries", Cause.UNKNOWN, Layer.LOADER, INFO),
+    FindingSpec("process.gpu_not_asked", Cause.UNKNOWN, Layer.CONFIG, ERROR),
 )

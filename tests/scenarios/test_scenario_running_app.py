@@ -52,8 +52,11 @@ class RunningApp:
             text=True,
         )
         assert self.process.stdout is not None
-        self.said = self.process.stdout.readline().strip()
-        assert self.said.startswith("ready"), f"the application did not start: {log.read_text()[-2000:]}"
+        said = []  # ONNX Runtime's Python binding prints its "EP Error" fallback on stdout
+        while not (line := self.process.stdout.readline()).startswith("ready") and line:
+            said.append(line)
+        self.said = line.strip()
+        assert self.said, f"the application did not start: {''.join(said)} {log.read_text()[-2000:]}"
 
     @property
     def pid(self) -> int:
@@ -150,3 +153,27 @@ def test_the_text_report_says_first_which_process_interpreter_and_environment(
     assert head[2] == f"Process {app.pid}: {st.python_exe} {APP} {runs.MODEL} {runs.CUDA},{runs.CPU} 300"
     assert head[3].strip().startswith(f"interpreter: {st.path}/bin/python (found from the site-packages")
     assert head[4].strip().startswith(f"environment: the process's own (/proc/{app.pid}/environ)")
+
+
+def test_an_application_that_pins_the_cpu_in_its_code_is_named_first(
+    stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    """A complete CUDA 12 stack (only the driver missing here): the application passes only
+    CPUExecutionProvider, so it never opens the CUDA provider; that is the first cause, not the driver."""
+    scenario = runs.SCENARIOS["s9_cuda12_full_stack"]
+    st = stack(scenario.stack)
+    pinned = start_app(st, scenario.env(), tmp_path, providers=runs.CPU)
+    running.append(pinned)
+    diag = diagnose("--pid", str(pinned.pid), env=tool_env())
+    first = diag.findings[0]
+    assert first["id"] == "process.gpu_not_asked", diag.describe()
+    assert first["layer"] == "config" and first["severity"] == "error"
+    assert "process.cuda_provider_not_loaded" not in [f["id"] for f in diag.findings]
+    assert "providers=[...]" in first["remediation"]["summary"]
+
+    (tmp_path / "asks").mkdir()
+    asking = start_app(st, scenario.env(), tmp_path / "asks")  # CUDA first: it opens the provider
+    running.append(asking)
+    assert "libonnxruntime_providers_cuda.so" in Path(f"/proc/{asking.pid}/maps").read_text()
+    other = diagnose("--pid", str(asking.pid), env=tool_env())
+    assert "process.gpu_not_asked" not in [f["id"] for f in other.findings], other.describe()
