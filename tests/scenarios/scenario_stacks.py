@@ -89,6 +89,20 @@ CUDA12_WHEELS = (
     "nvidia-cudnn-cu12==9.13.0.50",
 )
 
+#: RapidOCR 1.4.4 (a real third-party ONNX Runtime application that ships its three PP-OCR models
+#: in its wheel and asks for CUDA when its use_cuda options say so) and its own dependencies,
+#: pinned; OpenCV's headless wheel stands in for opencv-python (same cv2 module, no GUI libraries).
+RAPIDOCR = (
+    "rapidocr-onnxruntime==1.4.4",
+    "pyclipper==1.4.0",
+    "opencv-python-headless==5.1.0.95",
+    "six==1.17.0",
+    "shapely==2.2.0",
+    "pyyaml==6.0.4",
+    "pillow==13.0.0",
+    "tqdm==4.70.1",
+)
+
 
 @dataclass(frozen=True)
 class Stack:
@@ -156,6 +170,16 @@ STACKS: dict[str, Stack] = {
             "gpu12-cuda13-full",
             ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *CUDNN_CUDA13),),
             "onnxruntime-gpu 1.23.2 (a CUDA 12 build) with every CUDA 13 wheel and cuDNN for CUDA 13",
+        ),
+        Stack(
+            "rapidocr-cpu-only",
+            ((ORT_CPU, *ORT_1_23_DEPS, *RAPIDOCR),),
+            "RapidOCR on the CPU-only onnxruntime package",
+        ),
+        Stack(
+            "rapidocr-gpu12-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.23.2 with every CUDA 12 wheel and cuDNN (only the driver missing)",
         ),
         Stack(
             "gpu13-cuda12-wheels",

@@ -41,11 +41,11 @@ STACK_KINDS = (
 class RunningApp:
     """A real application process in a scenario stack; killed (by its pid) when the test ends."""
 
-    def __init__(self, python: Path, env: dict[str, str], log: Path, providers: str) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
         self.log = log
         self._stderr = log.open("w")
         self.process = subprocess.Popen(
-            [str(python), str(APP), str(runs.MODEL), providers, "300"],
+            argv,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             env=env,
@@ -74,7 +74,8 @@ def start_app(
     stack: stacks.Stack, env: dict[str, str], tmp: Path, providers: str = f"{runs.CUDA},{runs.CPU}"
 ) -> RunningApp:
     """Start the application under the stack's interpreter with ``env``; returns once it is ready."""
-    return RunningApp(stack.python_exe, env, tmp / "app.log", providers)
+    argv = [str(stack.python_exe), str(APP), str(runs.MODEL), providers, "300"]
+    return RunningApp(argv, env, tmp / "app.log")
 
 
 @pytest.fixture
@@ -177,3 +178,59 @@ def test_an_application_that_pins_the_cpu_in_its_code_is_named_first(
     assert "libonnxruntime_providers_cuda.so" in Path(f"/proc/{asking.pid}/maps").read_text()
     other = diagnose("--pid", str(asking.pid), env=tool_env())
     assert "process.gpu_not_asked" not in [f["id"] for f in other.findings], other.describe()
+
+
+# --- a real third-party application: RapidOCR, its own models, its own CUDA switch --------------
+
+RAPIDOCR_APP = Path(__file__).resolve().parent / "rapidocr_app.py"
+
+
+def start_rapidocr(stack: stacks.Stack, env: dict[str, str], tmp: Path, mode: str) -> RunningApp:
+    """RapidOCR as a service under the stack's interpreter: ``cuda`` sets its use_cuda options."""
+    tmp.mkdir(exist_ok=True)
+    app = RunningApp([str(stack.python_exe), str(RAPIDOCR_APP), mode, "300"], env, tmp / "app.log")
+    assert app.said == "ready GPU: 2026", app.said  # it really read the image, with its own models
+    return app
+
+
+def cuda12_env(stack: stacks.Stack) -> dict[str, str]:
+    """The loader path of a complete CUDA 12 wheel set (what s9_cuda12_full_stack gives)."""
+    env = stacks.clean_env()
+    site = stacks.site_packages(stack)
+    env["LD_LIBRARY_PATH"] = ":".join(str(site / p) for p in runs.CU12_LIBS)
+    return env
+
+
+def test_rapidocr_on_the_cpu_only_package_pid_agrees_with_python_and_log(
+    stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    st = stack("rapidocr-cpu-only")
+    app = start_rapidocr(st, stacks.clean_env(), tmp_path, "cuda")
+    running.append(app)
+    by_pid = diagnose("--pid", str(app.pid), env=tool_env())
+    by_files = diagnose("--python", str(st.path), "--log", str(app.log), env=stacks.clean_env())
+    assert first_cause(by_pid)["id"] == first_cause(by_files)["id"] == "package.ep_not_in_build", (
+        f"--pid:\n{by_pid.describe()}\n--python --log:\n{by_files.describe()}"
+    )
+    assert str(st.path / "bin" / "python") in json.dumps(first_cause(by_pid)["remediation"])
+    check = subprocess.run(
+        [*runs.tool_command(), "check", "--pid", str(app.pid), "--log", str(app.log)],
+        capture_output=True, text=True, env=tool_env(), timeout=300,
+    )  # fmt: skip
+    assert check.returncode == 2 and check.stdout.startswith("CRITICAL - "), check.stdout + check.stderr
+
+
+def test_rapidocr_with_its_cuda_switch_off_is_named_and_on_leaves_the_driver(
+    stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    st = stack("rapidocr-gpu12-full")
+    pinned = start_rapidocr(st, cuda12_env(st), tmp_path / "cpu", "cpu")  # RapidOCR's default
+    running.append(pinned)
+    diag = diagnose("--pid", str(pinned.pid), env=tool_env())
+    assert diag.findings[0]["id"] == "process.gpu_not_asked", diag.describe()
+
+    asking = start_rapidocr(st, cuda12_env(st), tmp_path / "cuda", "cuda")
+    running.append(asking)
+    diag = diagnose("--pid", str(asking.pid), env=tool_env())
+    errors = [f for f in diag.findings if f["severity"] in ("critical", "error")]
+    assert errors and {f["layer"] for f in errors} <= set(HARDWARE), diag.describe()
