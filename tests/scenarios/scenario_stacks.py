@@ -182,6 +182,26 @@ STACKS: dict[str, Stack] = {
             "RapidOCR on the CPU-only onnxruntime package",
         ),
         Stack(
+            "rapidocr-gpu-and-cpu",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *RAPIDOCR), (ORT_CPU,)),
+            "RapidOCR with onnxruntime-gpu, then onnxruntime over it: the CPU package's files win",
+        ),
+        Stack(
+            "rapidocr-gpu13-bare",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.31.1 (CUDA 13) without any CUDA library",
+        ),
+        Stack(
+            "rapidocr-gpu13-cuda13-wheels",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *CUDA13_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.31.1 with the CUDA 13 runtime wheels, no cuDNN",
+        ),
+        Stack(
+            "rapidocr-gpu12-cuda13-wheels",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.23.2 (a CUDA 12 build) with the CUDA 13 runtime wheels",
+        ),
+        Stack(
             "rapidocr-gpu12-full",
             ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *RAPIDOCR),),
             "RapidOCR on onnxruntime-gpu 1.23.2 with every CUDA 12 wheel and cuDNN (only the driver missing)",

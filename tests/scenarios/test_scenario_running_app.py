@@ -139,6 +139,7 @@ def test_pid_diagnoses_the_application_as_python_and_log_do(
     assert sys.executable not in commands
     if "pip" in commands:
         assert str(st.path / "bin" / "python") in commands, commands
+    print(f"\n[{scenario_id}] --pid and --python --log: {first_cause(by_pid)['id']}")
 
 
 def test_the_text_report_says_first_which_process_interpreter_and_environment(
@@ -201,23 +202,55 @@ def cuda12_env(stack: stacks.Stack) -> dict[str, str]:
     return env
 
 
-def test_rapidocr_on_the_cpu_only_package_pid_agrees_with_python_and_log(
-    stack: Any, tmp_path: Path, running: list[RunningApp]
+#: RapidOCR's broken stacks: stack -> (loader path relative to site-packages, whether ONNX Runtime
+#: itself writes the failure to the log; on the CPU packages RapidOCR sees no CUDA provider and
+#: says so in its own words, then never asks ONNX Runtime for it)
+RAPIDOCR_STACKS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "rapidocr-cpu-only": ((), False),
+    "rapidocr-gpu-and-cpu": ((), False),
+    "rapidocr-gpu13-bare": ((), True),
+    "rapidocr-gpu13-cuda13-wheels": ((), True),
+    "rapidocr-gpu12-cuda13-wheels": ((runs.CU13_LIB,), True),
+}
+
+
+@pytest.mark.parametrize("stack_name", sorted(RAPIDOCR_STACKS))
+def test_rapidocr_in_a_broken_stack_pid_agrees_with_python_log_explain_log_and_check(
+    stack_name: str, stack: Any, tmp_path: Path, running: list[RunningApp]
 ) -> None:
-    st = stack("rapidocr-cpu-only")
-    app = start_rapidocr(st, stacks.clean_env(), tmp_path, "cuda")
+    st = stack(stack_name)
+    ld_path, ort_speaks = RAPIDOCR_STACKS[stack_name]
+    env = stacks.clean_env()
+    if ld_path:
+        env["LD_LIBRARY_PATH"] = ":".join(str(stacks.site_packages(st) / p) for p in ld_path)
+    app = start_rapidocr(st, env, tmp_path, "cuda")
     running.append(app)
     by_pid = diagnose("--pid", str(app.pid), env=tool_env())
-    by_files = diagnose("--python", str(st.path), "--log", str(app.log), env=stacks.clean_env())
-    assert first_cause(by_pid)["id"] == first_cause(by_files)["id"] == "package.ep_not_in_build", (
+    by_files = diagnose("--python", str(st.path), "--log", str(app.log), env=env)
+    cause = first_cause(by_files)
+    assert first_cause(by_pid)["id"] == cause["id"], (
         f"--pid:\n{by_pid.describe()}\n--python --log:\n{by_files.describe()}"
     )
-    assert str(st.path / "bin" / "python") in json.dumps(first_cause(by_pid)["remediation"])
+    assert same_file(by_pid.doc["target"]["python"], st.python_exe)
+    commands = json.dumps(first_cause(by_pid).get("remediation") or {})
+    assert sys.executable not in commands
+    if "pip" in commands:
+        assert str(st.path / "bin" / "python") in commands, commands
     check = subprocess.run(
         [*runs.tool_command(), "check", "--pid", str(app.pid), "--log", str(app.log)],
         capture_output=True, text=True, env=tool_env(), timeout=300,
     )  # fmt: skip
     assert check.returncode == 2 and check.stdout.startswith("CRITICAL - "), check.stdout + check.stderr
+    said = "(RapidOCR's own words)"
+    if ort_speaks:
+        explained = subprocess.run(
+            [*runs.tool_command(), "explain-log", "--json", str(app.log)],
+            capture_output=True, text=True, env=tool_env(), timeout=300,
+        )  # fmt: skip
+        said = json.loads(explained.stdout)["causes"][0]["cause"]
+        assert said == cause["cause"], explained.stdout[:3000]
+    print(f"\n[{stack_name}] --pid: {first_cause(by_pid)['id']}; --python --log: {cause['id']}; "
+          f"explain-log: {said}; check: {check.stdout.split(' | ')[0]}")  # fmt: skip
 
 
 def test_rapidocr_with_its_cuda_switch_off_is_named_and_on_leaves_the_driver(
