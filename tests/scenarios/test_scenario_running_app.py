@@ -282,3 +282,52 @@ def test_a_voice_app_that_pins_the_cpu_in_its_own_code_is_named_first(
     diag = diagnose("--pid", str(app.pid), env=tool_env())
     assert diag.findings[0]["id"] == "process.gpu_not_asked", diag.describe()
     assert str(app.pid) in json.dumps(diag.findings[0]["evidence"])
+
+
+@pytest.mark.parametrize("stack_name", sorted(RAPIDOCR_STACKS))
+def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
+    stack_name: str, stack: Any, tmp_path: Path, running: list[RunningApp]
+) -> None:
+    """The advice of ``--pid`` followed on a copy of the stack, the service restarted each round:
+    every install goes into the application's environment, and only the driver is left."""
+    from apply_steps import Applied, apply_finding, first_steps
+
+    for needed in ("gpu13-full", "gpu12-full"):  # the wheels the advice installs, in the cache
+        stack(needed)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", "--link", str(stack(stack_name).path), str(copy)], check=True, timeout=300)
+    python = copy / "bin" / "python"
+    env = stacks.clean_env()
+    site = next((copy / "lib").glob("python3.*/site-packages"))
+    if RAPIDOCR_STACKS[stack_name][0]:
+        env["LD_LIBRARY_PATH"] = ":".join(str(site / p) for p in RAPIDOCR_STACKS[stack_name][0])
+    applied = Applied(env)
+    followed: list[str] = []
+    for round_ in range(4):
+        app = RunningApp(
+            [str(python), str(RAPIDOCR_APP), "cuda", "300"], applied.env, tmp_path / f"{round_}.log"
+        )
+        running.append(app)
+        diag = diagnose("--pid", str(app.pid), env=tool_env())
+        finding = next(
+            (
+                f
+                for f in diag.findings
+                if f["severity"] != "info" and f["layer"] not in (*HARDWARE, "tensorrt")
+            ),
+            None,
+        )
+        if finding is None:
+            break
+        assert round_ < 3, f"still {finding['id']} after {followed}\n{diag.describe()}"
+        for step in first_steps(finding):
+            if step["kind"] == "run" and "pip" in step["argv"]:
+                assert step["argv"][0] == str(python), step  # into the application's environment
+        apply_finding(finding, python, applied)
+        followed.append(finding["id"])
+        app.stop()
+        running.remove(app)
+    left = [f["id"] for f in diag.findings if f["severity"] != "info"]
+    print(f"\n[{stack_name}] followed: {followed}; left: {left}")
+    errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}
+    assert errors and errors <= set(HARDWARE), diag.describe()
