@@ -88,3 +88,36 @@ def test_a_native_process_without_onnxruntime_is_said_not_diagnosed_as_the_tool(
         assert not running.is_python and running.interpreter is None
         with pytest.raises(TargetNotFound, match=f"process {pid} has no ONNX Runtime library mapped"):
             resolve_target(TargetSpec(kind=TargetKind.AUTO, pid=pid), {}, roots=())
+
+
+def test_an_unreadable_environment_is_said_first_in_text_and_html_in_both_languages() -> None:
+    from fallback_doctor.core.bundle.html import render_html
+    from fallback_doctor.core.facts.target import RunningProcess
+    from fallback_doctor.core.report import process_lines
+
+    running = RunningProcess(
+        pid=4242,
+        executable="/usr/bin/python3.11",
+        argv=("/srv/app/venv/bin/python", "app.py"),
+        cwd="/srv/app",
+        is_python=True,
+        interpreter="/srv/app/venv/bin/python",
+        prefix="/srv/app/venv",
+        found_by="argv",
+        environment_error="PermissionError: Permission denied",
+    )
+    document = {"target": {"kind": "python", **describe_process(running)}, "verdict": "gpu_unusable"}
+    english = process_lines(document, "en")
+    assert english[0] == "Process 4242: /srv/app/venv/bin/python app.py"
+    assert "interpreter: /srv/app/venv/bin/python (found from the process's command line)" in english[1]
+    assert "not readable (PermissionError: Permission denied); the shell's environment stood in" in english[2]
+    korean = process_lines(document, "ko")
+    assert korean[2].strip().startswith("환경: 읽을 수 없음(PermissionError: Permission denied)")
+    page = render_html(document, lang="en")
+    assert page.index("Process 4242") < page.index("Verdict")
+
+
+def test_a_document_without_a_process_has_no_process_lines() -> None:
+    from fallback_doctor.core.report import process_lines
+
+    assert process_lines({"target": {"kind": "python", "python": "/usr/bin/python3"}}, "en") == []
