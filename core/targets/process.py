@@ -97,6 +97,8 @@ def _interpreter(
     prefixes = mapped_prefixes(maps_text)
     venvs = [p for p in prefixes if os.path.isfile(os.path.join(p, "pyvenv.cfg"))]
     for prefix in venvs or prefixes:
+        if prefix not in venvs and exe and os.path.dirname(exe) == os.path.join(prefix, "bin"):
+            return exe, prefix, "maps"  # a system interpreter: itself (/usr/bin/python may be another)
         python = interpreter_in(prefix, exe)
         if python is not None:
             return python, prefix, "maps"

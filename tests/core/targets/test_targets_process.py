@@ -121,3 +121,15 @@ def test_a_document_without_a_process_has_no_process_lines() -> None:
     from fallback_doctor.core.report import process_lines
 
     assert process_lines({"target": {"kind": "python", "python": "/usr/bin/python3"}}, "en") == []
+
+
+@pytest.mark.skipif(
+    not os.path.isfile("/usr/lib/python3/dist-packages/_cffi_backend.cpython-311-x86_64-linux-gnu.so")
+    or not os.path.isfile("/usr/bin/python3.11"),
+    reason="needs Debian's python3.11 with python3-cffi-backend",
+)
+def test_a_system_interpreter_with_dist_packages_is_itself() -> None:
+    with started(["/usr/bin/python3", "-c", "import _cffi_backend; " + SLEEP]) as pid:
+        running = read_running_process(pid)
+    assert running.found_by == "maps" and running.prefix == "/usr"
+    assert running.interpreter == "/usr/bin/python3.11"  # not /usr/bin/python, which may be another
