@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from fallback_doctor.core.targets.process import describe_process, read_running_process
@@ -133,3 +135,28 @@ def test_a_system_interpreter_with_dist_packages_is_itself() -> None:
         running = read_running_process(pid)
     assert running.found_by == "maps" and running.prefix == "/usr"
     assert running.interpreter == "/usr/bin/python3.11"  # not /usr/bin/python, which may be another
+
+
+def test_a_native_process_with_onnxruntime_mapped_is_a_native_target_said_as_such() -> None:
+    """``sleep`` with onnxruntime-node's libonnxruntime.so.1 preloaded: a real native process that
+    has ONNX Runtime mapped (no Python anywhere in it)."""
+    from bareun_layout import cpu_library
+    from fallback_doctor.core.report import process_lines
+
+    library = cpu_library()
+    process = subprocess.Popen(["sleep", "60"], env={**os.environ, "LD_PRELOAD": str(library)})
+    try:
+        for _ in range(100):  # until the loader has mapped it
+            if "libonnxruntime.so" in Path(f"/proc/{process.pid}/maps").read_text():
+                break
+            time.sleep(0.05)
+        target = resolve_target(TargetSpec(kind=TargetKind.AUTO, pid=process.pid), {}, roots=())
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+    assert target.kind == "native" and target.lib_path == str(library.parent)
+    assert target.process is not None and not target.process.is_python
+    described = describe_process(target.process)
+    assert "python" not in described and described["executable"].endswith("/sleep")
+    lines = process_lines({"target": described}, "en")
+    assert lines[1].strip().startswith("no Python interpreter: a native program (")
