@@ -105,6 +105,12 @@ def describe_target(request: DiagnoseRequest, snapshot: EnvironmentSnapshot) -> 
             described[key] = value
     if target.log_paths:
         described["logs"] = ", ".join(target.log_paths)
+    if target.process is not None:
+        from fallback_doctor.core.targets.process import describe_process
+
+        described.update({**describe_process(target.process), "python": target.python or ""})
+        if not described["python"]:
+            described.pop("python")
     return described
 
 

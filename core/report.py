@@ -110,7 +110,7 @@ def render_text(
     verdict = document["verdict"]
     prose = width if wrap_prose else None
     lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", prose, "", "  ")
-    for line in _machine_line(document, lang):
+    for line in [*_machine_line(document, lang), *process_lines(document, lang)]:
         lines.extend(_wrap(line, prose, "", "  "))
     lines.append("")
     for line in inference_lines(document, lang):
@@ -172,6 +172,33 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
             target=what or "?",
             created=document.get("created", ""),
         )
+    ]
+
+
+def process_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+    """Which process, interpreter and environment the report describes (``--pid``), in ``lang``."""
+    target = document.get("target") or {}
+    if not isinstance(target, Mapping) or not target.get("pid") or not target.get("environment"):
+        return []
+    pid = str(target["pid"])
+    how = str(target.get("python_found_by") or "")
+    found_by = label(f"summary.found_by.{how}", lang) if how else ""
+    python = (
+        label("summary.process.python", lang, python=target["python"], how=found_by)
+        if target.get("python") and how
+        else label("summary.process.native", lang, executable=target.get("executable") or "?")
+    )
+    environment = label(
+        f"summary.environment.{target['environment']}",
+        lang,
+        pid=pid,
+        error=target.get("environment_error") or "",
+    )
+    return [
+        label("summary.process", lang, pid=pid, command=target.get("process") or "?"),
+        "  " + python,
+        "  " + environment,
+        *(["  " + label("summary.process.cwd", lang, cwd=target["cwd"])] if target.get("cwd") else []),
     ]
 
 

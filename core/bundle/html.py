@@ -14,7 +14,7 @@ from fallback_doctor.core.evidence_words import evidence_label, evidence_source,
 from fallback_doctor.core.measures import gpu_summary, ms_text
 from fallback_doctor.core.pages import layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
-from fallback_doctor.core.report import finding_text
+from fallback_doctor.core.report import finding_text, process_lines
 from fallback_doctor.core.texts import has_label, label
 
 _LABEL_KEYS = (
@@ -95,6 +95,7 @@ def render_html(
         f'<p class="meta">{_e(labels["bundle"])} · {_e(labels["created"])}: {_e(document.get("created"))}'
         f" · {_e(labels['tool'])}: {_e(document.get('tool_version'))}</p>",
     ]
+    parts.extend(f'<p class="meta">{_e(line.strip())}</p>' for line in process_lines(document, lang))
     if not redacted:
         parts.append(f'<p class="warn">{_e(labels["redaction_off"])}</p>')
     else:

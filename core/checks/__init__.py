@@ -26,6 +26,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "fallback_doctor.core.checks.torch",
     "fallback_doctor.core.checks.collection",
     "fallback_doctor.core.checks.process",
+    "fallback_doctor.core.checks.process_request",
     "fallback_doctor.core.checks.log",
     "fallback_doctor.core.checks.inference",
 )

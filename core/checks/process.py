@@ -242,7 +242,10 @@ def check_loaded_libraries(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     ort_libs = tuple(lib for lib in process.mapped_libraries if lib.family.startswith("ort_"))
     gpu_libs = tuple(lib for lib in process.mapped_libraries if not lib.family.startswith("ort_"))
-    yield from _provider_and_memory(process, ort_libs, requested)
+    from fallback_doctor.core.checks.process_request import gpu_never_asked
+
+    if gpu_never_asked(snapshot) is None:  # else: nothing stops the provider; it was never asked for
+        yield from _provider_and_memory(process, ort_libs, requested)
 
     need_cuda, need_cudnn = _required(snapshot, process)
     yield from _major_findings(process, need_cuda, need_cudnn)

@@ -42,6 +42,24 @@ def pip_steps(
     return [RunStep((python, "-m", "pip", *verb, *wanted), "application", option)]
 
 
+def shared_folder_uninstall(
+    snapshot: EnvironmentSnapshot, packages: Iterable[str], option: int = 1
+) -> list[Step]:
+    """``pip uninstall -y`` of the installed cuDNN wheels of another CUDA major than the one
+    ``packages`` installs: nvidia-cudnn-cu12 and -cu13 share the folder nvidia/cudnn, and one
+    installed over the other leaves a mix of both majors' files (seen: issue 27)."""
+    from fallback_doctor.core.knowledge.cuda_packages import cudnn_packages
+
+    every = set(cudnn_packages().values())
+    wanted = [package for package in packages if package in every]
+    python = target_python(snapshot)
+    if not wanted or python is None or snapshot.python is None:
+        return []
+    installed = {dist.normalized_name for dist in snapshot.python.distributions}
+    other = sorted(name for name in every - set(wanted) if name in installed)
+    return [RunStep((python, "-m", "pip", "uninstall", "-y", *other), "application", option)] if other else []
+
+
 def environment_scope(snapshot: EnvironmentSnapshot) -> tuple[str, str | None]:
     """("systemd", unit) for a service, ("container", None) in a container, else ("process", None)."""
     process = snapshot.process
@@ -202,13 +220,14 @@ def library_fix_steps(
         packages.append(cudnn_packages()[cuda_major or 0])
     if target_python(snapshot) is None and not windows:
         return _native_fix_steps(snapshot, cuda_major, absent, dirs, option)
-    steps = pip_steps(snapshot, packages, option)
+    steps = [*shared_folder_uninstall(snapshot, packages, option), *pip_steps(snapshot, packages, option)]
     if steps and not windows:  # what the install fills is not on the loader path either
         dirs += installed_lib_dirs(snapshot, packages)
     loader = loader_path_steps(snapshot, list(dict.fromkeys(dirs)), windows, option)
     steps += [step for step in loader if step.option == option]
     if len(loader) > 1:  # the preload_dlls() alternative: the same installs, then the code
-        steps += [*pip_steps(snapshot, packages, option + 1), loader[-1]]
+        uninstall = shared_folder_uninstall(snapshot, packages, option + 1)
+        steps += [*uninstall, *pip_steps(snapshot, packages, option + 1), loader[-1]]
     return steps
 
 

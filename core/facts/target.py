@@ -69,6 +69,31 @@ class LibPathOrt:
 
 
 @dataclass(frozen=True)
+class RunningProcess:
+    """The running process ``--pid`` names, as the target: whose interpreter, folder and environment."""
+
+    pid: int
+    executable: str | None
+    """/proc/PID/exe (a virtual environment's interpreter resolves to its base interpreter here)."""
+    argv: tuple[str, ...] = ()
+    cwd: str | None = None
+    """/proc/PID/cwd: the folder relative paths of the application start from."""
+    is_python: bool = False
+    """A Python interpreter runs it (the executable's name, or libpython mapped)."""
+    interpreter: str | None = None
+    """The interpreter that runs the application's own environment (``<venv>/bin/python``)."""
+    prefix: str | None = None
+    """Its ``sys.prefix`` (the virtual environment's folder), as found."""
+    found_by: str | None = None
+    """How the interpreter was found: "maps" (site-packages mapped), "virtual_env" (VIRTUAL_ENV of the
+    process), "argv" (its command line), "exe" (/proc/PID/exe)."""
+    environment_read: bool = False
+    """Whether /proc/PID/environ could be read (the probes then run with the process's own)."""
+    environment_error: str | None = None
+    """Why it could not be read."""
+
+
+@dataclass(frozen=True)
 class TargetFacts:
     """The resolved target: which application, where its files are, what its configuration says."""
 
@@ -108,6 +133,8 @@ class TargetFacts:
     config_key_lines: dict[str, int] = field(default_factory=dict)
     """Where the keys that matter are written (executionProvider, libPath, logPath, modelPath,
     licenseFile): key -> 1-based line in ``config_text``."""
+    process: RunningProcess | None = None
+    """The running process ``--pid`` names: its interpreter, working folder and environment."""
 
     @property
     def wants_cpu(self) -> bool:

@@ -37,4 +37,5 @@ FINDINGS: tuple[FindingSpec, ...] = (
     ),
     FindingSpec("process.libraries_replaced", Cause.UNKNOWN, Layer.LOADER, INFO, role=Role.CONTEXT),
     FindingSpec("process.mapped_libraries", Cause.UNKNOWN, Layer.LOADER, INFO, role=Role.CONTEXT),
+    FindingSpec("process.gpu_not_asked", Cause.UNKNOWN, Layer.CONFIG, ERROR, role=Role.DECIDES),
 )

