@@ -17,6 +17,7 @@ import os
 import re
 from collections.abc import Mapping
 
+from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.facts.target import RunningProcess
 
 PROC = "/proc"
@@ -26,8 +27,7 @@ _SITE = re.compile(r"^(?P<prefix>/.+?)/lib(?:64)?/python\d+(?:\.\d+)?t?/(?:site|
 
 
 def _read(path: str) -> bytes | None:
-    with open(path, "rb") as handle:
-        return handle.read(_MAX_READ)
+    return read_regular_file(path, _MAX_READ)
 
 
 def _link(path: str) -> str | None:
