@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fallback_doctor.core.frozen import default_python
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from fallback_doctor.core.collect.run import CollectRequest
     from fallback_doctor.core.facts.target import TargetFacts
     from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
+    from fallback_doctor.core.inference.run import InferencePlan
     from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 PhaseListener = Callable[[str, str, float, bool | None], None]
@@ -37,6 +39,9 @@ class ProbeSettings:
     steady: bool = True
     """Stop the timed runs once the median is known within 2 % (ProbeRequest.steady)."""
     dims: dict[str, int] = field(default_factory=dict)
+    """Values of the model's dynamic dimensions by name (``--dim``); the rest get a default."""
+    model: str | None = None
+    """The application's own .onnx model (``--model``); None: the bundled test encoder."""
     timeout_s: float | None = None
     """None: the probe's own default (longer for TensorRT)."""
 
@@ -135,7 +140,7 @@ def run_inference_step(
     started = time.time()
     try:
         plan = plan_inference(
-            None,
+            Path(settings.model) if settings.model else None,
             dims=dict(settings.dims),
             providers=PROVIDERS[provider_key(target.requested_provider)],
             runs=settings.runs,
@@ -164,28 +169,38 @@ def run_inference_step(
             result = _cpu_only(plan.request, python, env, settings, on_phase, on_start)
     except InferenceSetupError as error:
         return StepOutcome(step=step, skipped=str(error), started=started)
-    flops = plan.info.matmul_flops(plan.request.dims)
-    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
     verified = bool(gpu and gpu_verified(result))
     return StepOutcome(
         step=step,
         result=result.to_json(),
-        model={
-            "name": plan.model.name,
-            "path": str(plan.model),
-            "nodes": len(plan.info.nodes),
-            "inputs": len(plan.info.inputs),
-            "dims": dict(plan.request.dims),
-            "runs": plan.request.runs,
-            "warmup": plan.request.warmup,
-            "description": f"{plan.model.name}: {len(plan.info.inputs)} inputs, "
-            f"{len(plan.info.nodes)} nodes{work}",
-        },
+        model=model_summary(plan),
         started=started,
         findings=tuple(inference_findings(result)) if gpu else (),
         gpu_verified=verified,
         verdict=result.verdict.value if gpu else None,
     )
+
+
+def model_summary(plan: InferencePlan) -> dict[str, object]:
+    """The report's ``inference.model``: which model, its size, each dynamic dimension's value and source."""
+    from fallback_doctor.core.inference.run import bundled_model
+
+    flops = plan.info.matmul_flops(plan.request.dims)
+    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
+    return {
+        "name": plan.model.name,
+        "path": str(plan.model),
+        "bundled": plan.model == bundled_model().resolve(),
+        "nodes": len(plan.info.nodes),
+        "inputs": len(plan.info.inputs),
+        "dims": dict(plan.request.dims),
+        "dims_used": [{"name": c.name, "value": c.value, "source": c.source} for c in plan.inputs.choices],
+        "shapes": {name: list(shape) for name, shape in plan.inputs.shapes.items()},
+        "runs": plan.request.runs,
+        "warmup": plan.request.warmup,
+        "description": f"{plan.model.name}: {len(plan.info.inputs)} inputs, "
+        f"{len(plan.info.nodes)} nodes{work}",
+    }
 
 
 def _cpu_only(
