@@ -57,7 +57,15 @@ def _tool(stack: stacks.Stack, *args: str) -> subprocess.CompletedProcess[str]:
 
 def _test_inference(stack: stacks.Stack, *args: str) -> dict[str, Any]:
     done = _tool(
-        stack, "test-inference", "--target", "python", "--python", str(stack.python_exe), *FAST, *args, "--json"
+        stack,
+        "test-inference",
+        "--target",
+        "python",
+        "--python",
+        str(stack.python_exe),
+        *FAST,
+        *args,
+        "--json",
     )
     assert done.returncode == 1, done.stderr  # nothing ran on a GPU here
     document: dict[str, Any] = json.loads(done.stdout)
