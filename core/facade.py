@@ -49,6 +49,9 @@ session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
 strategy_lines = _on_first_use(_PAGES, "strategy_lines")
 verdict_words = _on_first_use(_PAGES, "verdict_words")
+model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
+model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
+placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
 remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
 remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
 
@@ -86,10 +89,13 @@ __all__ = [
     "label",
     "layer_parts",
     "log_view",
+    "model_choice",
+    "model_line",
     "module_argv",
     "new_sampler",
     "open_bundle",
     "phase_name",
+    "placement_words",
     "preload",
     "remedy_lines",
     "remedy_plain",

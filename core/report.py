@@ -276,13 +276,10 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
 
 def _model_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test model's name and each dynamic dimension's value with its source ([] before a step ran)."""
-    from fallback_doctor.core.inference.model_words import dims_words
+    from fallback_doctor.core.inference.model_words import model_line
 
-    model = (document.get("inference") or {}).get("model")
-    if not isinstance(model, dict) or not model.get("name"):
-        return []
-    dims = dims_words(model.get("dims_used") or (), lang)
-    return [label("report.inference.model", lang, name=model["name"], dims=dims)]
+    line = model_line(document, lang)
+    return [line] if line else []
 
 
 __all__ = [

@@ -23,6 +23,40 @@ def dims_words(dims_used: Iterable[Mapping[str, Any]], lang: str) -> str:
     return ", ".join(parts) or label("dims.none", lang)
 
 
+def model_line(document: Mapping[str, Any] | None, lang: str) -> str:
+    """``Test inference model: tiny.onnx (batch=2 (given), ...)`` from a report document ("" before a run)."""
+    model = ((document or {}).get("inference") or {}).get("model")
+    if not isinstance(model, dict) or not model.get("name"):
+        return ""
+    dims = dims_words(model.get("dims_used") or (), lang)
+    return label("report.inference.model", lang, name=model["name"], dims=dims)
+
+
+def model_choice(path: str, dims: Mapping[str, int], lang: str) -> dict[str, Any]:
+    """What the wizard's model field will run: ``{"ok": True, "text": "<model>: <dims with sources>",
+    "warning": <a dimension the model does not have, or "">}``, or ``{"ok": False, "text": <why,
+    naming the file>}``. Reads the model's signature, never runs it.
+
+    By hand: ``fallback-doctor test-inference --model FILE --dim NAME=VALUE``.
+    """
+    from pathlib import Path
+
+    from fallback_doctor.core.inference.model_inputs import dim_names, unknown_dim_names
+    from fallback_doctor.core.inference.run import InferenceSetupError, plan_inference
+
+    try:
+        plan = plan_inference(Path(path) if path else None, dims=dims)
+    except InferenceSetupError as error:
+        return {"ok": False, "text": str(error), "warning": ""}
+    unknown = unknown_dim_names(plan.info, dims)
+    warning = ""
+    if unknown:
+        names = ", ".join(dim_names(plan.info)) or label("dims.none", lang)
+        warning = label("model.unknown_dim", lang, dim=unknown[0], names=names)
+    used = [{"name": c.name, "value": c.value, "source": c.source} for c in plan.inputs.choices]
+    return {"ok": True, "text": f"{plan.model.name}: {dims_words(used, lang)}", "warning": warning}
+
+
 def _short(provider: str) -> str:
     return provider.replace("ExecutionProvider", "")
 
