@@ -43,10 +43,8 @@ class ModelField(QWidget):
         super().__init__(parent)
         self._options = options
         self.path = QLineEdit(self)
-        self.path.setClearButtonEnabled(True)
         self.browse = QPushButton(self)
         self.dims = QLineEdit(self)
-        self.dims.setClearButtonEnabled(True)
         self.path_label = QLabel(self)
         self.path_label.setBuddy(self.path)
         self.dims_label = QLabel(self)
