@@ -94,7 +94,10 @@ class Builder:
         ONNX Runtime's CUDA Conv kernel runs it with cuDNN, so the GPU retry loads cuDNN whatever the
         application's model is (since about ONNX Runtime 1.28 cuDNN is loaded only when a kernel
         first needs it)."""
-        w = self.weight("conv_w", (HIDDEN, HIDDEN, CONV_KERNEL), 1.0 / math.sqrt(HIDDEN * CONV_KERNEL))
+        # A tenth of the usual scale: the residual stays dominant, so the rounding a GPU's convolution
+        # adds (cuDNN may pick reduced-precision math) stays small beside the comparison's 1e-3
+        # tolerance (the encoder without it differed by up to 0.00099 on an H200).
+        w = self.weight("conv_w", (HIDDEN, HIDDEN, CONV_KERNEL), 0.1 / math.sqrt(HIDDEN * CONV_KERNEL))
         b = self.const("conv_b", (self.rng.standard_normal(HIDDEN) * 0.02).astype(np.float32))
         channels_first = self.op("Transpose", [x], perm=[0, 2, 1])
         pad = CONV_KERNEL // 2
