@@ -49,7 +49,8 @@ def checked_model(args: argparse.Namespace) -> tuple[str | None, dict[str, int]]
 
     Reads the model (never runs it): a usage error names the file when it is missing, not ONNX,
     truncated, has inputs the probe cannot make, or would need too much memory; or names a --dim
-    the model does not have.
+    the model does not have. With ``--pid`` and no ``--model`` the dims are meant for the model the
+    process shows (core/inference/model_seen.py), so their names are not checked here.
     """
     from fallback_doctor.core.inference.model_inputs import dim_names, unknown_dim_names
     from fallback_doctor.core.inference.run import InferenceSetupError, plan_inference
@@ -63,7 +64,7 @@ def checked_model(args: argparse.Namespace) -> tuple[str | None, dict[str, int]]
     except InferenceSetupError as error:
         raise UsageError(f"--model {error}" if model else str(error)) from None
     unknown = unknown_dim_names(plan.info, dims)
-    if unknown:
+    if unknown and (model or not getattr(args, "pid", None)):
         names = ", ".join(dim_names(plan.info)) or "none: every dimension is fixed"
         raise UsageError(
             f"--dim {unknown[0]}: {plan.model.name} has no dynamic dimension of that name "

@@ -279,7 +279,7 @@ def _model_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     from fallback_doctor.core.inference.model_words import model_line
 
     line = model_line(document, lang)
-    return [line] if line else []
+    return line.splitlines()
 
 
 __all__ = [

@@ -24,12 +24,19 @@ def dims_words(dims_used: Iterable[Mapping[str, Any]], lang: str) -> str:
 
 
 def model_line(document: Mapping[str, Any] | None, lang: str) -> str:
-    """``Test inference model: tiny.onnx (batch=2 (given), ...)`` from a report document ("" before a run)."""
+    """``Test inference model: tiny.onnx (batch=2 (given), ...)`` from a report document ("" before a run),
+    with where the model was seen in the running process; a second line when it could not be run."""
     model = ((document or {}).get("inference") or {}).get("model")
     if not isinstance(model, dict) or not model.get("name"):
         return ""
     dims = dims_words(model.get("dims_used") or (), lang)
-    return label("report.inference.model", lang, name=model["name"], dims=dims)
+    line = label("report.inference.model", lang, name=model["name"], dims=dims)
+    source = str(model.get("source") or "")
+    if has_label(f"model_source.{source}"):
+        line += "; " + label(f"model_source.{source}", lang)
+    if model.get("seen_not_run"):
+        line += "\n" + label("report.inference.model_not_run", lang, why=model["seen_not_run"])
+    return line
 
 
 def model_choice(path: str, dims: Mapping[str, int], lang: str) -> dict[str, Any]:
