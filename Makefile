@@ -3,19 +3,21 @@
 # into any application's environment.
 
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
-	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' && { command -v $$p; break; }; \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { command -v $$p; break; }; \
 	done)
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: wizard test test-slow lint setup package package-test wheelhouse bench
+.PHONY: wizard test test-fast test-slow lint setup package package-test wheelhouse bench
 
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
 	bash scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install -qq --upgrade pip
+	# -qq: errors only. setuptools' editable install otherwise ends with an "Editable installation"
+	# notice that every package mapped from folders gets and that asks nothing of a newcomer.
+	$(BIN)/python -m pip install -qq -e '.[test]'
 	touch $@
 
 setup: $(BIN)/.installed
@@ -33,6 +35,15 @@ lint: $(BIN)/.installed
 test: lint
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
 	$(MAKE) test-slow
+
+# The loop for a change: ruff, then every test except the real broken stacks (-m scenario), the
+# frozen build (-m packaging) and the slow runs (-m slow: the 10,000-example runs among them), on
+# both cores. `make test` (CI) runs everything.
+test-fast: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 \
+	  -m "not scenario and not packaging and not slow"
 
 # The 10,000-example Hypothesis runs of every reader of outside input, on every core (pytest-xdist;
 # about 8 minutes on two cores). Part of `make test`; alone with `make test-slow`.

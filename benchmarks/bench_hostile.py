@@ -81,7 +81,8 @@ redactor = Redactor(use_local_identity=False); redactor.learn(text); redactor.re
     "export: 8 logs, each at the 4 MiB bound": """
 sys.path.insert(0, {benchmarks!r})
 from bench_redact import make_text
-from fallback_doctor.core.bundle.export import BundleOptions, ExtraMember, prepare_bundle
+from fallback_doctor.core.bundle.export import prepare_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions, ExtraMember
 from fallback_doctor.core.bundle.write import build_bundle_bytes
 log = make_text(4, 50)
 extras = [ExtraMember(f"server-{{n}}.log", log, "log", f"/var/log/server-{{n}}.log") for n in range(8)]
@@ -95,7 +96,8 @@ import zlib
 compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
 chunk = bytes(16 * 1024 * 1024)
 bomb = b"".join(compressor.compress(chunk) for _ in range(64)) + compressor.flush()
-from fallback_doctor.core.bundle.export import ExtraMember, prepare_bundle, BundleOptions
+from fallback_doctor.core.bundle.export import prepare_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions, ExtraMember
 started = time.perf_counter()
 prepare_bundle({{}}, [ExtraMember("bomb.log.gz", bomb, "log")], BundleOptions(use_local_identity=False))
 """,

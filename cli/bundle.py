@@ -15,10 +15,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.cli.output import write_error, write_json, write_text
+from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import ExtraMember
+    from fallback_doctor.core.bundle.preview import ExtraMember
 
 # The bundle machinery is imported where it is used: `diagnose` registers this module's options
 # on every run, and importing redaction, export and opening costs tens of milliseconds.
@@ -73,6 +73,12 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TEXT",
         help="with --bundle: also mask TEXT wherever it appears (repeatable)",
     )
+    parser.add_argument(
+        "--fleet-host",
+        metavar="NAME",
+        help="with --bundle: the inventory name of this host (the Ansible playbook gives it); the "
+        "manifest records its sha256, so the fleet summary can tell the bundle is this host's",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,7 +106,8 @@ def _show(path: str, lang: str | None, as_json: bool, *, verbose: bool = False) 
         write_error(opened.origin())
         for problem in opened.integrity_problems:
             write_error(f"warning: {problem}")
-        write_text(render_text(opened.document, lang or default_language(), verbose=verbose))
+        lang = lang or default_language()
+        write_text(render_text(opened.document, lang, verbose=verbose, **text_options()))
     return EXIT_OK
 
 
@@ -130,14 +137,10 @@ def export_from_cli(
     configuration and logs the document names are read now. Messages go to standard error
     (the listing of ``--dry-run`` to standard output unless ``--json`` is printing there).
     """
-    from fallback_doctor.core.bundle.export import (
-        BundleExistsError,
-        BundleOptions,
-        extras_from_document,
-        prepare_bundle,
-        render_preview,
-        write_bundle,
-    )
+    from fallback_doctor.core.bundle.export import extras_from_document, prepare_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions
+    from fallback_doctor.core.bundle.preview_text import render_preview
+    from fallback_doctor.core.bundle.write import BundleExistsError, write_bundle
 
     destination = getattr(args, "bundle", None)
     if not destination:
@@ -148,6 +151,7 @@ def export_from_cli(
         redact=not getattr(args, "no_redact", False),
         redact_more=tuple(getattr(args, "redact_more", None) or ()),
         lang=getattr(args, "lang", None) or "en",
+        fleet_host=getattr(args, "fleet_host", None),
     )
     preview = prepare_bundle(document, extras, options)
     if getattr(args, "dry_run", False):

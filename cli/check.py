@@ -18,7 +18,9 @@ import sys
 from typing import Any
 
 from fallback_doctor.cli.common import target_spec
-from fallback_doctor.core.targets.spec import TargetKind
+from fallback_doctor.cli.output import write_error
+from fallback_doctor.core.escape import visible_line
+from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 
 
 def _pid(text: str) -> int:
@@ -39,9 +41,9 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--target",
-        choices=[kind.value for kind in TargetKind],
-        default=TargetKind.AUTO.value,
-        help="what to check: auto (Bareun when installed), bareun, python (needs --pid), log",
+        choices=target_kinds(),
+        default=AUTO,
+        help=f"what to check: {kinds_help()}; python needs --pid",
     )
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
@@ -60,15 +62,15 @@ def add_parser(subparsers: Any) -> None:
         "--prometheus", metavar="FILE.prom", help="also write a node_exporter textfile (atomically)"
     )
     parser.add_argument("--lang", choices=("en", "ko"), default="en", help="language of the status line")
-    parser.set_defaults(handler=run)
     # The Nagios convention: a bad command line is UNKNOWN (3), not argparse's 2 (CRITICAL there).
     parser.error = _usage_unknown(parser)
+    parser.set_defaults(handler=run, usage_error=parser.error)
 
 
 def _usage_unknown(parser: argparse.ArgumentParser) -> Any:
     def error(message: str) -> None:
         parser.print_usage(sys.stderr)
-        print(f"UNKNOWN - fallback-doctor check: {message}")
+        print(f"UNKNOWN - fallback-doctor check: {visible_line(message)}")
         sys.exit(3)
 
     return error
@@ -93,6 +95,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_textfile(args.prometheus, render_textfile(result, args.name))
         except OSError as error:
-            print(f"fallback-doctor check: {args.prometheus}: {error}", file=sys.stderr)
+            write_error(f"fallback-doctor check: {args.prometheus}: {error}")
             return int(State.UNKNOWN)
     return int(result.state)

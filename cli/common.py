@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.targets.spec import TargetSpec
 from fallback_doctor.core.texts import system_language
 from fallback_doctor.signals import Terminated, install_signal_handlers
 
@@ -23,7 +23,7 @@ def default_language() -> str:
 def target_spec(args: argparse.Namespace) -> TargetSpec:
     """The TargetSpec of the target options ``diagnose`` and ``check`` share."""
     return TargetSpec(
-        kind=TargetKind(args.target),
+        kind=args.target,
         python=args.python,
         bareun_root=args.bareun_root,
         config=args.config,

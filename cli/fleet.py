@@ -4,22 +4,23 @@ DIR is what the Ansible playbook (packaging/ansible/) fetched: ``<host>.zip`` an
 ``<host>.status.json`` per host; a folder of bundles collected by hand works too. Every bundle is
 verified (core/bundle/safe_open.py) and a bad one is a row saying why. Prints the text summary
 (``--json``: the JSON document); ``--html FILE`` writes the page; ``--save`` writes
-``fleet-summary.txt``, ``.json`` and ``.html`` into DIR. Exit 0 every host healthy, 1 some host
-is not (or unreachable), 2 DIR is not a folder.
+``fleet-summary.txt``, ``.json`` and ``.html`` into DIR. What came from the hosts is shown, never
+obeyed (cli/output.py): escapes visible in the text, the JSON whole and valid. Exit 0 every host
+healthy, 1 some host is not (or unreachable), 2 DIR is not a folder or a file could not be written
+(each one that could be is written all the same).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.cli.output import json_text, write_error, write_text
 
 SAVED_NAMES = ("fleet-summary.txt", "fleet-summary.json", "fleet-summary.html")
 
@@ -48,13 +49,26 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
             out.write(text)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _write_all(outputs: list[tuple[Path, str]]) -> bool:
+    """Write each file (atomically); a file that cannot be written is said, the others written."""
+    written = True
+    for path, content in outputs:
+        try:
+            write_atomically(path, content)
+        except OSError as error:
+            written = False
+            why = "it is a folder" if path.is_dir() else (error.strerror or str(error))
+            write_error(f"fallback-doctor: {path}: not written: {why}")
+    return written
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,20 +85,18 @@ def run(args: argparse.Namespace) -> int:
     lang = args.lang or default_language()
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     document = summary_document(rows, created, str(folder.resolve()))
-    as_json = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    as_json = json_text(document) + "\n"
     text = render_text(document, lang)
-    if args.json:
-        sys.stdout.write(as_json)
-    else:
-        sys.stdout.write(text)
+    write_text(as_json if args.json else text)
+    outputs: list[tuple[Path, str]] = []
     if args.html:
-        write_atomically(Path(args.html), render_html(document, lang))
+        outputs.append((Path(args.html), render_html(document, lang)))
     if args.save:
-        for name, content in zip(SAVED_NAMES, (text, as_json, render_html(document, lang)), strict=True):
-            write_atomically(folder / name, content)
-        print(
-            f"fallback-doctor: summary written to {folder / SAVED_NAMES[0]} (.json, .html)", file=sys.stderr
-        )
+        saved = (text, as_json, render_html(document, lang))
+        outputs += [(folder / name, content) for name, content in zip(SAVED_NAMES, saved, strict=True)]
+    written = _write_all(outputs)
+    if args.save and written:
+        write_error(f"fallback-doctor: summary written to {folder / SAVED_NAMES[0]} (.json, .html)")
     if not rows:
-        print(f"fallback-doctor: no bundle or host status in {folder}", file=sys.stderr)
-    return exit_code(rows)
+        write_error(f"fallback-doctor: no bundle or host status in {folder}")
+    return exit_code(rows) if written else 2

@@ -16,19 +16,20 @@ from fallback_doctor.cli.common import (
     install_signal_handlers,
     target_spec,
 )
-from fallback_doctor.cli.output import write_error, write_json, write_text
+from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
+from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
-from fallback_doctor.core.targets.resolve import TargetNotFound
-from fallback_doctor.core.targets.spec import TargetKind
+from fallback_doctor.core.targets.profile import TargetNotFound
+from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.export import ExtraMember
+    from fallback_doctor.core.bundle.preview import ExtraMember
 
 
 OPTIONAL_COMMANDS: dict[str, str] = {
@@ -87,11 +88,9 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     )
     diag.add_argument(
         "--target",
-        choices=[kind.value for kind in TargetKind],
-        default=TargetKind.AUTO.value,
-        help="what to diagnose: auto (Bareun when installed, else the Python environment), "
-        "bareun, python, log, or native (any application's own ONNX Runtime folder: --lib-dir) "
-        "(default: auto)",
+        choices=target_kinds(),
+        default=AUTO,
+        help=f"what to diagnose: {kinds_help()} (default: auto)",
     )
     diag.add_argument(
         "--lib-dir",
@@ -199,7 +198,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
         quick=args.quick,
         inference_runs=20 if args.runs is None else max(1, args.runs),
         inference_steady=args.runs is None,
-        target={"kind": spec.kind.value, "python": python},
+        target={"kind": str(spec.kind), "python": python},
         inference_timeout_s=args.inference_timeout,
         inference_model=model,
         inference_dims=dims,
@@ -213,7 +212,8 @@ def run_diagnose(args: argparse.Namespace) -> int:
         if write_json(document):
             return EXIT_USAGE
     else:
-        write_text(render_text(document, args.lang or default_language(), verbose=args.verbose))
+        lang = args.lang or default_language()
+        write_text(render_text(document, lang, verbose=args.verbose, **text_options()))
     if args.bundle:
         from fallback_doctor.cli.bundle import export_from_cli
 
@@ -237,7 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((item for item in arguments if not item.startswith("-")), None)
     parser = build_parser(command if command in OPTIONAL_COMMANDS or command in {"diagnose", "gui"} else None)
-    args = parser.parse_args(arguments)
+    args, unknown = parser.parse_known_args(arguments)
+    if unknown:
+        # The subcommand says it (``check``: Nagios UNKNOWN, 3), the arguments' escapes shown.
+        error = getattr(args, "usage_error", parser.error)
+        error(visible_line("unrecognized arguments: " + " ".join(unknown)))
     if getattr(args, "handler", None) is None:
         parser.print_help()
         return EXIT_USAGE

@@ -1,9 +1,10 @@
 """Printing what came from outside (a bundle, a configuration, a log) to a terminal, safely.
 
-- Text: control characters are shown, not obeyed. ESC, BEL, BS, CR, DEL, the C1 controls (8-bit
-  CSI and OSC), bidirectional overrides and lone surrogates become visible escapes (``\\x1b``,
-  ``\\u202e``), so a bundle cannot set the window title (OSC 0), clear the screen, write the
-  clipboard (OSC 52) or reorder what is shown. Newlines and tabs stay.
+- Text: control characters are shown, not obeyed (core/escape.py: one rule for every front end,
+  the fleet summary and the check's status line included). ESC, BEL, BS, CR, DEL, the C1 controls
+  (8-bit CSI and OSC), bidirectional overrides and lone surrogates become visible escapes
+  (``\\x1b``, ``\\u202e``), so a bundle cannot set the window title (OSC 0), clear the screen,
+  write the clipboard (OSC 52) or reorder what is shown. Newlines and tabs stay.
 - JSON: always a whole, valid document or nothing. It is built in memory first; a lone surrogate
   (``"\\ud800"`` in a bareun.json) is written as its JSON escape, C1 and bidirectional controls
   too; a value that cannot be JSON means nothing on standard output, a sentence on standard error
@@ -16,29 +17,40 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import shutil
 import sys
 from typing import IO, Any
 
-EXIT_UNPRINTABLE = 2
+from fallback_doctor.core.escape import visible
 
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
-)
-"""Everything but newline and tab that a terminal obeys or that reorders text (and lone surrogates)."""
+EXIT_UNPRINTABLE = 2
 
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
 """What json.dumps(ensure_ascii=False) leaves raw but a terminal must not get (C0 it escapes itself)."""
 
 
-def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+TEXT_WIDTH = 100
+"""The report's width when standard output is not a terminal and COLUMNS is not set."""
 
 
-def visible(text: str) -> str:
-    """``text`` with every control character shown as an escape (newlines and tabs kept)."""
-    return _UNSAFE.sub(_escape, text)
+def terminal_width() -> int | None:
+    """The width of the terminal the report goes to (COLUMNS first), 40 at the least; None when
+    standard output is a pipe or a file and COLUMNS is not set.
+
+    By hand: ``tput cols`` (or ``echo $COLUMNS``).
+    """
+    if not os.environ.get("COLUMNS", "").strip().isdigit() and not sys.stdout.isatty():
+        return None
+    return max(40, shutil.get_terminal_size((TEXT_WIDTH, 24)).columns)
+
+
+def text_options() -> dict[str, Any]:
+    """How render_text lays the report out for this standard output: the terminal's width, every
+    line of prose wrapped; into a pipe, the report's own width and whole lines for grep."""
+    width = terminal_width()
+    return {"width": width or TEXT_WIDTH, "wrap_prose": width is not None}
 
 
 def _json_escape(match: re.Match[str]) -> str:

@@ -34,8 +34,10 @@ from fallback_doctor.core.inference.run import (
 )
 from fallback_doctor.core.inference.sampled import run_sampled_inference
 from fallback_doctor.core.model import Finding
-from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.targets.profile import TargetNotFound
+from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
+from fallback_doctor.core.targets.resolve import resolve_target
+from fallback_doctor.core.targets.spec import TargetSpec
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,9 +50,12 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--target",
-        choices=[TargetKind.AUTO.value, TargetKind.PYTHON.value, TargetKind.BAREUN.value],
-        default=TargetKind.AUTO.value,
-        help="auto (Bareun when installed, else the Python environment), python or bareun",
+        choices=target_kinds(probed=True),
+        default=AUTO,
+        help=kinds_help(probed=True),
+    )
+    parser.add_argument(
+        "--lib-dir", metavar="DIR", help="--target native: the application's ONNX Runtime library folder"
     )
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
@@ -106,7 +111,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--python {args.python}: no such file")
     model, dims = checked_model(args)
     spec = TargetSpec(
-        kind=TargetKind(args.target), python=args.python, bareun_root=args.bareun_root, config=args.config
+        kind=args.target,
+        python=args.python,
+        bareun_root=args.bareun_root,
+        config=args.config,
+        lib_dir=args.lib_dir,
     )
     try:
         target = resolve_target(spec, env)

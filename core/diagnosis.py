@@ -25,6 +25,8 @@ from fallback_doctor.core.judge import (
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, finding_from_dict
 from fallback_doctor.core.report import checked, static_document
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import probe_of
 from fallback_doctor.core.texts import make_finding
 
 __all__ = [
@@ -92,7 +94,7 @@ def describe_target(request: DiagnoseRequest, snapshot: EnvironmentSnapshot) -> 
     if target is None:
         return described
     described["kind"] = target.kind
-    if target.kind != "python" and not target.python:
+    if probe_of(target.kind) != Probe.PYTHON and not target.python:
         described.pop("python", None)
     for key, value in (
         ("root", target.root),

@@ -15,6 +15,7 @@ from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_langu
 
 _PAGES = "fallback_doctor.core.pages"
 _REMEDY = "fallback_doctor.core.remedy"
+_TARGETS = "fallback_doctor.core.targets.registry"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -49,6 +50,9 @@ session_rows = _on_first_use(_PAGES, "session_rows")
 stack_layers = _on_first_use(_PAGES, "stack_layers")
 strategy_lines = _on_first_use(_PAGES, "strategy_lines")
 verdict_words = _on_first_use(_PAGES, "verdict_words")
+default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
+wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
+wizard_target = _on_first_use(_TARGETS, "wizard_target")
 model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
 model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
 placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
@@ -75,6 +79,7 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "default_bundle_name",
     "evidence_label",
     "evidence_source",
     "evidence_value",
@@ -99,11 +104,14 @@ __all__ = [
     "preload",
     "remedy_lines",
     "remedy_plain",
+    "save_report_html",
     "session_rows",
     "stack_layers",
     "strategy_lines",
     "system_language",
     "verdict_words",
+    "wizard_profiles",
+    "wizard_target",
 ]
 
 STEP_CHILD_MODULE = "fallback_doctor.core.step_child"
@@ -140,7 +148,7 @@ def bundle_members(document: dict[str, Any]) -> list[Any]:
 
 def bundle_options(**options: Any) -> Any:
     """BundleOptions (core/bundle/export.py) for the preview."""
-    from fallback_doctor.core.bundle.export import BundleOptions
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     return BundleOptions(**options)
 
@@ -157,25 +165,32 @@ def prepare_bundle(
 
 def required_members() -> frozenset[str]:
     """Members a bundle always holds (they cannot be left out in the preview)."""
-    from fallback_doctor.core.bundle.export import REQUIRED_MEMBERS
+    from fallback_doctor.core.bundle.preview import REQUIRED_MEMBERS
 
     return frozenset(REQUIRED_MEMBERS)
 
 
 def write_bundle(preview: Any, path: str, force: bool) -> str:
     """Write a prepared bundle; returns the path written."""
-    from fallback_doctor.core.bundle.export import write_bundle as write
+    from fallback_doctor.core.bundle.write import write_bundle as write
 
     return str(write(preview, path, force=force).path)
 
 
 def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
     """Write the document as a redacted bundle without a preview; never replaces a file."""
-    from fallback_doctor.core.bundle.export import BundleOptions
     from fallback_doctor.core.bundle.export import export_bundle as export
+    from fallback_doctor.core.bundle.preview import BundleOptions
 
     result = export(document, path, bundle_members(document), BundleOptions(lang=lang), force=False)
     return str(getattr(result, "path", path))
+
+
+def save_report_html(document: dict[str, Any], path: str, lang: str) -> str:
+    """Write the bundle's report.html alone (redacted as in the bundle); returns the path written."""
+    from fallback_doctor.core.bundle.report_file import save_report_html as save
+
+    return save(document, path, lang)
 
 
 def export_available() -> bool:

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fallback_doctor.core.document_parts import as_dict, as_list
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import probe_of
 
 #: The variables that change which GPU is visible or where the CUDA libraries are found; each is
 #: shown, set or not (resources/redaction/environment.json allows them into the report).
@@ -65,7 +67,7 @@ def python_settings(
     """
     environment = as_dict(document.get("environment"))
     target = as_dict(environment.get("target"))
-    if str(as_dict(document.get("target")).get("kind") or target.get("kind") or "") != "python":
+    if probe_of(str(as_dict(document.get("target")).get("kind") or target.get("kind") or "")) != Probe.PYTHON:
         return []
     python, ort = as_dict(environment.get("python")), as_dict(environment.get("onnxruntime"))
     variables = {str(k): str(v) for k, v in as_dict(environment.get("environment")).items()}

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.texts import label
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
@@ -182,7 +184,7 @@ def _application_layer(document: dict[str, Any], target: dict[str, Any]) -> dict
     python = environment(document, "python")
     return {
         "layer": "application",
-        "version": python.get("version") if kind == "python" else None,
+        "version": python.get("version") if probe_of(kind) == Probe.PYTHON else None,
         "kind": kind or None,
         "needed": target.get("requested_provider"),
         "libraries": [],
@@ -250,7 +252,8 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
     name, version = str(layer["layer"]), layer.get("version")
     if name == "application":
         kind = str(layer.get("kind") or "other")
-        what = label(f"stack.app.{kind if kind in _APP_KINDS else 'other'}", lang, version=version or "")
+        profile = find_profile(kind)
+        what = label(profile.stack_label if profile else "stack.app.other", lang, version=version or "")
         return label("stack.version", lang, version=what.strip())
     if not version:
         return label("stack.found_none.driver" if name == "driver" else "stack.found_none", lang)
@@ -266,5 +269,4 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
     return label("stack.version", lang, version=version)
 
 
-_APP_KINDS = ("python", "bareun", "native", "log")
 _GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": "TensorRT"}

@@ -6,6 +6,7 @@ wizard and a bundle opened on another machine all show the same thing.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -90,30 +91,57 @@ SUMMARY_FULL_CAUSES = 3
 
 
 def render_text(
-    document: dict[str, Any], lang: str = "en", width: int = 100, *, verbose: bool = False
+    document: dict[str, Any],
+    lang: str = "en",
+    width: int = 100,
+    *,
+    verbose: bool = False,
+    wrap_prose: bool = False,
 ) -> str:
     """The report for people: the verdict first, then the ranked causes with their fixes.
 
     By default one screen (like ``systemctl status``): the verdict, what was diagnosed, the test
     inference, the first causes with fix, commands and how to verify, the rest one line each.
-    ``verbose`` adds every finding's detail and evidence.
+    ``verbose`` adds every finding's detail and evidence. Details and fixes wrap at ``width``;
+    ``wrap_prose`` (a terminal, whose width is known) wraps every other line of prose too, where a
+    pipe gets them whole, one line each, for grep.
     """
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
-    lines = [f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}"]
-    lines.extend(_machine_line(document, lang))
+    prose = width if wrap_prose else None
+    lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", prose, "", "  ")
+    for line in _machine_line(document, lang):
+        lines.extend(_wrap(line, prose, "", "  "))
     lines.append("")
-    lines.extend(inference_lines(document, lang))
+    for line in inference_lines(document, lang):
+        lines.extend(_wrap(line, prose, "", "  ") if line else [""])
     findings = document.get("findings", [])
     if not findings:
         lines.append(labels["none"])
     elif verbose:
         lines.append(labels["findings"] + ":")
         for number, finding in enumerate(findings, start=1):
-            lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=True))
+            lines.extend(_finding_lines(number, finding, lang, (width, prose), labels, verbose=True))
     else:
-        lines.extend(_summary_lines(findings, lang, width, labels))
+        lines.extend(_summary_lines(findings, lang, (width, prose), labels))
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
+    """Prose wrapped at ``width`` (the terminal's; None: one line). A code span (`` `ldd … | grep
+    x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
+    if width is None:
+        return [first + text]
+    spans = re.sub(r"`[^`]*`", lambda code: code.group(0).replace(" ", "\0"), text)
+    wrapped = textwrap.wrap(
+        spans,
+        width=width,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [line.replace("\0", " ") for line in wrapped] or [first.rstrip()]
 
 
 def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
@@ -141,20 +169,22 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
 
 
 def _summary_lines(
-    findings: list[dict[str, Any]], lang: str, width: int, labels: dict[str, str]
+    findings: list[dict[str, Any]], lang: str, widths: tuple[int, int | None], labels: dict[str, str]
 ) -> list[str]:
+    prose = widths[1]
     serious = [finding for finding in findings if finding.get("severity") in {"critical", "error"}]
     full = (serious or findings)[:SUMMARY_FULL_CAUSES]
     rest = [finding for finding in findings if not any(finding is shown for shown in full)]
     lines = [label("summary.causes", lang)]
     for number, finding in enumerate(full, start=1):
-        lines.extend(_finding_lines(number, finding, lang, width, labels, verbose=False))
+        lines.extend(_finding_lines(number, finding, lang, widths, labels, verbose=False))
     if rest:
         lines.extend(["", label("summary.also", lang, count=len(rest))])
         for finding in rest:
             title = finding_text(finding, lang)["title"]
-            lines.append(f"  - [{_severity_tag(finding['severity'], lang)}] {title}")
-    lines.extend(["", label("summary.more", lang)])
+            tag = _severity_tag(finding["severity"], lang)
+            lines.extend(_wrap(f"  - [{tag}] {title}", prose, "", "    "))
+    lines.extend(["", *_wrap(label("summary.more", lang), prose, "", "  ")])
     return lines
 
 
@@ -166,11 +196,19 @@ def _severity_tag(severity: str, lang: str) -> str:
 
 
 def _finding_lines(
-    number: int, finding: dict[str, Any], lang: str, width: int, labels: dict[str, str], *, verbose: bool
+    number: int,
+    finding: dict[str, Any],
+    lang: str,
+    widths: tuple[int, int | None],
+    labels: dict[str, str],
+    *,
+    verbose: bool,
 ) -> list[str]:
+    width, prose = widths
     text = finding_text(finding, lang)
     where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
-    lines = ["", f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"]
+    heading = f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"
+    lines = ["", *_wrap(heading, prose, "", "   ")]
     if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
@@ -198,7 +236,7 @@ def _finding_lines(
                 )
             )
     if text["verify"]:
-        lines.append(f"   {labels['verify']}: {text['verify']}")
+        lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", prose, "   ", "        "))
     return lines
 
 

@@ -28,17 +28,18 @@ def _emit(event: str, **fields: Any) -> None:
 
 def target_spec(target: dict[str, Any]) -> Any:
     """The core's TargetSpec from the wizard's target dict (kind, python, bareun_root, config, logs …)."""
-    from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+    from fallback_doctor.core.targets.spec import TargetSpec
 
     pid = target.get("pid")
     return TargetSpec(
-        kind=TargetKind(target.get("kind") or "auto"),
+        kind=str(target.get("kind") or "auto"),
         python=target.get("python") or None,
         bareun_root=target.get("bareun_root") or None,
         config=target.get("config") or None,
         logs=tuple(target.get("logs") or ()),
         log_text=target.get("log_text") or None,
         pid=int(pid) if pid else None,
+        lib_dir=target.get("lib_dir") or None,
     )
 
 
@@ -52,7 +53,7 @@ def run_inspection(target: dict[str, Any]) -> dict[str, Any]:
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=False,
-        target={"kind": spec.kind.value, "python": python},
+        target={"kind": str(spec.kind), "python": python},
     )
     document, _snapshot = inspect_target(request, lambda name: _emit("progress", what=name))
     return document

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from fallback_doctor.core.frozen import default_python
 from fallback_doctor.core.steps import StepOutcome
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import find_profile, probe_of
 
 if TYPE_CHECKING:
     from fallback_doctor.core.collect.run import CollectRequest
@@ -61,13 +63,11 @@ def skip_reason(
     installed is unknown (never said to be "not installed")."""
     if target is None:
         return "the target could not be resolved"
-    if target.kind == "log":
-        return "a log-only target has no ONNX Runtime to run"
-    if target.kind == "bareun" and not target.lib_path:
-        return "the configuration names no libPath, so there is no library to run"
-    if target.kind == "native" and not target.lib_path:
-        return "no library folder was found, so there is no library to run"
-    if target.kind in ("bareun", "native"):
+    profile = find_profile(target.kind)
+    probe = profile.probe if profile is not None else Probe.PYTHON
+    if profile is not None and (probe is None or (probe == Probe.LIBRARY and not target.lib_path)):
+        return profile.no_probe
+    if probe == Probe.LIBRARY:
         return None
     if not python_read:
         return (
@@ -89,7 +89,7 @@ def gpu_retry_for_snapshot(
 
     Only work launched on the GPU proves the GPU works: an import or a device list does not.
     """
-    from fallback_doctor.core.collect.run import service_environment
+    from fallback_doctor.core.collect.environment import service_environment
 
     ort = snapshot.onnxruntime
     installed = ort is not None and ort.package_dir is not None
@@ -157,7 +157,7 @@ def run_inference_step(
             result = run_sampled_inference(
                 target, plan, python=python, env=env, timeout_s=settings.timeout_s, on_phase=on_phase
             )
-        elif gpu or target.kind in ("bareun", "native"):
+        elif gpu or probe_of(target.kind) == Probe.LIBRARY:
             result = run_inference(
                 target,
                 plan,

@@ -12,16 +12,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from fallback_doctor.wizard_options import GUI_DESCRIPTION, TARGET_KINDS, add_wizard_arguments
+from fallback_doctor.wizard_options import GUI_DESCRIPTION, add_wizard_arguments
 
-__all__ = [
-    "TARGET_KINDS",
-    "build_parser",
-    "make_application",
-    "probe_options_from_args",
-    "run",
-    "target_from_args",
-]
+__all__ = ["build_parser", "make_application", "probe_options_from_args", "run", "target_from_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,19 +26,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The wizard's target dict from the options (empty values left out)."""
+    from fallback_doctor.core import facade
+
     kind = args.target
     if args.bundle:
         kind = "bundle"
     elif kind is None:
-        kind = (
-            "bareun"
-            if args.bareun_root or args.config
-            else "python"
-            if args.python
-            else "log"
-            if args.log
-            else "auto"
-        )
+        # The first kind (in the registry's order) whose page-1 field the options fill.
+        given = {"bareun_root": args.bareun_root, "config": args.config, "python": args.python,
+                 "logs": args.log, "lib_dir": args.lib_dir}  # fmt: skip
+        filled = [p.kind for p in facade.wizard_profiles() if any(given.get(k) for k in p.wizard.fills_from)]
+        kind = filled[0] if filled else "auto"
     target = {
         "kind": kind,
         "bareun_root": args.bareun_root,
@@ -53,6 +44,7 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "config": args.config,
         "logs": list(args.log),
         "pid": args.pid,
+        "lib_dir": args.lib_dir,
         "bundle": args.bundle,
     }
     return {key: value for key, value in target.items() if value}

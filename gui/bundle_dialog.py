@@ -410,7 +410,7 @@ class BundleDialog(QDialog):
         path, _ = QFileDialog.getSaveFileName(
             self,
             t("preview.save"),
-            os.path.join(os.path.expanduser("~"), "fallback-doctor-bundle.zip"),
+            os.path.join(os.path.expanduser("~"), facade.default_bundle_name(self.document)),
             "Bundle (*.zip)",
             options=QFileDialog.Option.DontConfirmOverwrite,
         )

@@ -171,6 +171,9 @@ class StepPage(QWizardPage):
             self.busy.setSizePolicy(policy)
         self.busy.hide()
         self.again = QPushButton(self)
+        # Return goes Next (the wizard's default button) even where the focus rests on this one;
+        # Space or a click runs the step again.
+        self.again.setAutoDefault(False)
         self.again.clicked.connect(self._on_again)
         top = QHBoxLayout()
         top.addWidget(self.status, 1)

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from fallback_doctor.core import facade
+from fallback_doctor.gui.handover import HandOver
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
     STATUS_SIGNS,
@@ -62,9 +63,11 @@ class DiagnosisPage(StepPage):
         self.export = QPushButton(self)
         self.export.clicked.connect(self._on_export)
         self.note = plain_label(self)
+        self.handover = HandOver(self.doctor, self.note, self)
         buttons.addWidget(self.copy)
         buttons.addWidget(self.check)
         buttons.addWidget(self.note, 1)
+        buttons.addWidget(self.handover)
         buttons.addWidget(self.export)
         self.body.addLayout(buttons)
         self.findings: list[dict[str, Any]] = []
@@ -78,6 +81,7 @@ class DiagnosisPage(StepPage):
         self.check.setText(t("diag.again"))
         self.check.setToolTip(t("diag.again.tip"))
         self.check.setAccessibleName(t("diag.again"))
+        self.handover.retranslate()
         self.export.setText(t("diag.export"))
         self.export.setAccessibleName(t("diag.export"))
         available = self.doctor.bundle_export_available()

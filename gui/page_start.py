@@ -1,10 +1,12 @@
-"""Page 0, what to diagnose: a Bareun installation, a Python application, a log, a bundle."""
+"""Page 0, what to diagnose: each kind of target the core registers (a Bareun installation, a
+Python application, a native application's library folder, a log), pasted log text, a bundle."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
+from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import t
 from fallback_doctor.gui.page_base import (
     STATUS_COLOURS,
@@ -41,14 +43,17 @@ class StartPage(StepPage):
         self.radios: dict[str, QRadioButton] = {}
         self.fields: dict[str, QLineEdit] = {}
         self.browse: dict[str, QPushButton] = {}
+        self.profiles = {profile.kind: profile for profile in facade.wizard_profiles()}
+        self.found_kind = next((k for k, p in self.profiles.items() if p.wizard.lists_found), None)
+        self.fields_labels: dict[str, Any] = {}
         row = 0
-        for kind in ("bareun", "python", "log", "paste", "bundle"):
+        for kind in (*self.profiles, "paste", "bundle"):
             radio = QRadioButton(self)
             self.group.addButton(radio)
             self.radios[kind] = radio
             grid.addWidget(radio, row, 0, 1, 3)
             row += 1
-            if kind == "bareun":
+            if kind == self.found_kind:
                 self.found = QComboBox(self)
                 self.found.setEditable(False)
                 self.found_label = plain_label(self)
@@ -77,7 +82,6 @@ class StartPage(StepPage):
             grid.addWidget(button, row, 3)
             self.fields[kind] = edit
             self.browse[kind] = button
-            self.fields_labels = getattr(self, "fields_labels", {})
             self.fields_labels[kind] = label
             row += 1
         grid.setColumnStretch(2, 1)
@@ -97,13 +101,8 @@ class StartPage(StepPage):
         for kind, radio in self.radios.items():
             radio.setText(t(f"start.{kind}"))
             radio.setAccessibleName(t(f"start.{kind}"))
-        names = {
-            "bareun": "start.folder",
-            "python": "start.interpreter",
-            "log": "start.logfile",
-            "bundle": "start.bundlefile",
-        }
-        for kind, key in names.items():
+        names = {kind: profile.wizard.label_key for kind, profile in self.profiles.items()}
+        for kind, key in {**names, "bundle": "start.bundlefile"}.items():
             self.fields_labels[kind].setText(t(key) + ":")
             self.fields[kind].setAccessibleName(t(key))
             self.browse[kind].setText(t("start.browse"))
@@ -114,7 +113,7 @@ class StartPage(StepPage):
         self.show_installations(self.installations, searching=self.doctor.searching)
 
     def show_installations(self, roots: list[str], searching: bool = False) -> None:
-        """The Bareun installations found on this machine, first in the list."""
+        """The installations found on this machine (Bareun's), first in the list."""
         self.installations = roots
         self.found.blockSignals(True)
         self.found.clear()
@@ -130,27 +129,26 @@ class StartPage(StepPage):
             self.found_label.setText(t("start.bareun.searching"))
         elif roots:
             self.found_label.setText(t("start.bareun.found"))
-            if not self.fields["bareun"].text():
-                self.fields["bareun"].setText(roots[0])
+            if self.found_kind and not self.fields[self.found_kind].text():
+                self.fields[self.found_kind].setText(roots[0])
         else:
             self.found_label.setText(t("start.bareun.none"))
 
     @Slot(int)
     def _on_found(self, index: int) -> None:
-        if 0 <= index < len(self.installations):
-            self.fields["bareun"].setText(self.installations[index])
-            self.radios["bareun"].setChecked(True)
+        if self.found_kind and 0 <= index < len(self.installations):
+            self.fields[self.found_kind].setText(self.installations[index])
+            self.radios[self.found_kind].setChecked(True)
 
     def _on_browse(self, kind: str) -> None:
         current = self.fields[kind].text()
-        if kind == "bareun":
-            path = QFileDialog.getExistingDirectory(self, t("start.folder"), current or "/")
-        elif kind == "bundle":
+        field = self.profiles[kind].wizard if kind in self.profiles else None
+        if field is None:
             path, _ = QFileDialog.getOpenFileName(self, t("start.bundlefile"), current, "Bundle (*.zip)")
+        elif field.picks == "folder":
+            path = QFileDialog.getExistingDirectory(self, t(field.label_key), current or "/")
         else:
-            path, _ = QFileDialog.getOpenFileName(
-                self, t(f"start.{'interpreter' if kind == 'python' else 'logfile'}"), current
-            )
+            path, _ = QFileDialog.getOpenFileName(self, t(field.label_key), current)
         if path:
             self.fields[kind].setText(path)
             self.radios[kind].setChecked(True)
@@ -158,17 +156,16 @@ class StartPage(StepPage):
     def load(self, target: dict[str, Any]) -> None:
         """Fill the page from a target (the command line or the last one remembered)."""
         kind = target.get("kind") or "auto"
-        if target.get("bareun_root") or target.get("config"):
-            self.fields["bareun"].setText(target.get("bareun_root") or target.get("config") or "")
-        if target.get("python"):
-            self.fields["python"].setText(target["python"])
-        if target.get("logs"):
-            self.fields["log"].setText(target["logs"][0])
+        for name, profile in self.profiles.items():
+            value = next((target[key] for key in profile.wizard.fills_from if target.get(key)), None)
+            if value:
+                self.fields[name].setText(value[0] if isinstance(value, list) else str(value))
         if target.get("bundle"):
             self.fields["bundle"].setText(target["bundle"])
-        choice = {"bareun": "bareun", "python": "python", "log": "log", "bundle": "bundle"}.get(kind)
+        choice = kind if kind in self.radios and kind != "paste" else None
         if choice is None:
-            choice = "bareun" if self.fields["bareun"].text() else "python"
+            found = self.found_kind and self.fields[self.found_kind].text()
+            choice = self.found_kind if found else "python"
         self.radios[choice].setChecked(True)
         self.pending_pid = target.get("pid")
         self.pending_config = target.get("config")
@@ -183,27 +180,17 @@ class StartPage(StepPage):
                 return None, t("start.missing", what=t("start.paste"))
             return {"kind": "log", "log_text": text}, None
         value = self.fields[chosen].text().strip()
+        given = {"pid": pid, "config": getattr(self, "pending_config", None)}
+        profile = self.profiles.get(chosen)
         if not value:
-            if chosen == "python":
-                return {"kind": "python", "pid": pid}, None
+            if profile is not None and profile.wizard.optional:
+                return facade.wizard_target(chosen, "", given), None
             return None, t("start.missing", what=self.fields_labels[chosen].text().rstrip(":"))
         value = os.path.expanduser(value)
         if not os.path.exists(value):
             return None, t("start.not_found", path=value)
-        if chosen == "bareun":
-            if os.path.isfile(value):
-                return {"kind": "bareun", "config": value, "pid": pid}, None
-            config = getattr(self, "pending_config", None)
-            return {"kind": "bareun", "bareun_root": value, "config": config, "pid": pid}, None
-        if chosen == "python":
-            if os.path.isdir(value):
-                for candidate in ("bin/python", "bin/python3", "Scripts/python.exe", "python.exe"):
-                    if os.path.isfile(os.path.join(value, candidate)):
-                        value = os.path.join(value, candidate)
-                        break
-            return {"kind": "python", "python": value, "pid": pid}, None
-        if chosen == "log":
-            return {"kind": "log", "logs": [value]}, None
+        if profile is not None:
+            return facade.wizard_target(chosen, value, given), None
         return {"kind": "bundle", "bundle": value}, None
 
     def initializePage(self) -> None:  # noqa: N802

@@ -339,6 +339,9 @@ class StepRunner(QWizard):
 
     @Slot(object)
     def _on_exported(self, path: object) -> None:
+        if path:
+            self.saved_document = self.document
+            self.diagnosis_page.handover.saved(str(path))
         self.diagnosis_page.note.setText(t("diag.export.done", path=path))
 
     @Slot(str)

@@ -16,11 +16,13 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.gc_guard import collect_on_gui_thread, freeze_survivors, hold_collections
 from fallback_doctor.gui.i18n import language, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
+from fallback_doctor.gui.leaving import ask_to_leave, may_leave
 from fallback_doctor.gui.page_base import Page, StepPage
 from fallback_doctor.gui.page_start import StartPage
 from fallback_doctor.gui.runner import StepRunner
 from fallback_doctor.gui.warmup import keep_the_gil_short, preload_modules
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QThreadPool, QTimer, Signal, Slot
+from fallback_doctor.gui.window_fit import fit_to_screen
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
@@ -40,16 +42,6 @@ PAGE_CLASSES = {
 }
 """Where each page's class lives: page 0 is built before the first paint, the others (and their
 modules) one per turn of the event loop after it, or at once when one is asked for earlier."""
-
-
-def __getattr__(name: str) -> Any:
-    """``from fallback_doctor.gui.wizard import ConfigPage`` still works (the module loads then)."""
-    import importlib
-
-    for module, class_name in PAGE_CLASSES.values():
-        if class_name == name:
-            return getattr(importlib.import_module(f"fallback_doctor.gui.{module}"), name)
-    raise AttributeError(name)
 
 
 class _FirstPaint(QObject):
@@ -109,6 +101,8 @@ class DoctorWizard(StepRunner):
         self.probe_options = dict(probe_options or {})
         self.sample_source = sample_source
         self.document: dict[str, Any] | None = None
+        self.saved_document: dict[str, Any] | None = None
+        """The document as it was last exported (the same object while nothing changed)."""
         self.target: dict[str, Any] = {}
         self.bundle_mode = False
         self.bundle_info: dict[str, Any] | None = None
@@ -151,8 +145,7 @@ class DoctorWizard(StepRunner):
         # The other pages: after the first paint, at the latest in 0.25 s.
         self._first_paint = _FirstPaint(self, self._after_first_paint)
         QTimer.singleShot(250, self, self._build_rest)
-        self.resize(1100, 780)
-        self.setMinimumSize(820, 600)
+        fit_to_screen(self, QSize(1100, 780), QSize(820, 600))
         self.ticker = QTimer(self)
         self.ticker.setInterval(500)
         self.ticker.timeout.connect(self._on_ticker)
@@ -448,11 +441,16 @@ class DoctorWizard(StepRunner):
         QThreadPool.globalInstance().waitForDone(3000)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        """Closing the window stops whatever runs."""
-        self.shutdown()
+        """Closing the window (through done: it may ask first) stops whatever runs."""
         super().closeEvent(event)
 
+    def ask_to_leave(self) -> str:
+        """Export, discard or stay, asked of the technician (gui/leaving.py)."""
+        return ask_to_leave(self)
+
     def done(self, result: int) -> None:
-        """Finish or Close: stop whatever runs first."""
+        """Finish or Close: an unsaved diagnosis asks first; then stop whatever runs."""
+        if not may_leave(self):
+            return
         self.shutdown()
         super().done(result)

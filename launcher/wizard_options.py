@@ -1,6 +1,7 @@
 """The options of `fallback-doctor gui`, in one place for the wizard and the terminal.
 
-Pure argparse (no Qt, no core): the wizard parses them in gui/app.py, and the CLI registers
+Pure argparse (no Qt; of the core only the registry of target kinds, for --target's choices):
+the wizard parses them in gui/app.py, and the CLI registers
 the same `gui` subcommand so that `fallback-doctor --help` lists it and, without a display,
 `gui --help` prints gui's own usage and `gui --bundle ZIP` shows the bundle in the terminal.
 """
@@ -8,8 +9,6 @@ the same `gui` subcommand so that `fallback-doctor --help` lists it and, without
 from __future__ import annotations
 
 import argparse
-
-TARGET_KINDS = ("auto", "bareun", "python", "log")
 
 GUI_HELP = "open the step-by-step wizard (needs a display; without one: diagnose, or bundle show)"
 GUI_DESCRIPTION = (
@@ -21,12 +20,19 @@ GUI_DESCRIPTION = (
 
 def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
     """The wizard's options: the target options of `diagnose`, plus --bundle to open one."""
-    parser.add_argument("--target", choices=TARGET_KINDS, default=None, help="what to diagnose")
+    from fallback_doctor.core.targets.registry import kinds_help, target_kinds
+
+    parser.add_argument(
+        "--target", choices=target_kinds(), default=None, help=f"what to diagnose: {kinds_help()}"
+    )
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
     parser.add_argument("--log", metavar="FILE", action="append", default=[], help="a log file (repeatable)")
     parser.add_argument("--pid", metavar="PID", type=int, help="the running server's process id")
+    parser.add_argument(
+        "--lib-dir", metavar="DIR", help="--target native: the application's ONNX Runtime folder"
+    )
     parser.add_argument("--bundle", metavar="ZIP", help="open a diagnostic bundle (read only)")
     parser.add_argument(
         "--model", metavar="FILE", help="the application's own .onnx model for the test inference"
@@ -58,6 +64,7 @@ def headless_argv(args: argparse.Namespace) -> list[str]:
         ("--python", args.python),
         ("--config", args.config),
         ("--pid", None if args.pid is None else str(args.pid)),
+        ("--lib-dir", args.lib_dir),
     ):
         if value:
             argv += [option, value]

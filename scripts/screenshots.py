@@ -174,7 +174,8 @@ def _shoot_gpu_run(out: Path, base: str, wait, grab) -> None:  # type: ignore[no
     import json
 
     from fallback_doctor.core import facade
-    from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+    from fallback_doctor.core.bundle.export import export_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions
     from fallback_doctor.gui.wizard import Page
     from PySide6.QtCore import QSettings
 

@@ -1,5 +1,8 @@
 """Test-wide settings: Qt offscreen before any QApplication exists; every report document checked.
 
+The offscreen screen is a 1920x1080 one (tests/data/screens/): Qt's own offscreen screen is
+800x800, smaller than the wizard's default size, which the window now fits itself into.
+
 FALLBACK_DOCTOR_VALIDATE_DOCUMENTS makes core check each document it builds or changes against the
 published schema (core/report.py ``checked``, called by core/steps.py ``judge``, the one function
 every document passes through); it is set here, before anything runs, so the children the tests
@@ -18,7 +21,11 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    _SCREEN = os.path.join(os.path.dirname(__file__), "data", "screens", "1920x1080.json")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ["FALLBACK_DOCTOR_VALIDATE_DOCUMENTS"] = "1"
+os.environ.pop("COLUMNS", None)  # the text report into a pipe, as the tests read it, whatever the shell
 
 CHECKED: list[int] = []
 """How many documents the session checked (reported at the end; 0 would mean the hook is dead)."""

@@ -39,13 +39,13 @@ NOTE_TEXTS = {
 # Declared ids whose texts lack the verify line (or fix) still: the owner of the texts writes it,
 # then removes the entry. Notes (every severity INFO) need neither: nothing to fix or verify.
 VERIFY_TO_WRITE: dict[str, str] = {
-    "log.unreadable": "h12 (log texts)",
-    "log.fell_back": "h12 (log texts)",
-    "log.cause": "h12 (log texts)",
-    "inference.partial_placement": "h14 (inference texts)",
-    "inference.outputs_differ": "h14 (inference texts)",
-    "inference.probe_failed": "h14 (inference texts)",
-    "inference.unusable_model": "h14 (inference texts)",
+    "log.unreadable": "the log texts",
+    "log.fell_back": "the log texts",
+    "log.cause": "the log texts",
+    "inference.partial_placement": "the inference texts",
+    "inference.outputs_differ": "the inference texts",
+    "inference.probe_failed": "the inference texts",
+    "inference.unusable_model": "the inference texts",
 }
 
 

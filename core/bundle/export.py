@@ -40,24 +40,20 @@ from fallback_doctor.core.bundle.manifest import (
     check_member_name,
     safe_member_name,
 )
-from fallback_doctor.core.bundle.preview import REQUIRED_MEMBERS as REQUIRED_MEMBERS
-from fallback_doctor.core.bundle.preview import BundleOptions as BundleOptions
-from fallback_doctor.core.bundle.preview import BundlePreview as BundlePreview
-from fallback_doctor.core.bundle.preview import ExtraMember as ExtraMember
-from fallback_doctor.core.bundle.preview import Limits as Limits
-from fallback_doctor.core.bundle.preview import MemberPreview as MemberPreview
-from fallback_doctor.core.bundle.preview import MiB as MiB
-from fallback_doctor.core.bundle.preview_text import render_preview as render_preview
+from fallback_doctor.core.bundle.preview import (
+    REQUIRED_MEMBERS,
+    BundleOptions,
+    BundlePreview,
+    ExtraMember,
+    Limits,
+    MemberPreview,
+)
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms
-from fallback_doctor.core.bundle.record import environment_record as environment_record
-from fallback_doctor.core.bundle.record import samples_csv_from_rows as samples_csv_from_rows
-from fallback_doctor.core.bundle.record import samples_in_document
-from fallback_doctor.core.bundle.redact import Redaction, Redactor
+from fallback_doctor.core.bundle.record import environment_record, samples_in_document
+from fallback_doctor.core.bundle.redact import Redactor
+from fallback_doctor.core.bundle.redaction import Redaction
 from fallback_doctor.core.bundle.sources import read_source
-from fallback_doctor.core.bundle.write import BundleExistsError as BundleExistsError
-from fallback_doctor.core.bundle.write import ExportResult as ExportResult
-from fallback_doctor.core.bundle.write import build_bundle_bytes as build_bundle_bytes
-from fallback_doctor.core.bundle.write import write_bundle as write_bundle
+from fallback_doctor.core.bundle.write import ExportResult, write_bundle
 
 # --------------------------------------------------------------------------------------------
 # Step 1: the preview

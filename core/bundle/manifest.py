@@ -68,6 +68,19 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+FLEET_HOST_KEY = "fleet_host_sha256"
+"""The manifest's record of the fleet host a bundle was made for (``diagnose --fleet-host NAME``)."""
+
+
+def fleet_host_digest(name: str) -> str:
+    """The sha256 of a fleet host's inventory name (its UTF-8), as the manifest records it.
+
+    The digest, not the name: a redacted bundle names no host, yet the fleet summary can tell
+    whether a bundle is the one its host sent. By hand: ``printf %s NAME | sha256sum``.
+    """
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 @dataclass(frozen=True)
 class MemberEntry:
     """One member as the manifest lists it."""

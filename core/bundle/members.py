@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.bundle.export import ExtraMember, extras_from_document
+from fallback_doctor.core.bundle.export import extras_from_document
+from fallback_doctor.core.bundle.preview import ExtraMember
 
 
 def probe_member_name(output: Mapping[str, Any]) -> str:

@@ -83,6 +83,8 @@ class BundleOptions:
     limits: Limits = field(default_factory=Limits)
     created: str | None = None
     """Creation time (ISO 8601, UTC); now when None."""
+    fleet_host: str | None = None
+    """The fleet host (inventory name) the bundle is made for; the manifest keeps its sha256."""
 
 
 @dataclass(frozen=True)

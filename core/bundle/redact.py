@@ -52,9 +52,7 @@ from fallback_doctor.core.bundle.detect_keys import (
 )
 from fallback_doctor.core.bundle.detect_secrets import SECRET_DETECTORS
 from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym
-from fallback_doctor.core.bundle.redaction import RedactedText as RedactedText
-from fallback_doctor.core.bundle.redaction import Redaction as Redaction
-from fallback_doctor.core.bundle.redaction import mask as mask
+from fallback_doctor.core.bundle.redaction import RedactedText, Redaction, mask
 from fallback_doctor.core.bundle.scan import Detector, first_character_patterns, occurrences, scan
 from fallback_doctor.core.bundle.views import View, decoded_views, escape_boundaries
 from fallback_doctor.core.bundle.words import is_common_word
@@ -64,12 +62,9 @@ __all__ = [
     "IDENTITY",
     "MARKER",
     "SECRET",
-    "RedactedText",
-    "Redaction",
     "Redactor",
     "is_secret_key",
     "local_identity",
-    "mask",
     "redact_json_text",
 ]
 
@@ -420,10 +415,3 @@ def redact_json_text(redactor: Redactor, text: str) -> RedactedText:
         return redactor.redact(text)
     redacted, found = redactor.redact_json(value)
     return RedactedText(json.dumps(redacted, ensure_ascii=False, indent=2), tuple(found))
-
-
-def allowed_environment_names(env: Any) -> set[str]:
-    """The variable names that may leave the machine (the same allowlist the collectors use)."""
-    from fallback_doctor.core.bundle.redact_json import allowed_names
-
-    return allowed_names(env)

@@ -161,12 +161,6 @@ def _filter_environment(env: Mapping[str, Any], path: str, found: list[Redaction
     return kept
 
 
-def allowed_names(env: Mapping[str, Any]) -> set[str]:
-    """The variable names of ``env`` that may leave the machine."""
-    allowed = allowlist()
-    return {str(name) for name in env if allowed.allows(str(name))}
-
-
 def _is_env(value: Mapping[str, Any]) -> bool:
     return all(isinstance(item, str) for item in value.values()) and all(
         _VAR_NAME.fullmatch(str(name)) for name in value

@@ -34,6 +34,7 @@ from fallback_doctor.core.bundle.manifest import (
     sha256_of,
     validate_manifest,
 )
+from fallback_doctor.core.facts.files import open_regular_file
 
 MiB = 1024 * 1024
 
@@ -198,7 +199,9 @@ def read_members(path: str | Path, limits: OpenLimits | None = None) -> dict[str
             f"{path}: {size} bytes, more than the {limits.max_file} a bundle may have", None, "bomb"
         )
     try:
-        with open(path, "rb") as stream:
+        # Opened without blocking and checked on the descriptor: a FIFO swapped in after the
+        # check above is refused, not waited on (core/facts/files.py).
+        with open_regular_file(path) as stream:
             try:
                 archive = zipfile.ZipFile(stream)
             except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as error:

@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core.bundle.manifest import (
+    FLEET_HOST_KEY,
     MANIFEST_NAME,
     Cut,
     ManifestInfo,
     MemberEntry,
     build_manifest,
+    fleet_host_digest,
     safe_member_name,
     sha256_of,
 )
@@ -128,7 +130,7 @@ def build_bundle_bytes(
         cut=preview.cuts,
         excluded=excluded,
         report_created=preview.document.get("created"),
-        extra={"report_schema_version": preview.document.get("schema_version")},
+        extra={"report_schema_version": preview.document.get("schema_version"), **_fleet_host(preview)},
     )
     manifest = build_manifest(info, entries)
     stamp = _zip_time(preview.created)
@@ -144,6 +146,12 @@ def build_bundle_bytes(
             info_entry.create_system = 3
             archive.writestr(info_entry, data)
     return buffer.getvalue(), manifest
+
+
+def _fleet_host(preview: BundlePreview) -> dict[str, str]:
+    """The manifest's fleet-host record: the sha256 of the inventory name, when one was given."""
+    name = preview.options.fleet_host
+    return {FLEET_HOST_KEY: fleet_host_digest(name)} if name is not None else {}
 
 
 def write_bundle(

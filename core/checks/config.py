@@ -16,6 +16,7 @@ from fallback_doctor.core.facts.target import ConfigIssue, ProviderSetting, Targ
 from fallback_doctor.core.findings.config import config_issue_finding
 from fallback_doctor.core.model import ConfigStep, Evidence, Finding, Layer, ManualStep, Severity, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import remedy_terms
 from fallback_doctor.core.texts import make_finding
 
 _SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
@@ -142,8 +143,8 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     ``libonnxruntime_providers_cuda.so`` and ``libonnxruntime_providers_shared.so``).
     """
     target = snapshot.target
-    if target is None or target.lib_ort is None or target.kind == "native":
-        return  # a native application's folder: checks/package.py native_library, in its own terms
+    if target is None or target.lib_ort is None or remedy_terms(target) == "application":
+        return  # an application's own folder: checks/package.py native_library, in its own terms
     lib = target.lib_ort
     if lib.core_library is None:
         yield make_finding(

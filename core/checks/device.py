@@ -17,6 +17,7 @@ from fallback_doctor.core.checks.driver_state import (
     os_of,
     required_cuda_major,
 )
+from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
 from fallback_doctor.core.knowledge.arch_matrix import (
     arch_support,
     builds_with_sass,
@@ -36,25 +37,6 @@ _PROBE_COMMAND = (
 """By hand, what CUDA itself sees: "0 0 1" is one visible GPU; "100 …" is none."""
 
 
-def hides_all_gpus(value: str, gpu_count: int | None, uuids: tuple[str, ...]) -> bool:
-    """Whether CUDA_VISIBLE_DEVICES leaves CUDA no device at all.
-
-    CUDA reads the list up to the first invalid entry: "" and "-1" hide everything, as does
-    a first entry that is no valid index (beyond the GPU count) or no known UUID prefix.
-    """
-    first = value.split(",")[0].strip()
-    if not first:
-        return True
-    if first.lstrip("-").isdigit():
-        index = int(first)
-        return index < 0 or (gpu_count is not None and index >= gpu_count)
-    if first.startswith(("GPU-", "MIG-")):
-        if not uuids or first.startswith("MIG-"):
-            return False
-        return not any(uuid.startswith(first) for uuid in uuids)
-    return True
-
-
 def cuda_visible_devices_hides_all(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """CUDA_VISIBLE_DEVICES is empty, -1, or names no GPU that exists: CUDA sees none.
 
@@ -65,11 +47,9 @@ def cuda_visible_devices_hides_all(snapshot: EnvironmentSnapshot) -> Iterator[Fi
     if device is None or device.cuda_visible_devices is None:
         return
     driver = snapshot.driver
-    gpus = driver.gpus if driver is not None and driver.nvml_status == "ok" else ()
-    count = len(gpus) if driver is not None and driver.nvml_status == "ok" else None
-    uuids = tuple(gpu.uuid for gpu in gpus if gpu.uuid)
+    count = len(driver.gpus) if driver is not None and driver.nvml_status == "ok" else None
     value = device.cuda_visible_devices
-    if not hides_all_gpus(value, count, uuids):
+    if not hides_all_gpus_here(value, snapshot):
         return
     evidence = [Evidence("CUDA_VISIBLE_DEVICES", repr(value), source="echo $CUDA_VISIBLE_DEVICES")]
     if count is not None:
@@ -128,11 +108,9 @@ def no_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     By hand: `nvidia-smi -L`, and the cuInit one-liner in the remediation.
     """
     device, driver, native = snapshot.device, snapshot.driver, snapshot.native
-    if device is not None and device.cuda_visible_devices is not None:
-        gpus = driver.gpus if driver is not None and driver.nvml_status == "ok" else ()
-        count = len(gpus) if driver is not None and driver.nvml_status == "ok" else None
-        if hides_all_gpus(device.cuda_visible_devices, count, tuple(g.uuid for g in gpus if g.uuid)):
-            return  # explained by cuda_visible_devices_hides_all
+    visible = device.cuda_visible_devices if device is not None else None
+    if visible is not None and hides_all_gpus_here(visible, snapshot):
+        return  # explained by cuda_visible_devices_hides_all
     evidence: list[Evidence] = []
     if driver is not None and driver.nvml_status == "ok" and not driver.gpus:
         evidence.append(Evidence("GPUs NVML sees", "0", source="nvidia-smi -L"))

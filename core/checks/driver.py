@@ -18,7 +18,6 @@ from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_STUB_LIBRARY,
     CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
     NEWEST_CUDA_MAJOR,
-    NVML_NO_PERMISSION,
     driver_present,
     os_of,
     required_cuda_major,
@@ -231,7 +230,7 @@ def nvml_no_permission(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     nodes = snapshot.device.device_nodes if snapshot.device else ()
     yield make_finding(
         "driver.nvml_no_permission",
-        NVML_NO_PERMISSION,
+        Cause.NVML_NO_PERMISSION,
         Layer.DRIVER,
         Severity.ERROR,
         evidence=(

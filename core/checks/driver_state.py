@@ -6,14 +6,10 @@ the evidence every "no driver" finding shows, and the commands that install or e
 
 from __future__ import annotations
 
-from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.facts.native import NativeFacts
 from fallback_doctor.core.knowledge.driver_matrix import DriverRequirement, min_driver_for_cuda
 from fallback_doctor.core.model import Evidence
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
-
-NVML_NO_PERMISSION = Cause.NVML_NO_PERMISSION
-"""Our own cause code: NVML may not talk to the driver (the lead may add it to Cause)."""
 
 CUDA_ERROR_STUB_LIBRARY = 34
 CUDA_ERROR_INSUFFICIENT_DRIVER = 35

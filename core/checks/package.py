@@ -16,6 +16,7 @@ from fallback_doctor.core.facts.python_env import Distribution, normalize_name
 from fallback_doctor.core.knowledge.ort_matrix import ort_requirements, ort_versions_for_cuda_major
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import remedy_terms
 from fallback_doctor.core.texts import make_finding
 
 GPU_PACKAGE = "onnxruntime-gpu"
@@ -311,8 +312,8 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     ort = snapshot.onnxruntime
     if ort is None or ort.package_dir is None or ort.has_cuda_provider:
         return
-    if sharing_one_folder(ort) or (snapshot.target is not None and snapshot.target.kind == "native"):
-        return  # a native application's folder: native_library says it in the application's terms
+    if sharing_one_folder(ort) or remedy_terms(snapshot.target) == "application":
+        return  # an application's own folder: native_library says it in the application's terms
     choice = choose_gpu_version(snapshot)
     package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
     evidence = [
@@ -352,7 +353,7 @@ def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     install flag, the GPU release archive. By hand: ``ls -l DIR | grep onnxruntime``.
     """
     target = snapshot.target
-    if target is None or target.kind != "native" or target.lib_ort is None:
+    if target is None or remedy_terms(target) != "application" or target.lib_ort is None:
         return
     from fallback_doctor.core.knowledge.native_apps import app_named
 
@@ -407,28 +408,29 @@ _MACOS = re.compile(r"macOS\s+(\d+(?:\.\d+)?)")
 def directml_coreml_package(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """A DirectML package without DirectML.dll, or a macOS package whose CoreML cannot run here.
 
-    Read from the package's files, compared with what the real wheels ship
-    (resources/compat/directml_coreml.json). By hand: ``dir SITE_PACKAGES\\onnxruntime\\capi``
-    (Windows) or ``otool -L .../onnxruntime/capi/onnxruntime_pybind11_state*.so`` (macOS).
+    Judged from what the collector read of the package's binaries (OrtFacts.binaries), compared
+    with what the real wheels ship (resources/compat/directml_coreml.json). By hand:
+    ``dir SITE_PACKAGES\\onnxruntime\\capi`` (Windows) or
+    ``otool -L .../onnxruntime/capi/onnxruntime_pybind11_state*.so`` (macOS).
     """
-    from fallback_doctor.core.collect.ort_binaries import coreml_problems, directml_problems
-
     ort = snapshot.onnxruntime
-    if ort is None or ort.package_dir is None:
+    binaries = ort.binaries if ort is not None else None
+    if ort is None or ort.package_dir is None or binaries is None:
+        return
+    problems = list(binaries.problems)
+    if binaries.family == "coreml" and binaries.needs_macos:
+        os_name = snapshot.platform.os_name if snapshot.platform is not None else None
+        found = _MACOS.search(os_name or "")
+        if found and _version_tuple(found.group(1)) < _version_tuple(binaries.needs_macos):
+            problems.append(
+                f"{binaries.binding} needs macOS {binaries.needs_macos} or newer; "
+                f"this machine runs macOS {found.group(1)}"
+            )
+    if not problems:
         return
     capi = os.path.join(ort.package_dir, "capi")
     package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
-    problems: list[str] = []
-    finding_id = ""
-    if package == "onnxruntime-directml" or "DmlExecutionProvider" in ort.providers_in_build:
-        problems, finding_id = directml_problems(capi), "package.directml_incomplete"
-    elif snapshot.python is not None and snapshot.python.platform == "darwin":
-        os_name = snapshot.platform.os_name if snapshot.platform is not None else None
-        found = _MACOS.search(os_name or "")
-        problems = coreml_problems(capi, found.group(1) if found else None)
-        finding_id = "package.coreml_unusable"
-    if not problems:
-        return
+    finding_id = "package.directml_incomplete" if binaries.family == "directml" else "package.coreml_unusable"
     yield make_finding(
         finding_id,
         Cause.EP_NOT_IN_BUILD,
@@ -437,6 +439,10 @@ def directml_coreml_package(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         params={"package": f"{package} {ort.version or '?'}", "problems": "; ".join(problems)},
         evidence=tuple(Evidence("package files", problem, source=capi) for problem in problems),
     )
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 CHECKS = (ort_not_installed, package_conflict, ep_not_in_build, native_library, directml_coreml_package)

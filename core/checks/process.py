@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
 from fallback_doctor.core.facts.process import MappedLibrary, ProcessFacts
 from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
@@ -31,7 +32,9 @@ IMPORTANT_VARIABLES: tuple[str, ...] = (
 )
 """The variables whose difference between the shell and the server changes what loads or is seen."""
 
-_HIDING_VALUES = frozenset({"-1", "", "none", "nodevfiles", "void"})
+_NVIDIA_HIDING = frozenset({"-1", "", "none", "nodevfiles", "void"})
+"""NVIDIA_VISIBLE_DEVICES values that give a container no GPU (the container runtime reads it;
+CUDA_VISIBLE_DEVICES is checks/visible_devices.py's rule)."""
 
 _CUDA_FAMILIES = ("cudart", "cublas", "cublasLt")
 
@@ -115,7 +118,11 @@ def check_gpu_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     for variable in ("CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"):
         value = env.get(variable)
-        if value is None or value.strip().lower() not in _HIDING_VALUES:
+        if value is None:
+            continue
+        if variable == "CUDA_VISIBLE_DEVICES" and not hides_all_gpus_here(value, snapshot):
+            continue
+        if variable == "NVIDIA_VISIBLE_DEVICES" and value.strip().lower() not in _NVIDIA_HIDING:
             continue
         if variable == "NVIDIA_VISIBLE_DEVICES" and process.container is None:
             continue  # only the container runtime reads it

@@ -59,12 +59,6 @@ def python_executable(snapshot: EnvironmentSnapshot) -> str:
     return "python"
 
 
-def pip_install(snapshot: EnvironmentSnapshot, packages: Sequence[str | None]) -> list[str]:
-    """The application interpreter's `pip install` of ``packages`` (none: no command)."""
-    wanted = [package for package in packages if package]
-    return [f"{python_executable(snapshot)} -m pip install " + " ".join(wanted)] if wanted else []
-
-
 def preload_dlls_applies(snapshot: EnvironmentSnapshot) -> bool:
     """Whether ``onnxruntime.preload_dlls()`` is a fix: a Python app with ORT >= 1.21.
 
@@ -78,24 +72,6 @@ def preload_dlls_applies(snapshot: EnvironmentSnapshot) -> bool:
     if not release or len(release) < 2:
         return False
     return release[:2] >= (1, 21) and release[:2] != (1, 27)
-
-
-def ld_path_command(dirs: Sequence[str], windows: bool) -> str:
-    """The command that puts ``dirs`` first on the loader path."""
-    if windows:
-        return "set PATH=" + ";".join(dirs) + ";%PATH%"
-    return "export LD_LIBRARY_PATH=" + ":".join(dirs) + ":$LD_LIBRARY_PATH"
-
-
-def loader_path_commands(snapshot: EnvironmentSnapshot, dirs: Sequence[str], windows: bool) -> list[str]:
-    """How to let the loader find libraries installed in ``dirs``: the path, and preload_dlls()."""
-    commands = [ld_path_command(dirs, windows)]
-    if preload_dlls_applies(snapshot):
-        commands.append(
-            "import onnxruntime; onnxruntime.preload_dlls()  "
-            "# in the application, before creating the InferenceSession"
-        )
-    return commands
 
 
 def verify_command(

@@ -6,8 +6,8 @@ import json
 import shutil
 from typing import Any
 
-from fallback_doctor.core.collect.environment import relevant_environment
 from fallback_doctor.core.facts.process import ContainerInfo
+from fallback_doctor.core.knowledge.environment import relevant_environment
 
 COMMAND_TIMEOUT_S = 5.0
 

@@ -14,10 +14,8 @@ from typing import Any
 
 from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
 
-# The meanings of NVML's error codes are knowledge (resources/compat/nvml_errors.json);
-# describe_nvml_error is re-exported for the collectors that import it from here.
-from fallback_doctor.core.knowledge.nvml_errors import NVML_NAMES, NvmlErrorMeaning
-from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error as describe_nvml_error
+# The meanings of NVML's error codes are knowledge (resources/compat/nvml_errors.json).
+from fallback_doctor.core.knowledge.nvml_errors import NVML_NAMES, NvmlErrorMeaning, describe_nvml_error
 
 _PROC_VERSION = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+(?:\.\d+)+)")
 _LIB_VERSION = re.compile(r"libnvidia-ml\.so\.(\d+(?:\.\d+)+)$")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from fallback_doctor.core.knowledge.environment import allowlist
-from fallback_doctor.core.knowledge.environment import relevant_environment as relevant_environment
 
 
 def service_environment(shell: Mapping[str, str], service: Mapping[str, str] | None) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """Finding the running server: ``--pid``, else by executable, by library, by port. Read-only.
 
-By hand: ``pgrep -af /opt/bareun``, ``grep -l /opt/bareun/lib /proc/*/maps``, ``ss -ltnp 'sport = :5656'``.
+By what the process is, never by a path in its arguments. By hand: ``ls -l /proc/*/exe``,
+``grep -l /opt/bareun/lib/libonnxruntime /proc/*/maps``, ``ss -ltnp 'sport = :5656'``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from fallback_doctor.core.collect.proc_maps import mapped_paths
+from fallback_doctor.core.collect.proc_maps import classify_mapped, mapped_paths
 from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.facts.target import TargetFacts
 
@@ -20,8 +21,7 @@ MAX_READ = 4 * 1024 * 1024
 
 def _read_text(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_READ).decode("utf-8", "replace")
+        return read_regular_file(path, MAX_READ).decode("utf-8", "replace")
     except OSError:
         return None
 
@@ -88,14 +88,22 @@ def _listening_pid(port: int) -> int | None:
     return None
 
 
+def _is_onnxruntime(path: str) -> bool:
+    """Whether a mapped file is an ONNX Runtime library (its core, a provider, a binding)."""
+    mapped = classify_mapped(path)
+    return mapped is not None and mapped.family.startswith("ort_")
+
+
 def find_server_process(target: TargetFacts, pid: int | None, *, proc: str = PROC) -> int | None:
     """The running server's pid: ``--pid``; else by executable; else by library; else by port.
 
-    By executable: a process whose exe or command line is under ``target.root``. By library: a
-    process that maps a file under ``target.lib_path``. By port: the process listening on the
-    port the configuration gives. Several matches: the oldest (the service, not a helper).
-    Read-only. By hand: ``pgrep -af /opt/bareun``, ``grep -l /opt/bareun/lib /proc/*/maps``,
-    ``ss -ltnp 'sport = :5656'``.
+    The server is found by what it is, never by a name in its arguments (``less
+    /opt/bareun/config/bareun.json`` is not the server). By executable: a process whose
+    executable (/proc/PID/exe) lies under ``target.root``. By library: a process that maps an
+    ONNX Runtime library under ``target.lib_path``. By port: the process listening on the port
+    the configuration gives. Several matches: the oldest (the service, not a helper).
+    Read-only. By hand: ``ls -l /proc/*/exe | grep /opt/bareun``,
+    ``grep -l /opt/bareun/lib/libonnxruntime /proc/*/maps``, ``ss -ltnp 'sport = :5656'``.
     """
     if pid is not None:
         return pid if os.path.isdir(os.path.join(proc, str(pid))) else None
@@ -107,19 +115,17 @@ def find_server_process(target: TargetFacts, pid: int | None, *, proc: str = PRO
             continue
         base = os.path.join(proc, str(candidate))
         if target.root:
-            exe: str | None
             try:
-                exe = os.readlink(os.path.join(base, "exe"))
+                exe: str | None = os.readlink(os.path.join(base, "exe"))
             except OSError:
                 exe = None
-            raw = _read_text(os.path.join(base, "cmdline")) or ""
-            args = [part for part in raw.split("\0") if part]
-            if _under(exe, target.root) or any(_under(arg, target.root) for arg in args[:2]):
+            if _under(exe, target.root):
                 by_exe.append(candidate)
                 continue
         if target.lib_path:
             maps = _read_text(os.path.join(base, "maps"))
-            if maps and any(_under(path, target.lib_path) for path in mapped_paths(maps)):
+            paths = mapped_paths(maps) if maps else ()
+            if any(_under(path, target.lib_path) and _is_onnxruntime(path) for path in paths):
                 by_lib.append(candidate)
     for found in (by_exe, by_lib):
         if found:

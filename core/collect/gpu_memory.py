@@ -43,7 +43,7 @@ def gpu_memory_of(pids: Iterable[int]) -> GpuMemoryUse:
     try:
         pynvml.nvmlInit()
     except Exception as error:  # noqa: BLE001 - NVML's failure is the fact
-        from fallback_doctor.core.collect.driver import describe_nvml_error
+        from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error
 
         code = getattr(error, "value", None)
         meaning = describe_nvml_error(code if isinstance(code, int) else None, str(error))

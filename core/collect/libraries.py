@@ -27,7 +27,6 @@ from fallback_doctor.core.loader.realpaths import realpath_function
 from fallback_doctor.core.loader.resolve import DependencyResolver, DirectoryIndex
 from fallback_doctor.core.loader.search_path import (
     LinuxHost,
-    default_dirs_for,
     detect_linux_host,
     split_search_path,
     split_windows_path,
@@ -302,8 +301,3 @@ def _ort_preloaded(provider_path: str, windows: bool) -> dict[str, str]:
     name = "onnxruntime_providers_shared.dll" if windows else "libonnxruntime_providers_shared.so"
     sibling = os.path.join(os.path.dirname(provider_path), name)
     return {name: sibling} if os.path.exists(sibling) else {}
-
-
-def default_search_dirs(elf_class: int = 64, machine: str = "x86_64") -> tuple[str, ...]:
-    """The default directories of this host's loader (for evidence text)."""
-    return default_dirs_for(elf_class, machine)

@@ -11,19 +11,19 @@ By hand: ``python -m pip list | grep -i onnxruntime``, ``ls .../onnxruntime/capi
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fallback_doctor.core.collect.ort_binaries import has_azure_provider as has_azure_provider
+from fallback_doctor.core.collect.ort_binaries import has_azure_provider, read_package_binaries
 from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
-from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS as PROVIDER_KEYS
-from fallback_doctor.core.knowledge.providers import PROVIDER_ORDER as PROVIDER_ORDER
-from fallback_doctor.core.targets.libpath import read_needed as read_needed
+from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS, PROVIDER_ORDER
+from fallback_doctor.core.targets.libpath import read_needed
 
 PACKAGE = "onnxruntime"
 
@@ -218,7 +218,7 @@ def _inspect_package(
         if trt_major is None and matrix is not None:
             trt_major = matrix.tensorrt_major
     sources = [part for part in (cuda.source, cudnn.source) if part]
-    return OrtFacts(
+    facts = OrtFacts(
         distributions=dists,
         package_dir=package_dir,
         version=version,
@@ -236,6 +236,7 @@ def _inspect_package(
         notes=tuple(notes),
         leftover_libraries=leftovers,
     )
+    return dataclasses.replace(facts, binaries=read_package_binaries(facts, python.platform))
 
 
 def _version(

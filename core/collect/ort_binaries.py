@@ -5,8 +5,8 @@
 - :func:`macho_facts`: the libraries a Mach-O file links (LC_LOAD_DYLIB) and the oldest macOS it
   runs on (LC_BUILD_VERSION minos), as ``otool -L`` and ``otool -l | grep minos`` show them.
 
-- :func:`directml_problems`, :func:`coreml_problems`: an installed DirectML or macOS package
-  folder against what the real wheels ship (core/knowledge/directml_coreml.py).
+- :func:`read_package_binaries`: an installed DirectML or macOS package folder against what the
+  real wheels ship (core/knowledge/directml_coreml.py), as a fact the checks judge.
 
 Section headers and load commands are read by hand (a few hundred bytes, ``struct`` only).
 """
@@ -18,6 +18,7 @@ import struct
 from typing import BinaryIO
 
 from fallback_doctor.core.facts.files import open_regular_file
+from fallback_doctor.core.facts.onnxruntime import OrtFacts, PackageBinaries
 
 _AZURE_MARKER = b"AzureProviderFactory"
 """Part of the RTTI name of the Azure provider's factory class, present only where the provider is
@@ -200,26 +201,39 @@ def directml_problems(capi: str) -> list[str]:
     return problems
 
 
-def _tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
+def read_package_binaries(ort: OrtFacts, platform: str | None) -> PackageBinaries | None:
+    """A DirectML package's files, or a package read for macOS (``platform`` "darwin"): what its
+    binaries say; None for any other package.
+
+    By hand: ``dir SITE_PACKAGES\\onnxruntime\\capi`` (Windows) or
+    ``otool -L .../onnxruntime/capi/onnxruntime_pybind11_state*.so`` (macOS).
+    """
+    if ort.package_dir is None:
+        return None
+    capi = os.path.join(ort.package_dir, "capi")
+    package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
+    if package == "onnxruntime-directml" or "DmlExecutionProvider" in ort.providers_in_build:
+        return PackageBinaries("directml", tuple(directml_problems(capi)))
+    if platform == "darwin":
+        return coreml_binaries(capi)
+    return None
 
 
-def coreml_problems(capi: str, macos_version: str | None) -> list[str]:
-    """Why CoreML cannot run from a macOS onnxruntime package folder here, in words (empty: it can)."""
+def coreml_binaries(capi: str) -> PackageBinaries:
+    """What a macOS onnxruntime package folder's binding links and needs (``otool -L``, ``otool -l``)."""
     from fallback_doctor.core.knowledge.directml_coreml import facts
 
     coreml = facts()["coreml"]
     names = _listing(capi)
     binding = next((real for low, real in names.items() if low.startswith(_BINDING_PREFIX)), None)
     if binding is None:
-        return [f"{capi} has no onnxruntime_pybind11_state module"]
+        return PackageBinaries("coreml", (f"{capi} has no onnxruntime_pybind11_state module",))
     read = macho_facts(os.path.join(capi, binding))
     if read is None:
-        return [f"{binding} is not a macOS (Mach-O 64-bit) binary: this package cannot run CoreML"]
+        not_macho = f"{binding} is not a macOS (Mach-O 64-bit) binary: this package cannot run CoreML"
+        return PackageBinaries("coreml", (not_macho,), binding)
     libraries, minimum = read
-    problems = []
+    problems: tuple[str, ...] = ()
     if not any("CoreML.framework" in name for name in libraries):
-        problems.append(f"{binding} does not link CoreML.framework: a build without {coreml['provider']}")
-    if minimum and macos_version and _tuple(macos_version) < _tuple(minimum):
-        problems.append(f"{binding} needs macOS {minimum} or newer; this machine runs macOS {macos_version}")
-    return problems
+        problems = (f"{binding} does not link CoreML.framework: a build without {coreml['provider']}",)
+    return PackageBinaries("coreml", problems, binding, minimum)

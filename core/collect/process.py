@@ -18,22 +18,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from fallback_doctor.core.collect.docker_inspect import inspect_container as inspect_container
-from fallback_doctor.core.collect.docker_inspect import parse_docker_inspect as parse_docker_inspect
-from fallback_doctor.core.collect.environment import relevant_environment
-from fallback_doctor.core.collect.find_process import config_port as config_port
-from fallback_doctor.core.collect.find_process import find_server_process as find_server_process
-from fallback_doctor.core.collect.gpu_memory import gpu_memory_of as gpu_memory_of
-from fallback_doctor.core.collect.gpu_memory import ns_pids as ns_pids
-from fallback_doctor.core.collect.proc_files import parse_cgroup as parse_cgroup
-from fallback_doctor.core.collect.proc_files import parse_environ as parse_environ
-from fallback_doctor.core.collect.proc_maps import classify_mapped as classify_mapped
-from fallback_doctor.core.collect.proc_maps import mapped_paths as mapped_paths
-from fallback_doctor.core.collect.proc_maps import parse_maps as parse_maps
-from fallback_doctor.core.collect.systemd import parse_env_file as parse_env_file
-from fallback_doctor.core.collect.systemd import parse_systemctl_show as parse_systemctl_show
-from fallback_doctor.core.collect.systemd import parse_unit_file as parse_unit_file
-from fallback_doctor.core.collect.systemd import read_unit as read_unit
+from fallback_doctor.core.collect.docker_inspect import inspect_container
+from fallback_doctor.core.collect.gpu_memory import gpu_memory_of, ns_pids
+from fallback_doctor.core.collect.proc_files import parse_cgroup, parse_environ
+from fallback_doctor.core.collect.proc_maps import parse_maps
+from fallback_doctor.core.collect.systemd import read_unit
 from fallback_doctor.core.facts.process import (
     ContainerInfo,
     MappedLibrary,
@@ -41,6 +30,7 @@ from fallback_doctor.core.facts.process import (
     ReadLimit,
     ServiceUnit,
 )
+from fallback_doctor.core.knowledge.environment import relevant_environment
 from fallback_doctor.core.loader import names
 
 PROC = "/proc"

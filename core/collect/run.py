@@ -15,14 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-# relevant_environment and service_environment live in collect.environment (process.py needs them
-# without importing this module); re-exported here for the places that import them from run.
-from fallback_doctor.core.collect.environment import relevant_environment as relevant_environment
-from fallback_doctor.core.collect.environment import service_environment as service_environment
+from fallback_doctor.core.collect.environment import service_environment
 from fallback_doctor.core.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.frozen import default_python, target_environment
+from fallback_doctor.core.knowledge.environment import relevant_environment
 from fallback_doctor.core.snapshot import CollectorOutcome, EnvironmentSnapshot
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 T = TypeVar("T")
@@ -130,7 +130,8 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     from fallback_doctor.core.collect.platform import collect_platform
     from fallback_doctor.core.collect.python_env import collect_python_env
     from fallback_doctor.core.probes.runner import abandon_child
-    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+    from fallback_doctor.core.targets.profile import TargetNotFound
+    from fallback_doctor.core.targets.resolve import resolve_target
 
     shell_env = target_environment(request.env)  # a frozen build's own folder is not the target's
     budget = request.timeout_s
@@ -139,11 +140,12 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         run = _Collection(progress)
         f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
-        bareun = target is not None and target.kind in ("bareun", "native")
+        profile = find_profile(target.kind) if target is not None else None
+        own_library = profile is not None and profile.probe == Probe.LIBRARY
 
         f_log = run.start("log", _collect_log, target, spec) if target is not None else None
         process = None
-        if target is not None and (bareun or target.pid is not None):
+        if target is not None and ((profile is not None and profile.finds_process) or target.pid is not None):
             f_process = run.start("process", _find_process, target, shell_env)
             process = run.wait("process", f_process, budget)
         service_env = process.effective_environment() if process is not None else None
@@ -159,7 +161,7 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         f_device = run.start("device", collect_device, env)
 
         python: PythonEnvFacts | None = run.wait("python", f_python, budget) if f_python else None
-        onnxruntime, torch = _onnxruntime_and_torch(run, target if bareun else None, python, budget)
+        onnxruntime, torch = _onnxruntime_and_torch(run, target if own_library else None, python, budget)
         libraries = _libraries(run, request, target, python, onnxruntime, env)
 
         f_native = run.start(
@@ -203,7 +205,7 @@ def _onnxruntime_and_torch(
     onnxruntime = torch = None
     if bareun is not None:
         if bareun.lib_ort is not None and bareun.lib_ort.core_library is not None:
-            from fallback_doctor.core.targets.bareun import lib_path_ort_facts
+            from fallback_doctor.core.targets.libpath import lib_path_ort_facts
 
             f_ort = run.start("onnxruntime", lib_path_ort_facts, bareun.lib_ort)
             onnxruntime = run.wait("onnxruntime", f_ort, budget)
@@ -290,14 +292,15 @@ def _python_for(target: TargetFacts | None, spec: TargetSpec, request: CollectRe
     """The interpreter to read: the target's; for Bareun and log targets only one named with --python."""
     if target is None:
         return spec.python or request.python
-    if target.kind == "python":
+    if probe_of(target.kind) == Probe.PYTHON:
         return target.python or spec.python or request.python
     return spec.python
 
 
 def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> Any:
     """The running server (``--pid``, else found by executable, library or port), read-only."""
-    from fallback_doctor.core.collect.process import collect_process, find_server_process
+    from fallback_doctor.core.collect.find_process import find_server_process
+    from fallback_doctor.core.collect.process import collect_process
 
     pid = find_server_process(target, target.pid)
     if pid is None:

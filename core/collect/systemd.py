@@ -10,8 +10,8 @@ import shlex
 import shutil
 from pathlib import Path
 
-from fallback_doctor.core.collect.environment import relevant_environment
 from fallback_doctor.core.facts.process import ReadLimit, ServiceUnit
+from fallback_doctor.core.knowledge.environment import relevant_environment
 
 COMMAND_TIMEOUT_S = 5.0
 

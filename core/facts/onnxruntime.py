@@ -19,6 +19,21 @@ class ProviderLibrary:
 
 
 @dataclass(frozen=True)
+class PackageBinaries:
+    """What a DirectML or macOS package's own binaries say (read by collect/ort_binaries.py,
+    judged by checks/package.py directml_coreml_package)."""
+
+    family: str
+    """"directml" (an onnxruntime-directml package) or "coreml" (a package read for macOS)."""
+    problems: tuple[str, ...] = ()
+    """What the files alone show wrong, in words: a file the wheel ships missing, a link missing."""
+    binding: str | None = None
+    """macOS: the binding module's file name (onnxruntime_pybind11_state*.so)."""
+    needs_macos: str | None = None
+    """macOS: the oldest macOS the binding runs on (LC_BUILD_VERSION minos)."""
+
+
+@dataclass(frozen=True)
 class OrtFacts:
     """What ONNX Runtime is installed and what its build needs."""
 
@@ -50,6 +65,8 @@ class OrtFacts:
     """Provider libraries lying beside the files of a CPU-only build (left by another package)."""
     notes: tuple[str, ...] = ()
     """Things seen that matter to a person: files and metadata disagreeing, a half-removed package."""
+    binaries: PackageBinaries | None = None
+    """A DirectML or macOS package's binaries, read; None for any other package."""
 
     @property
     def owning_distribution(self) -> Distribution | None:

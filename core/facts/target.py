@@ -73,7 +73,7 @@ class TargetFacts:
     """The resolved target: which application, where its files are, what its configuration says."""
 
     kind: str
-    """"bareun", "python" or "log"."""
+    """The profile's kind: "bareun", "python", "native", "log" (core/targets/registry.py has them all)."""
     root: str | None
     """The installation directory (Bareun: BAREUN_ROOT), None for a Python or log target."""
     config_path: str | None

@@ -1,4 +1,4 @@
-"""The findings of the test inference (core/inference/findings.py, h14's; declared here).
+"""The findings of the test inference (core/inference/findings.py; declared here).
 
 inference.fell_back and inference.failed carry the cause the probe found, at run time."""
 

@@ -1,4 +1,4 @@
-"""The findings of core/checks/log.py (h12's module): what the application's log says.
+"""The findings of core/checks/log.py: what the application's log says.
 
 log.cause carries the log's top cause, found at run time."""
 

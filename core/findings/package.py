@@ -1,4 +1,4 @@
-"""The findings of core/checks/package.py (h14's module; declared here so that file stays h14's)."""
+"""The findings of core/checks/package.py (declared here, as every check's are under core/findings/)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,9 @@
 
 Both render ``summary_document`` (core/fleet/summary.py) only. The page has no script and loads
 nothing (a Content-Security-Policy forbids it); every value from a bundle or a status file is
-escaped. Words come from resources/texts/labels/fleet.json (English and Korean).
+escaped: its control characters, newlines, bidirectional overrides and lone surrogates are shown
+as escapes (core/escape.py, the rule every front end follows), and on the page as HTML too.
+Words come from resources/texts/labels/fleet.json (English and Korean).
 """
 
 from __future__ import annotations
@@ -10,7 +12,19 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.texts import label
+
+
+def shown(value: Any) -> Any:
+    """The summary document with every string (keys too) shown on one line, escapes visible."""
+    if isinstance(value, str):
+        return visible_line(value)
+    if isinstance(value, dict):
+        return {shown(key): shown(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown(item) for item in value]
+    return value
 
 
 def _category(key: str, lang: str) -> str:
@@ -47,6 +61,7 @@ def _host_line(host: dict[str, Any], lang: str) -> list[str]:
 
 def render_text(document: dict[str, Any], lang: str = "en") -> str:
     """The summary for a terminal: totals, by verdict, by first cause, combinations, every host."""
+    document = shown(document)
     lines = [
         label("fleet.heading.summary", lang),
         label(
@@ -101,7 +116,7 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    return html.escape(visible_line("" if value is None else str(value)), quote=True)
 
 
 _CSS = """

@@ -170,6 +170,8 @@ def _row_json(row: HostRow) -> dict[str, Any]:
         "rc": row.rc,
         "message": row.message,
         "bundle": row.bundle,
+        "identity": row.identity,
+        "files": list(row.files),
         "open_in_wizard": wizard_command(row.bundle) if row.bundle else None,
     }
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.frozen import probe_argv
+from fallback_doctor.core.inference.jsonable import from_jsonable
 from fallback_doctor.core.inference.loader_env import lib_first_env
 from fallback_doctor.core.inference.result import (
     FailureKind,
@@ -39,7 +40,6 @@ from fallback_doctor.core.inference.result import (
     Stage,
     StrategyName,
     StrategyResult,
-    from_jsonable,
 )
 from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name

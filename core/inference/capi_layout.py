@@ -19,7 +19,6 @@ HEADER_SOURCE = (
     "microsoft/onnxruntime include/onnxruntime/core/session/onnxruntime_c_api.h "
     "@ 0017800f6539412b364502d8b59c11463a6411e6 (ORT_API_VERSION 13)"
 )
-HEADER_API_VERSION = 13
 
 #: Every entry of struct OrtApi in order (index = position), up to the header's version.
 ORT_API_FUNCTIONS: tuple[str, ...] = (
@@ -250,21 +249,6 @@ ORT_API_FUNCTIONS: tuple[str, ...] = (
     "ReleaseCANNProviderOptions",  # 224
     "MemoryInfoGetDeviceType",  # 225
 )
-
-#: The API version (= the ONNX Runtime minor release) that brought an entry, where the header says so.
-SINCE: dict[str, int] = {
-    "SessionOptionsAppendExecutionProvider_CUDA_V2": 11,
-    "CreateCUDAProviderOptions": 11,
-    "UpdateCUDAProviderOptions": 11,
-    "GetCUDAProviderOptionsAsString": 11,
-    "ReleaseCUDAProviderOptions": 11,
-    "SessionOptionsAppendExecutionProvider_MIGraphX": 11,
-    "AddExternalInitializers": 12,
-    "SessionOptionsAppendExecutionProvider": 12,
-    "GetTrainingApi": 13,
-    "SessionOptionsAppendExecutionProvider_CANN": 13,
-    "MemoryInfoGetDeviceType": 14,
-}
 
 
 def api_index(name: str) -> int:

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fallback_doctor.core.inference.protobuf_wire import ModelReadError as ModelReadError
-from fallback_doctor.core.inference.protobuf_wire import _int, _ints, _text, _view, fields
+from fallback_doctor.core.inference.protobuf_wire import ModelReadError, _int, _ints, _text, _view, fields
 
 # TensorProto.DataType -> numpy-style name (onnx.proto3).
 ELEM_TYPES: dict[int, str] = {

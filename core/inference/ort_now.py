@@ -21,10 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: The values of ``SessionRun.nodes_source`` for each source of node counts.
-SOURCE_API = "get_provider_graph_assignment_info"
-SOURCE_VERBOSE = "verbose log"
-
 
 @dataclass(frozen=True)
 class PlacedNodes:

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from fallback_doctor.core.inference.jsonable import from_jsonable as from_jsonable
-from fallback_doctor.core.inference.jsonable import to_jsonable as to_jsonable
+from fallback_doctor.core.inference.jsonable import from_jsonable, to_jsonable
 from fallback_doctor.core.inference.ort_now import EpDevice, PlacedNodes, SelectionRun
 
 SCHEMA_VERSION = 1

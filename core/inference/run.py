@@ -14,10 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.inference.model_info import ModelInfo, ModelReadError, read_model
+from fallback_doctor.core.inference.model_info import ModelInfo, read_model
 from fallback_doctor.core.inference.model_inputs import InputPlan, InputsTooLargeError, plan_inputs
+from fallback_doctor.core.inference.protobuf_wire import ModelReadError
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
 from fallback_doctor.core.resource_files import RESOURCES
+from fallback_doctor.core.targets.profile import Probe
+from fallback_doctor.core.targets.registry import probe_of
 
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "cuda": ("CUDAExecutionProvider", "CPUExecutionProvider"),
@@ -40,7 +43,7 @@ def whole_timeout(plan_providers: tuple[str, ...], timeout_s: float | None) -> f
 
 def inference_notice(target: TargetFacts, timeout_s: float) -> str:
     """What the technician is told before the test inference starts: whose code runs, and how long."""
-    if target.kind in ("bareun", "native"):
+    if probe_of(target.kind) == Probe.LIBRARY:
         what = f"loads the application's own ONNX Runtime library ({target.lib_path}) in a child process"
     else:
         what = f"imports the application's onnxruntime with its own interpreter ({target.python})"
@@ -163,7 +166,7 @@ def run_inference(
     o.InferenceSession('model.onnx', providers=['CUDAExecutionProvider']); print(s.get_providers())"``.
     """
     timeout = whole_timeout(plan.request.providers, timeout_s)
-    if target.kind in ("bareun", "native"):
+    if probe_of(target.kind) == Probe.LIBRARY:
         if not target.lib_path:
             raise InferenceSetupError("the Bareun configuration names no libPath: nothing to test")
         from fallback_doctor.core.inference.capi import run_capi_probe

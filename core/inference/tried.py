@@ -23,8 +23,7 @@ from typing import Any
 
 from fallback_doctor.core.inference.result import STAGE_ORDER, Stage, stage_rank
 from fallback_doctor.core.loader.ld_debug import failed_names
-from fallback_doctor.core.model import TRIED_LABEL as TRIED_LABEL
-from fallback_doctor.core.model import CodeStep, EnvironmentStep, Evidence, Finding
+from fallback_doctor.core.model import TRIED_LABEL, CodeStep, EnvironmentStep, Evidence, Finding
 
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "PATH", "DYLD_LIBRARY_PATH")
 _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "nvcuda.dll"})

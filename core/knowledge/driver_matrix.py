@@ -33,13 +33,6 @@ class DriverRequirement:
     note: str
     source: tuple[str, ...]
 
-    @property
-    def minimum_tuple(self) -> tuple[int, int, int]:
-        """The minimum as a comparable integer tuple."""
-        parsed = parse_driver_version(self.minimum)
-        assert parsed is not None
-        return parsed
-
 
 def parse_driver_version(text: str | None) -> tuple[int, int, int] | None:
     """ "580.65.06" -> (580, 65, 6); "576.57" -> (576, 57, 0); None for anything else."""

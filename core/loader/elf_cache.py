@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fallback_doctor.core.cache import FactCache, FileIdentity, default_cache_dir, file_identity
+from fallback_doctor.core.cache import FactCache, default_cache_dir, file_identity
 from fallback_doctor.core.loader.elf import ElfDynamic, elf_identity, read_elf_dynamic
 
 CACHE_NAME = "elf-dynamic"
@@ -90,8 +90,3 @@ class ElfReader:
     def save(self) -> None:
         """Write what was learnt back to the cache file (nothing when nothing is new)."""
         self.cache.save(encode)
-
-
-def identity_of(path: str) -> FileIdentity | None:
-    """The identity the cache keys ``path`` by (re-exported for tests)."""
-    return file_identity(path)

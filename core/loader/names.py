@@ -47,9 +47,6 @@ CUDNN_SUBLIBRARIES_8: tuple[str, ...] = (
     "cudnn_adv_train",
 )
 
-TENSORRT_FAMILIES: tuple[str, ...] = ("nvinfer", "nvonnxparser", "nvinfer_plugin")
-DRIVER_FAMILIES: tuple[str, ...] = ("cuda", "nvcuda", "nvidia-ml", "nvml")
-
 
 @dataclass(frozen=True)
 class LibraryName:
@@ -184,12 +181,6 @@ def is_tensorrt(name: str) -> bool:
     """Whether a name is a TensorRT library (nvinfer*, nvonnxparser*)."""
     family = family_of(name)
     return family is not None and family.lower().startswith(("nvinfer", "nvonnxparser"))
-
-
-def is_driver(name: str) -> bool:
-    """Whether a name is the driver's library (libcuda.so.1 / nvcuda.dll)."""
-    family = family_of(name)
-    return family is not None and family.lower() in ("cuda", "nvcuda")
 
 
 def cudnn_sublibrary_names(cudnn_name: str) -> tuple[str, ...]:

@@ -44,7 +44,6 @@ VIA_RUNPATH = "RUNPATH"
 VIA_CACHE = "ld.so.cache"
 VIA_DEFAULT = "default"
 VIA_LOADED = "already loaded"
-LINUX_STEPS: tuple[str, ...] = (VIA_RPATH, VIA_LD_LIBRARY_PATH, VIA_RUNPATH, VIA_CACHE, VIA_DEFAULT)
 
 VIA_DLL_DIR = "DLL directory"
 VIA_SYSTEM32 = "System32"
@@ -54,14 +53,6 @@ VIA_CWD = "current directory"
 VIA_PATH = "PATH"
 VIA_APISET = "API set"
 VIA_KNOWN_DLL = "KnownDLLs"
-WINDOWS_STEPS: tuple[str, ...] = (
-    VIA_DLL_DIR,
-    VIA_SYSTEM32,
-    VIA_SYSTEM16,
-    VIA_WINDOWS,
-    VIA_CWD,
-    VIA_PATH,
-)
 
 MULTIARCH_TRIPLETS: dict[tuple[int, str], str] = {
     (64, "x86_64"): "x86_64-linux-gnu",

@@ -36,7 +36,7 @@ import itertools
 import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
@@ -478,8 +478,3 @@ class Sampler:
 
 def _with_cpu(sample: GpuSample, cpu: float | None) -> GpuSample:
     return replace(sample, probe_cpu_percent=cpu)
-
-
-def standard_phases() -> Sequence[str]:
-    """The phase names the probe reports, in order."""
-    return (PHASE_SESSION_CREATION, PHASE_WARM_UP, PHASE_TIMED_RUNS, PHASE_DONE)

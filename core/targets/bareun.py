@@ -20,17 +20,7 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 
-from fallback_doctor.core.targets.bareun_config import config_text_for_report as config_text_for_report
-from fallback_doctor.core.targets.bareun_config import key_lines_by_text as key_lines_by_text
-from fallback_doctor.core.targets.bareun_config import read_config as read_config
-from fallback_doctor.core.targets.bareun_config import read_config_bytes as read_config_bytes
-from fallback_doctor.core.targets.bareun_reader import CONFIG_RELATIVE as CONFIG_RELATIVE
-from fallback_doctor.core.targets.bareun_reader import CONFIG_TEXT_LIMIT as CONFIG_TEXT_LIMIT
-from fallback_doctor.core.targets.bareun_reader import KEY_LINE_KEYS as KEY_LINE_KEYS
-from fallback_doctor.core.targets.bareun_reader import BareunConfig as BareunConfig
-from fallback_doctor.core.targets.bareun_reader import expand_variables as expand_variables
-from fallback_doctor.core.targets.libpath import inspect_lib_path as inspect_lib_path
-from fallback_doctor.core.targets.libpath import lib_path_ort_facts as lib_path_ort_facts
+from fallback_doctor.core.targets.bareun_reader import CONFIG_RELATIVE
 
 DEFAULT_ROOTS_POSIX: tuple[str, ...] = ("/opt/bareun", "/bareun")
 DEFAULT_ROOTS_WINDOWS: tuple[str, ...] = ("C:\\Program Files\\bareun",)

@@ -478,11 +478,3 @@ def _kind_words(kind: str) -> str:
         "bool": "true/false",
         "null": "null",
     }.get(kind, kind)
-
-
-def _bounds(minimum: int | None, maximum: int | None) -> str:
-    if minimum is not None and maximum is not None:
-        return f"between {minimum} and {maximum}"
-    if minimum is not None:
-        return f"{minimum} or more"
-    return f"{maximum} or less"

@@ -15,7 +15,8 @@ import re
 
 _INTERPRETER = re.compile(r"^(?:python|pypy)[\w.+-]*$", re.IGNORECASE)
 """python, python3.11, pypy3, python.exe, and wrappers named after them (python-debug, python3-wrapper)."""
-_IN_VENV = (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"))
+_IN_VENV = (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"), ("python.exe",))
+"""A virtual environment's interpreter; last, a Windows installation's folder."""
 
 
 class NotAnInterpreterError(ValueError):

@@ -1,6 +1,7 @@
 """Resolve what the user named (TargetSpec) into TargetFacts: which application, where its files are.
 
-``auto`` takes a Bareun installation when one is found (``--bareun-root``/``--config``,
+Each kind is resolved by its profile (core/targets/registry.py). ``auto`` takes the first
+profile whose ``detect`` finds its target (a Bareun installation: ``--bareun-root``/``--config``,
 BAREUN_ROOT, the default locations), else the Python environment (``--python``, or the tool's
 own interpreter). A file or folder named on the command line that is not there is a usage
 error (TargetNotFound, exit 2); whatever is wrong inside the installation is a finding.
@@ -12,13 +13,9 @@ import os
 from collections.abc import Mapping, Sequence
 
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.frozen import default_python
-from fallback_doctor.core.targets import bareun
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-
-
-class TargetNotFound(Exception):  # noqa: N818 - the name is the brief's
-    """A target named by the user does not exist (a usage error: the CLI exits 2)."""
+from fallback_doctor.core.targets.profile import ResolveOptions, TargetNotFound
+from fallback_doctor.core.targets.registry import AUTO, FALLBACK, find_profile, profiles, target_kinds
+from fallback_doctor.core.targets.spec import TargetSpec
 
 
 def resolve_target(
@@ -35,41 +32,16 @@ def resolve_target(
     ``echo $BAREUN_ROOT``, ``cat $BAREUN_ROOT/config/bareun.json``, ``ls $BAREUN_ROOT/lib``.
     """
     _check_named_files(spec)
-    kind = TargetKind(spec.kind)
-    if kind == TargetKind.LOG:
-        if not spec.logs and spec.log_text is None:
-            raise TargetNotFound("--target log needs at least one --log FILE")
-        return TargetFacts(
-            kind="log",
-            root=None,
-            config_path=None,
-            log_paths=spec.logs,
-            lib_path=None,
-            requested_provider=None,
-            python=spec.python,
-            pid=spec.pid,
-            log_text=spec.log_text,
-        )
-    if kind == TargetKind.PYTHON:
-        return _python_target(spec)
-    if kind == TargetKind.NATIVE:
-        from fallback_doctor.core.targets.native import NativeTargetError, native_target
-
-        try:
-            return native_target(spec, env, load_library=load_library)
-        except NativeTargetError as error:
-            raise TargetNotFound(str(error)) from None
-    found = _bareun_root(spec, env, roots)
-    if found is None:
-        if kind == TargetKind.BAREUN:
-            looked = ", ".join(bareun.default_roots() if roots is None else roots)
-            raise TargetNotFound(
-                f"no Bareun installation found (BAREUN_ROOT: {env.get('BAREUN_ROOT') or 'not set'}; "
-                f"looked in {looked}): name it with --bareun-root DIR or --config FILE"
-            )
-        return _python_target(spec)
-    root, how = found
-    return bareun_target(spec, env, root, how, load_library=load_library)
+    options = ResolveOptions(roots=roots, load_library=load_library)
+    kind = str(spec.kind)
+    if kind == AUTO:
+        found = next((p for p in profiles() if p.detect is not None and p.detect(spec, env, options)), None)
+        profile = found or find_profile(FALLBACK)
+    else:
+        profile = find_profile(kind)
+    if profile is None:
+        raise TargetNotFound(f"--target {kind}: not a kind of target ({', '.join(target_kinds())})")
+    return profile.resolve(spec, env, options)
 
 
 def _check_named_files(spec: TargetSpec) -> None:
@@ -90,82 +62,3 @@ def _check_named_files(spec: TargetSpec) -> None:
         raise TargetNotFound(f"--pid {spec.pid}: no such process")
     if spec.lib_dir is not None and not os.path.isdir(spec.lib_dir):
         raise TargetNotFound(f"--lib-dir {spec.lib_dir}: no such directory")
-
-
-def _python_target(spec: TargetSpec) -> TargetFacts:
-    return TargetFacts(
-        kind="python",
-        root=None,
-        config_path=spec.config,
-        log_paths=spec.logs,
-        lib_path=None,
-        requested_provider=None,
-        python=spec.python or default_python(),
-        pid=spec.pid,
-        log_text=spec.log_text,
-    )
-
-
-def _bareun_root(
-    spec: TargetSpec, env: Mapping[str, str], roots: Sequence[str] | None
-) -> tuple[str, str] | None:
-    if spec.bareun_root is not None:
-        return os.path.abspath(spec.bareun_root), "--bareun-root"
-    if spec.config is not None:
-        config = os.path.abspath(spec.config)
-        parent = os.path.dirname(os.path.dirname(config))
-        if os.path.basename(os.path.dirname(config)) == "config" and os.path.isdir(parent):
-            return parent, "--config"
-        from_env = bareun.find_root(env, ())
-        return (from_env[0], from_env[1]) if from_env else (os.path.dirname(config), "--config")
-    return bareun.find_root(env, roots)
-
-
-def bareun_target(
-    spec: TargetSpec, env: Mapping[str, str], root: str, how: str, *, load_library: bool = False
-) -> TargetFacts:
-    """The Bareun installation at ``root``: its configuration read and checked, its libPath read.
-
-    By hand: ``python -m json.tool ROOT/config/bareun.json`` and ``ls -l ROOT/lib``.
-    """
-    config_path = os.path.abspath(spec.config) if spec.config else os.path.join(root, bareun.CONFIG_RELATIVE)
-    config = bareun.read_config(config_path, env, root)
-    notes: list[str] = []
-    lib_path = config.paths.get("libPath")
-    if lib_path is None and not any(issue.key == "libPath" for issue in config.issues):
-        default = os.path.join(root, "lib")
-        if os.path.isdir(default):
-            lib_path = default
-            notes.append(
-                f"libPath was not read from the configuration; {default} (the usual layout) was used"
-            )
-    lib_ort = None
-    if lib_path is not None and os.path.isdir(lib_path):
-        lib_ort = bareun.inspect_lib_path(lib_path, env, load=load_library)
-    config_text, cut_note = bareun.config_text_for_report(config.text)
-    if cut_note:
-        notes.append(cut_note)
-    log_dir = config.paths.get("logPath")
-    logs = spec.logs
-    if not logs and log_dir is not None and os.path.isdir(log_dir):
-        logs = bareun.log_files(log_dir)
-    return TargetFacts(
-        kind="bareun",
-        root=root,
-        config_path=config_path,
-        log_paths=logs,
-        lib_path=lib_path,
-        requested_provider=config.provider.provider if config.provider else None,
-        root_source=how,
-        python=spec.python,
-        pid=spec.pid,
-        provider_setting=config.provider,
-        config_issues=tuple(config.issues),
-        paths=dict(config.paths),
-        log_dir=log_dir,
-        lib_ort=lib_ort,
-        log_text=spec.log_text,
-        notes=tuple(notes),
-        config_text=config_text,
-        config_key_lines=dict(config.key_lines),
-    )

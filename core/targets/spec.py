@@ -7,7 +7,7 @@ from enum import StrEnum
 
 
 class TargetKind(StrEnum):
-    """The kinds of target: auto picks Bareun when installed, else the Python environment."""
+    """The built-in kinds' names; every kind, a plug-in's too, is in core/targets/registry.py."""
 
     AUTO = "auto"
     BAREUN = "bareun"
@@ -21,7 +21,8 @@ class TargetKind(StrEnum):
 class TargetSpec:
     """The target as given; resolving it (finding Bareun, reading its config) is a collector's job."""
 
-    kind: TargetKind = TargetKind.AUTO
+    kind: str = TargetKind.AUTO
+    """A registered profile's kind, or "auto"."""
     python: str | None = None
     """--python: the application's interpreter."""
     bareun_root: str | None = None

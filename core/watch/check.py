@@ -19,11 +19,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
+from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.facts.logs import LogFacts
 from fallback_doctor.core.facts.process import ProcessFacts
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetSpec
 from fallback_doctor.core.texts import label
 
@@ -94,8 +96,9 @@ def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str
     """What the status line calls the server: ``--name``, ``bareun``, else the executable's name."""
     if name:
         return name
-    if target is not None and target.kind == "bareun":
-        return "bareun"
+    profile = find_profile(target.kind) if target is not None else None
+    if profile is not None and profile.server_name:
+        return profile.server_name
     if process is not None:
         command = process.executable or (process.cmdline[0] if process.cmdline else "")
         if command:
@@ -197,9 +200,11 @@ def run_check(
 
     ``env`` is the environment the check runs in (the server's own is read from /proc).
     """
+    from fallback_doctor.core.collect.find_process import find_server_process
     from fallback_doctor.core.collect.log import collect_log
-    from fallback_doctor.core.collect.process import collect_process, find_server_process
-    from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+    from fallback_doctor.core.collect.process import collect_process
+    from fallback_doctor.core.targets.profile import TargetNotFound
+    from fallback_doctor.core.targets.resolve import resolve_target
 
     started = time.monotonic()
     shell = dict(os.environ if env is None else env)
@@ -258,7 +263,11 @@ def _perf_value(value: int | float | None) -> str:
 
 
 def status_line(result: WatchResult) -> str:
-    """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``."""
+    """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``.
+
+    One line, encodable as UTF-8: control characters, bidirectional overrides and lone
+    surrogates (a ``--name`` that is not UTF-8) are shown as escapes (core/escape.py).
+    """
     process = result.process
     read = process is not None and process.maps_read
     perf = {
@@ -268,5 +277,6 @@ def status_line(result: WatchResult) -> str:
     }
     data = " ".join(f"{key}={_perf_value(value)}" for key, value in perf.items())
     data += f" time={result.duration_s:.3f}s"
-    message = " ".join(result.message.split()).replace("|", "/")
+    # Outside text (a --name, a library's or the configuration's words) is shown, not obeyed.
+    message = visible_line(" ".join(result.message.split())).replace("|", "/")
     return f"{result.state.name} - {message} | {data}"

@@ -1,7 +1,8 @@
 """The worker processes of a server: a parent that forks workers (gunicorn, a process pool) maps
 no ONNX Runtime itself, its workers do. Read-only, from /proc.
 
-By hand: ``ps --ppid PID -o pid,cmd``, ``grep -l onnxruntime /proc/CHILD/maps``.
+Every /proc file is read through core/facts/files.py (bounded, non-blocking). By hand:
+``ps --ppid PID -o pid,cmd``, ``grep -l onnxruntime /proc/CHILD/maps``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from fallback_doctor.core.collect.process import PROC, parse_maps
+from fallback_doctor.core.collect.proc_maps import parse_maps
+from fallback_doctor.core.collect.process import PROC
+from fallback_doctor.core.facts.files import read_regular_file
 
 MAX_WORKERS = 64
 """Most descendants looked at (a server with more is read through the first ones)."""
@@ -18,8 +21,7 @@ MAX_WORKERS = 64
 def parent_of(pid: int, proc: str = PROC) -> int | None:
     """The parent pid from /proc/PID/stat (the field after the command's closing parenthesis)."""
     try:
-        with open(os.path.join(proc, str(pid), "stat"), "rb") as handle:
-            text = handle.read(4096).decode("utf-8", "replace")
+        text = read_regular_file(os.path.join(proc, str(pid), "stat"), 4096).decode("utf-8", "replace")
     except OSError:
         return None
     fields = text.rpartition(")")[2].split()
@@ -52,8 +54,9 @@ def descendants(pid: int, proc: str = PROC, limit: int = MAX_WORKERS) -> list[in
 def maps_onnxruntime(pid: int, proc: str = PROC) -> bool:
     """Whether /proc/PID/maps names an ONNX Runtime library (False when it cannot be read)."""
     try:
-        with open(os.path.join(proc, str(pid), "maps"), "rb") as handle:
-            text = handle.read(64 * 1024 * 1024).decode("utf-8", "replace")
+        text = read_regular_file(os.path.join(proc, str(pid), "maps"), 64 * 1024 * 1024).decode(
+            "utf-8", "replace"
+        )
     except OSError:
         return False
     return any(lib.family.startswith("ort_") for lib in parse_maps(text))

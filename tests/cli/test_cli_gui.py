@@ -51,8 +51,10 @@ def test_gui_help_without_a_display_is_guis_own_usage() -> None:
 @pytest.fixture(scope="module")
 def customer_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from bundle_plants import real_document
-    from fallback_doctor.core.bundle.export import BundleOptions, prepare_bundle, write_bundle
+    from fallback_doctor.core.bundle.export import prepare_bundle
     from fallback_doctor.core.bundle.members import bundle_members
+    from fallback_doctor.core.bundle.preview import BundleOptions
+    from fallback_doctor.core.bundle.write import write_bundle
 
     document = real_document()
     folder = tmp_path_factory.mktemp("customer")

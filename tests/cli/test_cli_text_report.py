@@ -108,3 +108,43 @@ def test_test_inference_names_only_what_it_prints_and_says_how_to_verify(lang: s
     assert "layer findings" not in text and "계층별 결과" not in text
     assert "fallback-doctor diagnose" in text
     assert ("Verify: " if lang == "en" else "확인 방법: ") in text
+
+
+def _diagnose_text(columns: str | None) -> list[str]:
+    """A real ``diagnose --target log`` of a real log, its text as a terminal of ``columns`` shows it."""
+    import os
+    import subprocess
+
+    log = Path(__file__).resolve().parents[1] / "data" / "logs" / "ansi_crlf.log"
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    run = subprocess.run(
+        [sys.executable, "-m", "fallback_doctor.cli.main", "diagnose", "--target", "log", "--log", str(log)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert run.stdout, run.stderr
+    return run.stdout.splitlines()
+
+
+def _longest_wrapped(lines: list[str]) -> int:
+    """The longest line of prose: a command (``$ …``) is never wrapped, so that it copies whole,
+    and a single long word (a path) cannot be."""
+    return max(len(line) for line in lines if " " in line.strip() and not line.strip().startswith("$"))
+
+
+def test_the_text_report_wraps_at_the_terminals_width() -> None:
+    narrow, wide = _diagnose_text("64"), _diagnose_text("180")
+    assert _longest_wrapped(narrow) <= 64
+    assert _longest_wrapped(wide) <= 180
+    assert len(wide) < len(narrow)
+
+
+def test_into_a_pipe_each_heading_is_one_line_for_grep() -> None:
+    piped = _diagnose_text(None)  # not a terminal, no COLUMNS
+    assert any(line.startswith("Verdict: ") and line.endswith("CPU.") for line in piped)
+    assert any(line.startswith("1. [") and line.endswith(")") for line in piped)

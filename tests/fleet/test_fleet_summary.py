@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+from fallback_doctor.core.bundle.export import export_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.fleet import fields
 from fallback_doctor.core.fleet.hosts import read_fleet
 from fallback_doctor.core.fleet.render import render_html, render_text

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core import facade
-from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+from fallback_doctor.core.bundle.export import export_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.sampling.recordings import load_recording
 from fallback_doctor.core.sampling.sources import ReplaySource
 from fallback_doctor.core.step_child import run_inspection

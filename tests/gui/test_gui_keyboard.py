@@ -127,3 +127,29 @@ def test_tab_walks_every_page_in_visual_order(qtbot, tmp_path) -> None:  # type:
     finally:
         wizard.shutdown()
         set_language("en")
+
+
+def test_return_goes_next_even_where_the_focus_rests_on_run_again(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    wizard = DoctorWizard({"kind": "python"}, settings=settings, probe_options=FAST, lang="en")
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.activateWindow()
+    try:
+        qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
+        wizard.next()  # the configuration page
+        wizard.next()  # the log page: its step runs
+        for page in (Page.LOG, Page.STACK):
+            qtbot.waitUntil(lambda: wizard.running is None, timeout=120_000)
+            assert wizard.currentId() == page
+            again = wizard.pages[page].again
+            assert again.isVisible()
+            again.setFocus()
+            ran: list[bool] = []
+            again.clicked.connect(lambda _checked=False, ran=ran: ran.append(True))
+            QTest.keyClick(again, Qt.Key.Key_Return)
+            assert ran == [], "Return ran the step again"
+            assert wizard.currentId() == page + 1, "Return did not go Next"
+    finally:
+        wizard.shutdown()
+        set_language("en")

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core import facade
-from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+from fallback_doctor.core.bundle.export import export_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.sampling.recordings import load_recording
 from fallback_doctor.core.sampling.sampler import Sampler
 from fallback_doctor.core.sampling.sources import PsutilCpuSource, ReplaySource
@@ -141,7 +142,8 @@ def test_a_bundle_from_another_machine_draws_its_samples_in_seconds_from_the_sta
         _cpu_xs, cpu = (list(map(float, a)) for a in plot._curves["cpu"].getOriginalDataset())
         readings = [v for v in cpu if not math.isnan(v)]
         assert len(readings) >= TICKS - 2
-        assert max(cpu[1:10]) > 50.0 and max(cpu[-8:]) < 20.0
+        # (busy: a core's worth where the machine has one free, a third of it on a loaded one)
+        assert max(cpu[1:10]) > max(20.0, 2 * max(cpu[-8:])) and max(cpu[-8:]) < 20.0
         # The phases: dotted lines at their times (the early one at 0 s), named under the graph.
         marks_x = list(map(float, plot._curves["cpu_marks"].getOriginalDataset()[0]))
         assert marks_x[0] == 0.0 and all(x >= 0 for x in marks_x)

@@ -257,12 +257,9 @@ def _redact_bareun(text: str) -> object:
 
 
 def _export(document: dict[str, Any]) -> object:
-    from fallback_doctor.core.bundle.export import (
-        BundleOptions,
-        ExtraMember,
-        build_bundle_bytes,
-        prepare_bundle,
-    )
+    from fallback_doctor.core.bundle.export import prepare_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions, ExtraMember
+    from fallback_doctor.core.bundle.write import build_bundle_bytes
 
     extras = [ExtraMember("bareun.json", json.dumps(document, default=str), "config")]
     preview = prepare_bundle(
@@ -291,10 +288,13 @@ def _open_zip(data: bytes) -> object:
 
 
 def _proc(parse: str) -> Callable[[Any], object]:
-    def call(value: Any) -> object:
-        from fallback_doctor.core.collect import process
+    """``module.function`` of core/collect, imported when first called."""
+    module, function = parse.split(".")
 
-        return getattr(process, parse)(value)
+    def call(value: Any) -> object:
+        import importlib
+
+        return getattr(importlib.import_module(f"fallback_doctor.core.collect.{module}"), function)(value)
 
     return call
 
@@ -487,6 +487,8 @@ def _refusals() -> dict[str, tuple[type[BaseException], ...]]:
 
 def readers() -> list[Reader]:
     """Every reader of this suite (built lazily: the loader's exception types are imported here)."""
+    from strategies_fleet import fleet_readers
+
     refusals = _refusals()
     return [
         Reader(
@@ -511,16 +513,16 @@ def readers() -> list[Reader]:
             # extract" byte says 8.4 (zipfile raises NotImplementedError while opening).
             examples=(_zip_needing_version(84),),
         ),
-        Reader("/proc/PID/maps", maps_text, _proc("parse_maps")),
-        Reader("/proc/PID/environ", environ_bytes, _proc("parse_environ")),
-        Reader("/proc/PID/cgroup", cgroup_text, _proc("parse_cgroup")),
-        Reader("systemctl show", systemd_text, _proc("parse_systemctl_show")),
-        Reader("unit file", systemd_text, _proc("parse_unit_file")),
-        Reader("EnvironmentFile", systemd_text, _proc("parse_env_file")),
+        Reader("/proc/PID/maps", maps_text, _proc("proc_maps.parse_maps")),
+        Reader("/proc/PID/environ", environ_bytes, _proc("proc_files.parse_environ")),
+        Reader("/proc/PID/cgroup", cgroup_text, _proc("proc_files.parse_cgroup")),
+        Reader("systemctl show", systemd_text, _proc("systemd.parse_systemctl_show")),
+        Reader("unit file", systemd_text, _proc("systemd.parse_unit_file")),
+        Reader("EnvironmentFile", systemd_text, _proc("systemd.parse_env_file")),
         Reader(
             "docker inspect",
             docker_text,
-            _proc("parse_docker_inspect"),
+            _proc("docker_inspect.parse_docker_inspect"),
             (ValueError,),
             # Found by the 10,000-example run (commit d92527e): a Config of another type.
             examples=('[{"Config": 1}]', '[{"HostConfig": {"DeviceRequests": [1]}}]'),
@@ -542,4 +544,5 @@ def readers() -> list[Reader]:
             examples=("timestamp,phase\n1.5\r2,x", '"\r'),
         ),
         Reader("fleet status file", fleet_status, _fleet_row),
+        *fleet_readers(),
     ]

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.cli.output import json_text, visible, write_json
+from fallback_doctor.cli.output import json_text, write_json
+from fallback_doctor.core.escape import visible
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -117,7 +118,9 @@ def test_diagnose_text_shows_escapes_from_bareun_json(tmp_path: Path) -> None:
 def test_bundle_show_does_not_write_a_bundles_escapes(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core" / "bundle"))
     from bundle_plants import real_document
-    from fallback_doctor.core.bundle.export import BundleOptions, prepare_bundle, write_bundle
+    from fallback_doctor.core.bundle.export import prepare_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions
+    from fallback_doctor.core.bundle.write import write_bundle
 
     document = real_document()
     attack = f"{OSC_TITLE}{CLEAR}GPU VERIFIED{OSC_CLIPBOARD}"

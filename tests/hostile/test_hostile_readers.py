@@ -26,6 +26,7 @@ SHARDS = {
     "report document through export": 4,
     "bareun.json through the redactor": 3,
     "bundle zip: open and show": 2,
+    "fleet-summary over a status file (--save --json)": 2,
 }
 SLOW_CASES = [
     (reader, shard, SHARDS.get(reader.name, 1))

@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.bundle.export import BundleOptions, export_bundle
+from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.html_graph import CPU_COLOUR, GPU_COLOUR, phase_marks
 from fallback_doctor.core.bundle.members import bundle_members
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.inference.run import plan_inference
 from fallback_doctor.core.inference.sampled import run_sampled_inference

@@ -6,6 +6,7 @@ fetched once with ``pip download --no-deps`` into ~/.cache/gfd-wheels; skipped w
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import zipfile
@@ -13,8 +14,14 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.checks.package import directml_coreml_package
-from fallback_doctor.core.collect.ort_binaries import coreml_problems, directml_problems, macho_facts
-from fallback_doctor.core.facts.onnxruntime import OrtFacts
+from fallback_doctor.core.collect.ort_binaries import (
+    coreml_binaries,
+    directml_problems,
+    macho_facts,
+    read_package_binaries,
+)
+from fallback_doctor.core.facts.onnxruntime import OrtFacts, PackageBinaries
+from fallback_doctor.core.facts.platform import PlatformFacts
 from fallback_doctor.core.logs.signatures import load_signatures, match_text
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
@@ -49,8 +56,9 @@ def _capi(spec: tuple[str, str, str], target: Path, leave_out: str = "") -> Path
     return target / "onnxruntime" / "capi"
 
 
-def _ort(capi: Path, package: str) -> OrtFacts:
-    return OrtFacts(
+def _ort(capi: Path, package: str, platform: str = "win32") -> OrtFacts:
+    """The package's facts as the collector makes them: its binaries read (collect/ort_binaries.py)."""
+    ort = OrtFacts(
         distributions=(),
         package_dir=str(capi.parent),
         version="1.24.4",
@@ -62,6 +70,11 @@ def _ort(capi: Path, package: str) -> OrtFacts:
         requirement_source=None,
         build_package_name=package,
     )
+    return dataclasses.replace(ort, binaries=read_package_binaries(ort, platform))
+
+
+def _macos(version: str) -> PlatformFacts:
+    return PlatformFacts(system="Darwin", release="23.2.0", machine="arm64", os_name=f"macOS {version}")
 
 
 def test_directml_wheel_is_complete_and_says_so_when_directml_dll_is_gone(tmp_path):
@@ -82,10 +95,12 @@ def test_macos_wheel_links_coreml_and_needs_macos_14(tmp_path):
     libraries, minimum = read
     assert "/System/Library/Frameworks/CoreML.framework/Versions/A/CoreML" in libraries
     assert minimum == "14.0"
-    assert coreml_problems(str(capi), "14.2") == []
-    assert coreml_problems(str(capi), "13.6") == [
-        f"{binding.name} needs macOS 14.0 or newer; this machine runs macOS 13.6"
-    ]
+    assert coreml_binaries(str(capi)) == PackageBinaries("coreml", (), binding.name, "14.0")
+    ort = _ort(capi, "onnxruntime", platform="darwin")
+    assert list(directml_coreml_package(EnvironmentSnapshot(onnxruntime=ort, platform=_macos("14.2")))) == []
+    (finding,) = directml_coreml_package(EnvironmentSnapshot(onnxruntime=ort, platform=_macos("13.6")))
+    assert finding.id == "package.coreml_unusable"
+    assert f"{binding.name} needs macOS 14.0 or newer; this machine runs macOS 13.6" in finding.detail
 
 
 def test_a_linux_package_is_no_macos_package(tmp_path):
@@ -93,7 +108,7 @@ def test_a_linux_package_is_no_macos_package(tmp_path):
     (capi / "onnxruntime_pybind11_state.so").write_bytes(b"\x7fELF" + b"\0" * 60)
     for pyd in capi.glob("*.pyd"):
         pyd.unlink()
-    (problem,) = coreml_problems(str(capi), "14.2")
+    (problem,) = coreml_binaries(str(capi)).problems
     assert "is not a macOS (Mach-O 64-bit) binary" in problem
 
 

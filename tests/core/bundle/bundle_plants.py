@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from fallback_doctor.core.bundle.export import ExtraMember
+from fallback_doctor.core.bundle.preview import ExtraMember
 
 USER = "alicekim"
 HOST = "gpu-node-17"

@@ -21,17 +21,12 @@ from bundle_plants import (
     planted_extras,
 )
 from fallback_doctor.cli.bundle import export_from_cli
-from fallback_doctor.core.bundle.export import (
-    BundleExistsError,
-    BundleOptions,
-    ExtraMember,
-    Limits,
-    prepare_bundle,
-    render_preview,
-    write_bundle,
-)
+from fallback_doctor.core.bundle.export import prepare_bundle
 from fallback_doctor.core.bundle.manifest import sha256_of
+from fallback_doctor.core.bundle.preview import BundleOptions, ExtraMember, Limits
+from fallback_doctor.core.bundle.preview_text import render_preview
 from fallback_doctor.core.bundle.safe_open import open_bundle, verify_bundle
+from fallback_doctor.core.bundle.write import BundleExistsError, write_bundle
 
 OPTIONS = BundleOptions(redact_more=(SECRETS["redact_more"],), created="2026-01-02T03:04:05+00:00")
 

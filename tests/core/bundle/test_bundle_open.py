@@ -15,13 +15,15 @@ from typing import Any
 import pytest
 from bundle_plants import PLANTED, leaks_in_zip, planted_document, planted_extras
 from fallback_doctor.cli.bundle import main as bundle_main
-from fallback_doctor.core.bundle.export import BundleOptions, prepare_bundle, write_bundle
+from fallback_doctor.core.bundle.export import prepare_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.bundle.safe_open import (
     BundleRefusedError,
     OpenLimits,
     open_bundle,
     verify_bundle,
 )
+from fallback_doctor.core.bundle.write import write_bundle
 from fallback_doctor.core.report import render_text
 
 

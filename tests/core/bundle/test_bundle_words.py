@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from bundle_plants import real_document
-from fallback_doctor.core.bundle.export import BundleOptions, prepare_bundle
+from fallback_doctor.core.bundle.export import prepare_bundle
+from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.bundle.redact import Redactor
 
 

@@ -8,9 +8,9 @@ import pytest
 from fallback_doctor.core.checks.device import (
     container_without_gpu,
     cuda_visible_devices_hides_all,
-    hides_all_gpus,
     nvidia_visible_devices_none,
 )
+from fallback_doctor.core.checks.visible_devices import hides_all_gpus
 from fallback_doctor.core.collect.device import collect_device
 from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
 from fallback_doctor.core.snapshot import EnvironmentSnapshot

@@ -6,13 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.inference.model_info import (
-    ModelReadError,
-    default_dim,
-    parse_model,
-    read_model,
-    resolve_dims,
-)
+from fallback_doctor.core.inference.model_info import default_dim, parse_model, read_model, resolve_dims
+from fallback_doctor.core.inference.protobuf_wire import ModelReadError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

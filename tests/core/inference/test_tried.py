@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from fallback_doctor.core.inference.tried import TRIED_LABEL, missing_library, with_tried_evidence
+from fallback_doctor.core.inference.tried import missing_library, with_tried_evidence
 from fallback_doctor.core.model import (
+    TRIED_LABEL,
     CodeStep,
     EnvironmentStep,
     Finding,

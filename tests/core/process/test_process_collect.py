@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.checks import process as process_checks
-from fallback_doctor.core.collect.process import collect_process, find_server_process
+from fallback_doctor.core.collect.find_process import find_server_process
+from fallback_doctor.core.collect.process import collect_process
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
@@ -116,8 +118,14 @@ def test_find_server_by_executable_library_pid_and_port(tmp_path: Path) -> None:
     server.write_text(
         "import ctypes, sys\nctypes.CDLL(sys.argv[1])\nprint('ready', flush=True)\nsys.stdin.read()\n"
     )
-    with running_child([server, core], base_env(), script=None) as child:
+    # By executable: the server's own binary lies under the root (a copy of this interpreter here).
+    executable = root / "bin" / "bareun-server"
+    shutil.copy2(os.path.realpath(sys.executable), executable)
+    with running_child([core], base_env(), python=str(executable)) as child:
         assert find_server_process(_target(root=str(root)), None) == child.pid
+    # A path under the root in the arguments is no proof (issue 28: `less <root>/config/bareun.json`).
+    with running_child([server, core], base_env(), script=None) as child:
+        assert find_server_process(_target(root=str(root)), None) is None
     # By library only: the child maps a file under lib_path (its command line says nothing).
     with running_child([core], base_env()) as child:
         assert find_server_process(_target(lib_path=str(lib_dir)), None) == child.pid

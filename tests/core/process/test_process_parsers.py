@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fallback_doctor.core.collect.process import (
-    classify_mapped,
-    config_port,
-    parse_cgroup,
-    parse_docker_inspect,
+from fallback_doctor.core.collect.docker_inspect import parse_docker_inspect
+from fallback_doctor.core.collect.find_process import config_port
+from fallback_doctor.core.collect.proc_files import parse_cgroup, parse_environ
+from fallback_doctor.core.collect.proc_maps import classify_mapped, parse_maps
+from fallback_doctor.core.collect.systemd import (
     parse_env_file,
-    parse_environ,
-    parse_maps,
     parse_systemctl_show,
     parse_unit_file,
     read_unit,

@@ -8,7 +8,7 @@ import sys
 import pytest
 from fallback_doctor.cli.main import main
 from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot, process_exists
-from fallback_doctor.core.targets.resolve import TargetNotFound
+from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 

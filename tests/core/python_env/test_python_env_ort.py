@@ -12,12 +12,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import (
-    _binding,
-    collect_onnxruntime,
-    has_azure_provider,
-    is_ort_distribution,
-)
+from fallback_doctor.core.collect.onnxruntime import _binding, collect_onnxruntime, is_ort_distribution
+from fallback_doctor.core.collect.ort_binaries import has_azure_provider
 from fallback_doctor.core.collect.python_env import collect_python_env
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts

@@ -16,8 +16,10 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import DiagnoseRequest, Verdict, diagnose
 from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.targets.bareun import inspect_lib_path, lib_path_ort_facts, log_files
-from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.targets.bareun import log_files
+from fallback_doctor.core.targets.libpath import inspect_lib_path, lib_path_ort_facts
+from fallback_doctor.core.targets.profile import TargetNotFound
+from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 NO_ROOTS: tuple[str, ...] = ()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.facts.target import ConfigIssue
-from fallback_doctor.core.targets.bareun import BareunConfig, expand_variables, read_config_bytes
+from fallback_doctor.core.targets.bareun_config import read_config_bytes
+from fallback_doctor.core.targets.bareun_reader import BareunConfig, expand_variables
 from fallback_doctor.core.targets.jsonpos import (
     JsonPositionError,
     TextPositions,

@@ -25,7 +25,8 @@ from fallback_doctor.core.inference.run import plan_inference, run_inference
 from fallback_doctor.core.knowledge.native_apps import app_named
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.libpath import lib_path_ort_facts
-from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.targets.profile import TargetNotFound
+from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
 
 NATIVE = TargetKind.NATIVE
