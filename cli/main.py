@@ -17,6 +17,7 @@ from fallback_doctor.cli.common import (
     target_spec,
 )
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
+from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
 from fallback_doctor.core.collect.run import CollectRequest
 from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
 from fallback_doctor.core.escape import visible_line
@@ -135,6 +136,7 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     )
     diag.add_argument("--quick", action="store_true", help="static inspection only (no test inference)")
     diag.add_argument("--runs", type=int, default=None, metavar="N", help=_RUNS_HELP)
+    add_model_arguments(diag)
     diag.add_argument(
         "--inference-timeout",
         type=float,
@@ -190,6 +192,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from error
     python = args.python or default_python()
     spec = target_spec(args)
+    model, dims = checked_model(args)
     request = DiagnoseRequest(
         collect=CollectRequest(python=python, env=dict(os.environ), target=spec),
         quick=args.quick,
@@ -197,6 +200,8 @@ def run_diagnose(args: argparse.Namespace) -> int:
         inference_steady=args.runs is None,
         target={"kind": str(spec.kind), "python": python},
         inference_timeout_s=args.inference_timeout,
+        inference_model=model,
+        inference_dims=dims,
     )
     try:
         diagnosis = diagnose(request, _say_before_inference)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
+from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
 from fallback_doctor.cli.test_inference_text import render_text
 from fallback_doctor.core.document import to_jsonable
 from fallback_doctor.core.frozen import default_python
@@ -59,14 +60,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")
     parser.add_argument("--config", metavar="FILE", help="the application's configuration file")
-    parser.add_argument("--model", metavar="FILE", help="an .onnx model (default: the bundled test encoder)")
-    parser.add_argument(
-        "--dim",
-        metavar="NAME=VALUE",
-        action="append",
-        default=[],
-        help="value of a symbolic dimension (repeatable), e.g. --dim batch=4",
-    )
+    add_model_arguments(parser)
     parser.add_argument(
         "--runs",
         type=_positive,
@@ -110,24 +104,12 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def parse_dims(items: list[str]) -> dict[str, int]:
-    """``["batch=4", "seq=64"]`` -> ``{"batch": 4, "seq": 64}``; a usage error otherwise."""
-    dims: dict[str, int] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip().isdigit() or int(value) < 1:
-            raise UsageError(f"--dim {item}: expected NAME=VALUE with a positive integer, e.g. --dim batch=4")
-        dims[name.strip()] = int(value)
-    return dims
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the test inference on the target; print text or JSON; 0 GPU verified, 1 not, 2 usage."""
     env = dict(os.environ)
     if args.python and not os.path.exists(args.python):
         raise UsageError(f"--python {args.python}: no such file")
-    if args.model and not os.path.isfile(args.model):
-        raise UsageError(f"--model {args.model}: no such file")
+    model, dims = checked_model(args)
     spec = TargetSpec(
         kind=args.target,
         python=args.python,
@@ -138,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         target = resolve_target(spec, env)
         plan = plan_inference(
-            Path(args.model) if args.model else None,
-            dims=parse_dims(args.dim),
+            Path(model) if model else None,
+            dims=dims,
             providers=PROVIDERS[provider_key(target.requested_provider, args.provider)],
             runs=20 if args.runs is None else args.runs,
             warmup=args.warmup,
@@ -152,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (TargetNotFound, InferenceSetupError) as error:
         raise UsageError(str(error)) from None
-    info, request, model = plan.info, plan.request, plan.model
+    info, request = plan.info, plan.request
     findings = inference_findings(result)
     lang = args.lang or default_language()
     if args.json:
@@ -160,9 +142,13 @@ def run(args: argparse.Namespace) -> int:
             "schema": 1,
             "target": {"kind": target.kind, "python": target.python, "lib_path": target.lib_path},
             "model": {
-                "path": str(model),
+                "path": str(plan.model),
                 "inputs": [value.describe() for value in info.inputs],
                 "dims": request.dims,
+                "dims_used": [
+                    {"name": c.name, "value": c.value, "source": c.source} for c in plan.inputs.choices
+                ],
+                "shapes": request.shapes,
                 "nodes": len(info.nodes),
                 "matmul_flops_per_batch": info.matmul_flops(request.dims),
             },
@@ -173,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(document, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(result, findings, info, request, lang))
+        sys.stdout.write(render_text(result, findings, info, plan, lang))
     return 0 if gpu_verified(result) else 1
 
 

@@ -15,7 +15,9 @@ from fallback_doctor.core.document import to_jsonable
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.inference.findings import gpu_verified, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
-from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult, SessionRun
+from fallback_doctor.core.inference.model_words import dims_words, placement_words
+from fallback_doctor.core.inference.result import ProbeResult, SessionRun
+from fallback_doctor.core.inference.run import InferencePlan
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.texts import has_label, label
@@ -44,11 +46,15 @@ def _code_words(kind: str, code: str, lang: str) -> str:
 
 
 def render_text(
-    result: ProbeResult, findings: list[Finding], info: ModelInfo, request: ProbeRequest, lang: str
+    result: ProbeResult, findings: list[Finding], info: ModelInfo, plan: InferencePlan, lang: str
 ) -> str:
     """The side-by-side table, the strategies, the verdict and the quoted evidence."""
-    lines = _head_lines(result, info, request, lang)
+    lines = _head_lines(result, info, plan, lang)
     lines.extend(_comparison_lines(result, lang))
+    gpu = result.as_is.gpu if result.as_is is not None else None
+    placed = placement_words(gpu.nodes_per_provider, lang) if gpu is not None else ""
+    if placed:
+        lines.append(label("report.inference.placement", lang, placement=placed))
     lines.extend(_strategy_lines(result, lang))
     lines.append("")
     verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
@@ -70,15 +76,18 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def _head_lines(result: ProbeResult, info: ModelInfo, request: ProbeRequest, lang: str) -> list[str]:
+def _head_lines(result: ProbeResult, info: ModelInfo, plan: InferencePlan, lang: str) -> list[str]:
     runtime = result.runtime
     version, where = runtime.ort_version or "?", runtime.ort_location or "?"
     lines = [label("test_inference.runtime", lang, version=version, where=where)]
     if runtime.interpreter:
         python = runtime.python_version or "?"
         lines.append(label("test_inference.python", lang, interpreter=runtime.interpreter, version=python))
+    request = plan.request
     flops = info.matmul_flops(request.dims)
-    dims = ", ".join(f"{k}={v}" for k, v in request.dims.items()) or label("test_inference.fixed", lang)
+    dims = dims_words(
+        ({"name": c.name, "value": c.value, "source": c.source} for c in plan.inputs.choices), lang
+    )
     lines.append(
         label(
             "test_inference.model",

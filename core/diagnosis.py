@@ -58,6 +58,10 @@ class DiagnoseRequest:
     """Timed runs per session in the test inference."""
     inference_timeout_s: float | None = None
     """The bound of the whole test inference (None: 120 s, 900 s with TensorRT first)."""
+    inference_model: str | None = None
+    """The application's own .onnx model for the test inference (None: the bundled test encoder)."""
+    inference_dims: dict[str, int] = field(default_factory=dict)
+    """Values of the model's dynamic dimensions by name (``--dim batch=16``)."""
     target: dict[str, str] = field(default_factory=dict)
     """A description of the target for the report: kind, interpreter, paths."""
 
@@ -158,6 +162,8 @@ def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = 
             runs=request.inference_runs,
             steady=request.inference_steady,
             timeout_s=request.inference_timeout_s,
+            model=request.inference_model,
+            dims=dict(request.inference_dims),
         )
         outcome = gpu_retry_for_snapshot(snapshot, request.collect, settings, progress)
         document = apply_probe_run(document, outcome)

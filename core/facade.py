@@ -55,6 +55,9 @@ verdict_words = _on_first_use(_PAGES, "verdict_words")
 default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
 wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
 wizard_target = _on_first_use(_TARGETS, "wizard_target")
+model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
+model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
+placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
 remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
 remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
 
@@ -95,10 +98,13 @@ __all__ = [
     "label",
     "layer_parts",
     "log_view",
+    "model_choice",
+    "model_line",
     "module_argv",
     "new_sampler",
     "open_bundle",
     "phase_name",
+    "placement_words",
     "preload",
     "remedy_lines",
     "remedy_plain",

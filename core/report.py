@@ -332,6 +332,7 @@ def _run_verdict_words(verdict: Any, lang: str) -> str:
 
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
+    from fallback_doctor.core.inference.model_words import placement_words
     from fallback_doctor.core.measures import gpu_summary, ms_text
 
     summary = gpu_summary(document)
@@ -339,7 +340,7 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
         skipped = (document.get("inference") or {}).get("skipped")
         why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
         return [label("report.inference.skipped", lang, why=why), ""] if skipped else []
-    lines = []
+    lines = _model_lines(document, lang)
     lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))
     if summary["ran"]:
         lines.append(
@@ -351,7 +352,18 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
                 providers=", ".join(summary["gpu_providers"]) or "-",
             )
         )
+        placed = placement_words(summary["gpu_nodes"], lang)
+        if placed:
+            lines.append(label("report.inference.placement", lang, placement=placed))
     return [*lines, ""]
+
+
+def _model_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+    """The test model's name and each dynamic dimension's value with its source ([] before a step ran)."""
+    from fallback_doctor.core.inference.model_words import model_line
+
+    line = model_line(document, lang)
+    return line.splitlines()
 
 
 __all__ = [

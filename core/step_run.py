@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fallback_doctor.core.frozen import default_python
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from fallback_doctor.core.collect.run import CollectRequest
     from fallback_doctor.core.facts.target import TargetFacts
     from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
+    from fallback_doctor.core.inference.run import InferencePlan
     from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 PhaseListener = Callable[[str, str, float, bool | None], None]
@@ -39,6 +41,12 @@ class ProbeSettings:
     steady: bool = True
     """Stop the timed runs once the median is known within 2 % (ProbeRequest.steady)."""
     dims: dict[str, int] = field(default_factory=dict)
+    """Values of the model's dynamic dimensions by name (``--dim``); the rest get a default."""
+    model: str | None = None
+    """The application's own .onnx model (``--model``); None: the bundled test encoder."""
+    model_source: str = "given"
+    """Where ``model`` came from: "given" (--model, the wizard's field), or seen in the running
+    process, "cmdline" or "open_file" (core/inference/model_seen.py)."""
     timeout_s: float | None = None
     """None: the probe's own default (longer for TensorRT)."""
 
@@ -91,6 +99,7 @@ def gpu_retry_for_snapshot(
     service = snapshot.process.effective_environment() if snapshot.process is not None else None
     env = service_environment(collect.env, service)
     python = snapshot.python.executable if snapshot.python else collect.python
+    settings = with_process_model(snapshot, settings)
     if progress is not None:
         from fallback_doctor.core.inference.run import (
             PROVIDERS,
@@ -104,6 +113,19 @@ def gpu_retry_for_snapshot(
         timeout = whole_timeout(providers, settings.timeout_s)
         progress("inference: " + inference_notice(snapshot.target, timeout))
     return run_inference_step(snapshot.target, python, env, gpu=True, settings=settings, sampled=True)
+
+
+def with_process_model(snapshot: EnvironmentSnapshot, settings: ProbeSettings) -> ProbeSettings:
+    """``settings`` with the model the running process names or holds, when none was given."""
+    process = snapshot.process
+    if settings.model or process is None or not process.pid or process.error:
+        return settings
+    from fallback_doctor.core.inference.model_seen import models_seen
+
+    seen = models_seen(process.pid, process.cmdline)
+    if not seen:
+        return settings
+    return dataclasses.replace(settings, model=seen[0].path, model_source=seen[0].where)
 
 
 def run_inference_step(
@@ -123,27 +145,12 @@ def run_inference_step(
     result (`diagnose`); the wizard samples in its own process for the live graph instead.
     """
     from fallback_doctor.core.inference.findings import gpu_verified, inference_findings
-    from fallback_doctor.core.inference.run import (
-        PROVIDERS,
-        InferenceSetupError,
-        plan_inference,
-        provider_key,
-        run_inference,
-    )
+    from fallback_doctor.core.inference.run import InferenceSetupError, run_inference
 
     step = "gpu_retry" if gpu else "cpu_baseline"
     started = time.time()
     try:
-        plan = plan_inference(
-            None,
-            dims=dict(settings.dims),
-            providers=PROVIDERS[provider_key(target.requested_provider)],
-            runs=settings.runs,
-            warmup=settings.warmup,
-            threads=settings.threads,
-            steady=settings.steady,
-        )
-        plan = dataclasses.replace(plan, request=dataclasses.replace(plan.request, gpu_retry=gpu, strict=gpu))
+        plan, not_run = _plan(target, settings, gpu)
         if sampled:
             from fallback_doctor.core.inference.sampled import run_sampled_inference
 
@@ -164,28 +171,75 @@ def run_inference_step(
             result = _cpu_only(plan.request, python, env, settings, on_phase, on_start)
     except InferenceSetupError as error:
         return StepOutcome(step=step, skipped=str(error), started=started)
-    flops = plan.info.matmul_flops(plan.request.dims)
-    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
     verified = bool(gpu and gpu_verified(result))
     return StepOutcome(
         step=step,
         result=result.to_json(),
-        model={
-            "name": plan.model.name,
-            "path": str(plan.model),
-            "nodes": len(plan.info.nodes),
-            "inputs": len(plan.info.inputs),
-            "dims": dict(plan.request.dims),
-            "runs": plan.request.runs,
-            "warmup": plan.request.warmup,
-            "description": f"{plan.model.name}: {len(plan.info.inputs)} inputs, "
-            f"{len(plan.info.nodes)} nodes{work}",
-        },
+        model=model_summary(plan, settings.model_source, not_run),
         started=started,
         findings=tuple(inference_findings(result)) if gpu else (),
         gpu_verified=verified,
         verdict=result.verdict.value if gpu else None,
     )
+
+
+def _plan(target: TargetFacts, settings: ProbeSettings, gpu: bool) -> tuple[InferencePlan, str | None]:
+    """The plan, and None; or, when the model seen in the running process cannot be run, the bundled
+    encoder's plan and why that model was not run (a model given by the technician is an error)."""
+    from fallback_doctor.core.inference.run import (
+        PROVIDERS,
+        InferenceSetupError,
+        plan_inference,
+        provider_key,
+    )
+
+    def make(model: str | None) -> InferencePlan:
+        plan = plan_inference(
+            Path(model) if model else None,
+            dims=dict(settings.dims),
+            providers=PROVIDERS[provider_key(target.requested_provider)],
+            runs=settings.runs,
+            warmup=settings.warmup,
+            threads=settings.threads,
+            steady=settings.steady,
+        )
+        return dataclasses.replace(plan, request=dataclasses.replace(plan.request, gpu_retry=gpu, strict=gpu))
+
+    try:
+        return make(settings.model), None
+    except InferenceSetupError as error:
+        if not settings.model or settings.model_source == "given":
+            raise
+        return make(None), str(error)
+
+
+def model_summary(
+    plan: InferencePlan, source: str = "given", not_run: str | None = None
+) -> dict[str, object]:
+    """The report's ``inference.model``: which model and where it came from ("bundled", "given",
+    "cmdline", "open_file"), each dynamic dimension's value and source; ``not_run``: why the model
+    seen in the running process gave way to the bundled encoder."""
+    from fallback_doctor.core.inference.run import bundled_model
+
+    flops = plan.info.matmul_flops(plan.request.dims)
+    work = f", {flops / 1e9:.2f} GFLOPs per batch" if flops else ""
+    bundled = plan.model == bundled_model().resolve()
+    return {
+        "name": plan.model.name,
+        "path": str(plan.model),
+        "bundled": bundled,
+        "source": "bundled" if bundled else source,
+        "seen_not_run": not_run,
+        "nodes": len(plan.info.nodes),
+        "inputs": len(plan.info.inputs),
+        "dims": dict(plan.request.dims),
+        "dims_used": [{"name": c.name, "value": c.value, "source": c.source} for c in plan.inputs.choices],
+        "shapes": {name: list(shape) for name, shape in plan.inputs.shapes.items()},
+        "runs": plan.request.runs,
+        "warmup": plan.request.warmup,
+        "description": f"{plan.model.name}: {len(plan.info.inputs)} inputs, "
+        f"{len(plan.info.nodes)} nodes{work}",
+    }
 
 
 def _cpu_only(

@@ -14,7 +14,7 @@ from typing import Any
 
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, add_wizard_arguments
 
-__all__ = ["build_parser", "make_application", "run", "target_from_args"]
+__all__ = ["build_parser", "make_application", "probe_options_from_args", "run", "target_from_args"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +50,20 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in target.items() if value}
 
 
+def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
+    """The wizard's probe options from ``--model`` and ``--dim`` (the model field starts with them),
+    or the usage error for a ``--dim`` that is not NAME=VALUE."""
+    from fallback_doctor.gui.model_field import dims_from_text
+
+    dims, bad = dims_from_text(" ".join(args.dim or ()))
+    if bad is not None:
+        return f"--dim {bad}: expected NAME=VALUE with a positive integer, e.g. --dim batch=4"
+    options: dict[str, Any] = {"dims": dims} if dims else {}
+    if args.model:
+        options["model"] = args.model
+    return options
+
+
 def make_application() -> Any:
     """The QApplication (high-DPI rounding that keeps fractional scales sharp)."""
     from PySide6.QtCore import Qt
@@ -69,10 +83,14 @@ def make_application() -> Any:
 
 def run(argv: Sequence[str]) -> int:
     """Open the wizard; returns the application's exit status."""
-    args = build_parser().parse_args(list(argv))
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    options = probe_options_from_args(args)
+    if isinstance(options, str):
+        parser.error(options)
     app = make_application()
     from fallback_doctor.gui.wizard import DoctorWizard
 
-    wizard = DoctorWizard(target_from_args(args), lang=args.lang)
+    wizard = DoctorWizard(target_from_args(args), lang=args.lang, probe_options=options)
     wizard.show()
     return int(app.exec())

@@ -36,6 +36,7 @@ class DoctorWizard(Protocol):
     failures: dict[str, str]
     bundle_mode: bool
     searching: bool
+    probe_options: dict[str, Any]
 
     def bundle_banner(self) -> str: ...
     def ensure(self, step: str | None) -> None: ...

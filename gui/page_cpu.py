@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.model_field import ModelField
 from fallback_doctor.gui.page_base import (
     DoctorWizard,
     Page,
     StepPage,
+    plain_label,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,6 +28,10 @@ class CpuPage(StepPage):
 
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
+        self.model = ModelField(lambda: wizard.probe_options, self)
+        self.body.addWidget(self.model)
+        self.model_used = plain_label(self)
+        self.body.addWidget(self.model_used)
         self.table = QTableWidget(self)
         self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells)
         self.table.setCornerButtonEnabled(False)
@@ -33,8 +39,15 @@ class CpuPage(StepPage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.body.addWidget(self.table, 1)
 
+    def retranslate(self) -> None:
+        """Labels, and the model field's words."""
+        super().retranslate()
+        self.model.retranslate()
+
     def render(self) -> None:
-        """The latency table of the CPU baseline."""
+        """The model that ran (name, dims and their sources), the latency table of the CPU baseline."""
+        self.model.setEnabled(not self.doctor.bundle_mode)
+        self.model_used.setText(facade.model_line(self.doctor.document, language()))
         self.table.setAccessibleName(t("table.cpu"))
         self.table.horizontalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.columns')}")
         self.table.verticalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.rows')}")

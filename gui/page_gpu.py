@@ -114,7 +114,11 @@ class GpuPage(StepPage):
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
         self._fit_table()
-        self.cpu_note.setText(t("gpu.cpu_note") if summary["baseline_ran"] else "")
+        note = t("gpu.cpu_note") if summary["baseline_ran"] else ""
+        placed = facade.placement_words(summary["gpu_nodes"], lang)
+        placement = t("gpu.placement", placement=placed) if placed else ""
+        model = facade.model_line(self.doctor.document, lang)
+        self.cpu_note.setText("\n".join(line for line in (model, placement, note) if line))
 
     def _fit_table(self) -> None:
         """Wide enough for every header and value on one line: nothing is cut ("PU baseli")."""

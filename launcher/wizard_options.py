@@ -34,6 +34,16 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
         "--lib-dir", metavar="DIR", help="--target native: the application's ONNX Runtime folder"
     )
     parser.add_argument("--bundle", metavar="ZIP", help="open a diagnostic bundle (read only)")
+    parser.add_argument(
+        "--model", metavar="FILE", help="the application's own .onnx model for the test inference"
+    )
+    parser.add_argument(
+        "--dim",
+        metavar="NAME=VALUE",
+        action="append",
+        default=[],
+        help="value of a dynamic dimension of the model (repeatable), e.g. --dim batch=16",
+    )
     parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language (default: the locale)")
 
 
@@ -60,4 +70,8 @@ def headless_argv(args: argparse.Namespace) -> list[str]:
             argv += [option, value]
     for log in args.log or ():
         argv += ["--log", log]
+    if getattr(args, "model", None):
+        argv += ["--model", args.model]
+    for dim in getattr(args, "dim", None) or ():
+        argv += ["--dim", dim]
     return argv + lang

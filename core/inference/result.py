@@ -122,6 +122,9 @@ class ProbeRequest:
     """Values for symbolic dimensions by name (e.g. {"batch": 16, "seq": 128})."""
     default_dim: int = 1
     """The value of a symbolic dimension not named in ``dims``."""
+    shapes: dict[str, list[int]] = field(default_factory=dict)
+    """The concrete shape of each input by name, decided by the parent (core/inference/model_inputs.py);
+    an input not named here (an older parent) is shaped from ``dims`` and ``default_dim``."""
     input_ranges: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Integer inputs by name: values drawn from [low, high) (token ids below the vocabulary size).
     Integer inputs not named: names with "mask" get 1, "type"/"segment" 0, others [0, 100)."""

@@ -15,7 +15,8 @@ from typing import Any
 
 from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.inference.model_info import ModelInfo, read_model, resolve_dims
+from fallback_doctor.core.inference.model_info import ModelInfo, read_model
+from fallback_doctor.core.inference.model_inputs import InputPlan, InputsTooLargeError, plan_inputs
 from fallback_doctor.core.inference.protobuf_wire import ModelReadError
 from fallback_doctor.core.inference.result import ProbeRequest, ProbeResult
 from fallback_doctor.core.resource_files import RESOURCES
@@ -64,6 +65,8 @@ class InferencePlan:
     model: Path
     info: ModelInfo
     request: ProbeRequest
+    inputs: InputPlan
+    """Every input's shape and each dynamic dimension's value with where it came from."""
 
 
 def bundled_model() -> Path:
@@ -97,7 +100,10 @@ def plan_inference(
     threads: int = 2,
     steady: bool = False,
 ) -> InferencePlan:
-    """Read the model and build the probe request; symbolic dims from ``dims``, the description, names."""
+    """Read the model and build the probe request; dynamic dims from ``dims``, the description, names.
+
+    Raises InferenceSetupError, naming the file, for a model that cannot be read, fed or allocated.
+    """
     path = (model or bundled_model()).resolve()
     if not path.is_file():
         raise InferenceSetupError(f"{path}: no such model file")
@@ -114,7 +120,13 @@ def plan_inference(
         )
     description = model_description(path)
     defaults = description.get("dims") if isinstance(description.get("dims"), dict) else None
-    resolved = resolve_dims(info, dict(dims or {}), defaults)
+    try:
+        inputs = plan_inputs(info, dict(dims or {}), defaults)
+    except InputsTooLargeError as error:
+        raise InferenceSetupError(str(error)) from None
+    resolved = {choice.name: choice.value for choice in inputs.choices}
+    for name, value in (dims or {}).items():
+        resolved.setdefault(name, int(value))
     ranges: dict[str, tuple[int, int]] = {}
     raw_ranges = description.get("input_ranges")
     if isinstance(raw_ranges, dict):
@@ -127,11 +139,12 @@ def plan_inference(
         steady=steady,
         warmup=warmup,
         dims=resolved,
+        shapes={name: list(shape) for name, shape in inputs.shapes.items()},
         providers=providers,
         threads=threads,
         input_ranges=ranges,
     )
-    return InferencePlan(model=path, info=info, request=request)
+    return InferencePlan(model=path, info=info, request=request, inputs=inputs)
 
 
 def run_inference(

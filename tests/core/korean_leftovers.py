@@ -69,6 +69,7 @@ _KEPT = re.compile(
     r"|\.[A-Za-z]\w*"  # a file name's extension after a Korean word ("버전.tgz")
     r"|\b[A-Za-z]*_[\w*]*"  # an identifier with an underscore (fell_back_to_cpu, ORT_TENSORRT_*)
     r"|\b[\w.+-]*[A-Za-z][\w.+-]*==[\w.*+-]+"  # a pinned requirement
+    r"|\b[\w.:-]+=\d+\b"  # a model's dimension and its value, its name as the model has it ("seq=128")
     r"|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"  # a package name ("onnxruntime-gpu", "nvidia-cudnn-cu13")
     r"|\bx\d+\b"  # a count ("Add x41")
     r"|\b\w*[A-Z]\w*[A-Z]\w*"  # two capitals: an acronym, a CamelCase name (CUDAExecutionProvider, cuDNN)

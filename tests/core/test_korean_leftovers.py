@@ -75,6 +75,9 @@ def test_the_detector_keeps_names_and_finds_our_words() -> None:
         "get_ep_devices(), session.get_providers(), ONNX Runtime 1.31.1, docker (/.dockerenv), 12.3 ms"
     )
     assert leftovers(kept) == []
+    # A model's dimensions are its own names ("테스트 추론 모델: a.onnx (batch=16 (지정한 값), ...)").
+    assert leftovers("모델 (batch=16 (지정한 값), images:2=224 (지정한 값))") == []
+    assert leftovers("모델 (batch=16 (given))") == ["given"]
     assert leftovers("결과: [ONNXRuntimeError] : 1 : FAIL : Failed to load library. 그다음") == []
 
 

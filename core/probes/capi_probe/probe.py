@@ -170,7 +170,8 @@ class Probe:
                     "input %r is of type %s, which this probe cannot make data for"
                     % (item["name"], item["dtype"])
                 )
-            item["resolved"] = resolve_shape(item["shape"], dims, default_dim)
+            planned = (self.request.get("shapes") or {}).get(item["name"])
+            item["resolved"] = resolve_shape(item["shape"], dims, default_dim, planned)
         model = str(self.request["model"])
         size = os.path.getsize(model)
         sha = hashlib.sha256()

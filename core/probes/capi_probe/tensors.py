@@ -73,8 +73,11 @@ def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[
     return result[0], result[1]
 
 
-def resolve_shape(shape: list[Any], dims: dict[str, int], default_dim: int) -> list[int]:
-    """Replace symbolic and unknown dimensions: by name from ``dims``, else ``default_dim``."""
+def resolve_shape(shape: list[Any], dims: dict[str, int], default_dim: int, planned: Any = None) -> list[int]:
+    """Replace symbolic and unknown dimensions: the parent's ``planned`` shape where it has this rank,
+    else by name from ``dims``, else ``default_dim``."""
+    if isinstance(planned, list) and len(planned) == len(shape):
+        return [int(dim) for dim in planned]
     resolved = []
     for dim in shape:
         if isinstance(dim, int):

@@ -15,8 +15,12 @@ from .capture import phase_end, phase_start
 from .common import _NUMPY_TYPES, UnusableModelError
 
 
-def resolve_shape(shape: List[Any], request: Dict[str, Any]) -> List[int]:
-    """Concrete dims: symbolic names from request["dims"], unknown ones request["default_dim"]."""
+def resolve_shape(shape: List[Any], request: Dict[str, Any], name: Optional[str] = None) -> List[int]:
+    """Concrete dims: the parent's request["shapes"][name] where it has the input at this rank; else
+    symbolic names from request["dims"], unknown ones request["default_dim"]."""
+    planned = (request.get("shapes") or {}).get(name) if name is not None else None
+    if isinstance(planned, list) and len(planned) == len(shape):
+        return [int(dim) for dim in planned]
     dims = request.get("dims") or {}
     default = int(request.get("default_dim") or 1)
     out: List[int] = []
@@ -45,7 +49,7 @@ def make_inputs(
                 "input %r has type %s; the probe can only generate numeric and boolean tensors"
                 % (arg.name, arg.type)
             )
-        shape = resolve_shape(list(arg.shape or []), request)
+        shape = resolve_shape(list(arg.shape or []), request, arg.name)
         rng = np.random.default_rng(seed + index)
         lowered = arg.name.lower()
         if dtype == "bool":

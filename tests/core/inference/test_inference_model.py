@@ -28,9 +28,13 @@ def test_bundled_model_is_a_bert_shaped_encoder() -> None:
     assert [v.describe() for v in info.outputs] == ["logits: float32 [batch, 2]"]
     ops = info.op_counts
     assert ops == DESCRIPTION["op_counts"]
-    # Per block: Softmax, Erf (GELU) once; LayerNormalization twice (+ the embeddings' one).
+    # Per block: Softmax, Erf (GELU) once; LayerNormalization twice (+ the embeddings' and the convolution's).
     assert ops["Softmax"] == blocks == ops["Erf"] == 4
-    assert ops["LayerNormalization"] == 2 * blocks + 1
+    assert ops["LayerNormalization"] == 2 * blocks + 2
+    # One convolution on the main path, so the GPU retry makes ONNX Runtime's CUDA provider load cuDNN.
+    assert ops["Conv"] == 1
+    conv = next(node for node in info.nodes if node.op_type == "Conv")
+    assert info.shape_of(conv.inputs[1]) == (128, 128, 3)
     assert ops["MatMul"] == blocks * 8 + 2  # Q, K, V, QK^T, AV, out, FFN in, FFN out; pooler, classifier
     assert {"Gather", "CumSum", "Tanh"} <= set(ops)
     assert 1_000_000 < info.size_bytes < 8_000_000
