@@ -33,8 +33,8 @@ class HandOver(QWidget):
         self.open_folder.hide()
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.open_folder)
         row.addWidget(self.save_report)
+        row.addWidget(self.open_folder)
         self._jobs: list[CallJob] = []
 
     def retranslate(self) -> None:

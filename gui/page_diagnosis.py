@@ -67,8 +67,8 @@ class DiagnosisPage(StepPage):
         buttons.addWidget(self.copy)
         buttons.addWidget(self.check)
         buttons.addWidget(self.note, 1)
-        buttons.addWidget(self.handover)
         buttons.addWidget(self.export)
+        buttons.addWidget(self.handover)  # after the export: Tab goes left to right
         self.body.addLayout(buttons)
         self.findings: list[dict[str, Any]] = []
         self.checking: str | None = None
