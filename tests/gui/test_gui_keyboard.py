@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 
 import pytest
 from fallback_doctor.gui.i18n import set_language
@@ -82,74 +83,68 @@ def _in_visual_order(sequence: list[QWidget]) -> list[str]:
     return wrong
 
 
-def test_tab_walks_every_page_in_visual_order(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def wizard(qtbot, tmp_path) -> Iterator[DoctorWizard]:  # type: ignore[no-untyped-def]
+    """A Python target's wizard, shown and active, its installations searched."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    wizard = DoctorWizard({"kind": "python"}, settings=settings, probe_options=FAST, lang="en")
-    qtbot.addWidget(wizard)
-    wizard.show()
-    wizard.activateWindow()
+    made = DoctorWizard({"kind": "python"}, settings=settings, probe_options=FAST, lang="en")
+    qtbot.addWidget(made)
+    made.show()
+    made.activateWindow()
     try:
-        qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
-        for number in range(len(Page)):
-            if number:
-                wizard.next()
-                qtbot.waitUntil(lambda: wizard.running is None, timeout=120_000)
-                wizard.flush_rendering()
-            assert wizard.currentId() == number
-            cycle = _tab_cycle(wizard)
-            page = wizard.currentPage()
-            for widget in _interactive(wizard):
-                assert widget.accessibleName().strip(), f"page {number}: {type(widget).__name__} has no name"
-                group = _exclusive_group(widget)
-                if not widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
-                    continue  # part of another widget (a table's headers): not a Tab stop of its own
-                if group is None:
-                    assert widget in cycle, f"page {number}: Tab never reaches {widget.accessibleName()}"
-                else:
-                    # An exclusive group is one Tab stop; the arrow keys move inside it.
-                    assert any(b in cycle for b in group.buttons()), (
-                        f"page {number}: {widget.accessibleName()}"
-                    )
-            # The cycle read from the page's first widget (the one after the button row).
-            start = next(
-                i for i, w in enumerate(cycle) if page.isAncestorOf(w) and not page.isAncestorOf(cycle[i - 1])
-            )
-            ordered = cycle[start:] + cycle[:start]
-            assert _in_visual_order(ordered) == [], f"page {number}"
-        # Arrow keys move between the layers of the stack (one exclusive group).
-        wizard.back()
-        wizard.back()
-        wizard.back()
-        stack = wizard.pages[Page.STACK]
-        stack.buttons["driver"].setFocus()
-        QTest.keyClick(stack.buttons["driver"], Qt.Key.Key_Up)
-        assert QApplication.focusWidget() is stack.buttons["cuda"]
+        qtbot.waitUntil(lambda: not made.searching, timeout=10_000)
+        yield made
     finally:
-        wizard.shutdown()
+        made.shutdown()
         set_language("en")
 
 
-def test_return_goes_next_even_where_the_focus_rests_on_run_again(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    wizard = DoctorWizard({"kind": "python"}, settings=settings, probe_options=FAST, lang="en")
-    qtbot.addWidget(wizard)
-    wizard.show()
-    wizard.activateWindow()
-    try:
-        qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
-        wizard.next()  # the configuration page
-        wizard.next()  # the log page: its step runs
-        for page in (Page.LOG, Page.STACK):
+def test_tab_walks_every_page_in_visual_order(qtbot, wizard: DoctorWizard) -> None:  # type: ignore[no-untyped-def]
+    for number in range(len(Page)):
+        if number:
+            wizard.next()
             qtbot.waitUntil(lambda: wizard.running is None, timeout=120_000)
-            assert wizard.currentId() == page
-            again = wizard.pages[page].again
-            assert again.isVisible()
-            again.setFocus()
-            ran: list[bool] = []
-            again.clicked.connect(lambda _checked=False, ran=ran: ran.append(True))
-            QTest.keyClick(again, Qt.Key.Key_Return)
-            assert ran == [], "Return ran the step again"
-            assert wizard.currentId() == page + 1, "Return did not go Next"
-    finally:
-        wizard.shutdown()
-        set_language("en")
+            wizard.flush_rendering()
+        assert wizard.currentId() == number
+        cycle = _tab_cycle(wizard)
+        page = wizard.currentPage()
+        for widget in _interactive(wizard):
+            assert widget.accessibleName().strip(), f"page {number}: {type(widget).__name__} has no name"
+            group = _exclusive_group(widget)
+            if not widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                continue  # part of another widget (a table's headers): not a Tab stop of its own
+            if group is None:
+                assert widget in cycle, f"page {number}: Tab never reaches {widget.accessibleName()}"
+            else:
+                # An exclusive group is one Tab stop; the arrow keys move inside it.
+                assert any(b in cycle for b in group.buttons()), f"page {number}: {widget.accessibleName()}"
+        # The cycle read from the page's first widget (the one after the button row).
+        start = next(
+            i for i, w in enumerate(cycle) if page.isAncestorOf(w) and not page.isAncestorOf(cycle[i - 1])
+        )
+        ordered = cycle[start:] + cycle[:start]
+        assert _in_visual_order(ordered) == [], f"page {number}"
+    # Arrow keys move between the layers of the stack (one exclusive group).
+    wizard.back()
+    wizard.back()
+    wizard.back()
+    stack = wizard.pages[Page.STACK]
+    stack.buttons["driver"].setFocus()
+    QTest.keyClick(stack.buttons["driver"], Qt.Key.Key_Up)
+    assert QApplication.focusWidget() is stack.buttons["cuda"]
+
+
+def test_return_goes_next_even_where_the_focus_rests_on_run_again(qtbot, wizard: DoctorWizard) -> None:  # type: ignore[no-untyped-def]
+    wizard.next()  # the configuration page
+    wizard.next()  # the log page: its step runs
+    for page in (Page.LOG, Page.STACK):
+        qtbot.waitUntil(lambda: wizard.running is None, timeout=120_000)
+        assert wizard.currentId() == page
+        again = wizard.pages[page].again
+        assert again.isVisible()
+        again.setFocus()
+        ran: list[bool] = []
+        again.clicked.connect(lambda _checked=False, ran=ran: ran.append(True))
+        QTest.keyClick(again, Qt.Key.Key_Return)
+        assert ran == [], "Return ran the step again"
+        assert wizard.currentId() == page + 1, "Return did not go Next"
