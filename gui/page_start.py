@@ -16,6 +16,7 @@ from fallback_doctor.gui.page_base import (
     plain_label,
 )
 from PySide6.QtCore import Slot
+from PySide6.QtGui import QIntValidator
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -84,6 +85,11 @@ class StartPage(StepPage):
             self.browse[kind] = button
             self.fields_labels[kind] = label
             row += 1
+        self.pid_label, self.pid = plain_label(self), QLineEdit(self)
+        self.pid.setValidator(QIntValidator(1, 2**31 - 1, self.pid))
+        self.pid_label.setBuddy(self.pid)
+        grid.addWidget(self.pid_label, row, 0, 1, 2)
+        grid.addWidget(self.pid, row, 2)
         grid.setColumnStretch(2, 1)
         grid.setColumnMinimumWidth(0, 24)
         self.grid = grid
@@ -108,6 +114,9 @@ class StartPage(StepPage):
             self.browse[kind].setText(t("start.browse"))
             self.browse[kind].setAccessibleName(f"{t('start.browse')} {t(key)}")
         self.paste.setPlaceholderText(t("start.paste.hint"))
+        self.pid_label.setText(t("start.pid") + ":")
+        self.pid.setAccessibleName(t("start.pid"))
+        self.pid.setPlaceholderText(t("start.pid.hint"))
         self.paste.setAccessibleName(t("start.paste"))
         self.found.setAccessibleName(t("start.bareun.found"))
         self.show_installations(self.installations, searching=self.doctor.searching)
@@ -167,13 +176,14 @@ class StartPage(StepPage):
             found = self.found_kind and self.fields[self.found_kind].text()
             choice = self.found_kind if found else "python"
         self.radios[choice].setChecked(True)
-        self.pending_pid = target.get("pid")
+        self.pid.setText(str(target["pid"]) if target.get("pid") else "")
         self.pending_config = target.get("config")
 
     def target(self) -> tuple[dict[str, Any] | None, str | None]:
         """The chosen target, or a problem in words."""
         chosen = next((k for k, r in self.radios.items() if r.isChecked()), "python")
-        pid = getattr(self, "pending_pid", None)
+        # The running server (its own interpreter, environment and libraries: core/targets/process.py).
+        pid = int(self.pid.text()) if self.pid.text().isdigit() else None
         if chosen == "paste":
             text = self.paste.toPlainText().strip()
             if not text:
