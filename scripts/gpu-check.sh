@@ -8,8 +8,11 @@
 #      expects gpu_verified, nodes on the CUDA provider, GPU memory held by the probe, the GPU
 #      at least 5x faster than the CPU baseline (yardstick: BERT-base 16x128 ~480 ms on 8 CPU
 #      cores vs ~12 ms on a T4), and NVML showing the GPU busy;
-#   3. breaks the stack in turn (cuDNN hidden from the loader, CUDA_VISIBLE_DEVICES=-1, CUDA
-#      libraries of another major) and expects the right finding and a real fallback;
+#   3. the application's side on the working stack: its own model (--model, the convolutional
+#      encoder at batch 16x128) and a running GPU application diagnosed by its process id (--pid),
+#      both expected on the GPU; then breaks the stack in turn (cuDNN hidden from the loader, so
+#      the convolution's first kernel fails; CUDA_VISIBLE_DEVICES=-1; CUDA libraries of another
+#      major) and expects the right finding and a real fallback;
 #   4. records the NVML series of the working run and of the CUDA_VISIBLE_DEVICES=-1 fallback
 #      into tests/data/gpu_series/ (dated, with the GPU's name);
 #   5. writes docs/gpu-run.md (every expectation with its evidence).
@@ -147,16 +150,20 @@ OTHER_SITE=""
 [[ -n $OTHER_PY ]] && OTHER_SITE=$(site_of "$OTHER_PY")
 WORKING_LD=$APP_SITE/nvidia/cu13/lib:$APP_SITE/nvidia/cudnn/lib
 
-# One diagnosis with the NVML series recorded beside it; then its expectations.
+# One diagnosis with the NVML series recorded beside it; then its expectations. TARGET (an
+# array), when set, replaces `--python PYTHON` as what is diagnosed.
+TARGET=()
 run_case() { # case python loader-path [VAR=value ...]
     local case=$1 python=$2 ld=$3 limit
     shift 3
+    local target=(--python "$python")
+    ((${#TARGET[@]} == 0)) || target=("${TARGET[@]}")
     limit=$(allowance 150) || exit 3
-    log "   $case: diagnose --python $python (LD_LIBRARY_PATH=$ld${*:+; $*})"
+    log "   $case: diagnose ${target[*]} (LD_LIBRARY_PATH=$ld${*:+; $*})"
     env LD_LIBRARY_PATH="$BASE_LD" "${HELPER[@]}" record "$WORK/$case.series.csv" 300 &
     local recorder=$! status=0
     env LD_LIBRARY_PATH="$ld${BASE_LD:+:$BASE_LD}" "$@" timeout "$limit" \
-        "$TOOL_PY" -m fallback_doctor diagnose --json --python "$python" --runs "$RUNS" \
+        "$TOOL_PY" -m fallback_doctor diagnose --json "${target[@]}" --runs "$RUNS" \
         >"$WORK/$case.json" 2>"$WORK/$case.stderr.txt" || status=$?
     kill -TERM "$recorder" 2>/dev/null || true
     wait "$recorder" || true
@@ -166,7 +173,33 @@ run_case() { # case python loader-path [VAR=value ...]
 
 log "2. the working stack"
 run_case working "$APP_PY" "$WORKING_LD"
-log "3. the broken stacks"
+log "3. the application's side: its own model, its running process"
+MODEL=$REPO/resources/model/encoder.onnx
+TARGET=(--python "$APP_PY" --model "$MODEL" --dim batch=16 --dim seq=128)
+run_case app_model "$APP_PY" "$WORKING_LD"
+# A GPU application that runs until we end it: a session on the CUDA provider, one inference.
+# With the fake driver there is no GPU to open a session on: it only imports ONNX Runtime.
+APP_CODE='import sys, time
+import onnxruntime as ort
+if sys.argv[2] != "fake":
+    session = ort.InferenceSession(sys.argv[1], providers=["CUDAExecutionProvider"])
+print("ready", flush=True)
+time.sleep(600)'
+READY=$WORK/pid_running.ready
+env LD_LIBRARY_PATH="$WORKING_LD${BASE_LD:+:$BASE_LD}" "$APP_PY" -c "$APP_CODE" "$MODEL" \
+    "$([[ $FAKE == 1 ]] && echo fake || echo gpu)" >"$READY" 2>"$WORK/pid_running.app.txt" &
+APP_PID=$!
+for _ in $(seq 1 60); do
+    grep -q ready "$READY" 2>/dev/null && break
+    kill -0 "$APP_PID" 2>/dev/null || break
+    sleep 1
+done
+TARGET=(--pid "$APP_PID")
+run_case pid_running "$APP_PY" "$WORKING_LD"
+kill -TERM "$APP_PID" 2>/dev/null || true
+wait "$APP_PID" 2>/dev/null || true
+TARGET=()
+log "   the broken stacks"
 run_case cudnn_hidden "$APP_PY" "$APP_SITE/nvidia/cu13/lib"
 run_case no_visible_gpu "$APP_PY" "$WORKING_LD" CUDA_VISIBLE_DEVICES=-1
 if [[ -n $OTHER_PY ]]; then

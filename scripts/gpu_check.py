@@ -27,6 +27,12 @@ CUDA = "CUDAExecutionProvider"
 #: case -> (title, the cause that must be among the findings, whether the GPU must be proven)
 CASES: dict[str, tuple[str, str | None, bool]] = {
     "working": ("working CUDA 13 stack (onnxruntime-gpu + NVIDIA CUDA 13 / cuDNN 9 wheels)", None, True),
+    "app_model": (
+        "the application's own model (--model: the convolutional encoder, --dim batch=16 --dim seq=128)",
+        None,
+        True,
+    ),
+    "pid_running": ("a running GPU application, diagnosed by its process id (--pid)", None, True),
     "cudnn_hidden": (
         "cuDNN hidden from the loader (its folder not on LD_LIBRARY_PATH)",
         "cudnn_missing",
@@ -228,6 +234,15 @@ def expectations(case: str, doc: dict[str, Any], series: str | None = None) -> l
             peak = series_peak(series)
             checks.append(
                 (peak is not None and peak > 0, "NVML shows the GPU busy", f"peak utilization {peak}")
+            )
+        if case == "pid_running":
+            target = doc.get("target") or {}
+            checks.append(
+                (
+                    bool(target.get("pid")) and bool(target.get("python")),
+                    "the report describes the running process and its own interpreter",
+                    f"target pid {target.get('pid')}, python {target.get('python')}",
+                )
             )
     else:
         checks.append((cause in causes, f"finding {cause}", f"causes {causes}"))

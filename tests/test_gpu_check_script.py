@@ -111,6 +111,13 @@ def test_the_expectations_hold_on_a_gpu_report_and_fail_on_a_fallback(tmp_path: 
     )
     working = gpu_check.expectations("working", _report(on_gpu=True, causes=[]), str(busy))
     assert [ok for ok, _what, _evidence in working] == [True] * 5
+    application = gpu_check.expectations("app_model", _report(on_gpu=True, causes=[]), str(busy))
+    assert [ok for ok, _what, _evidence in application] == [True] * 5
+    running = _report(on_gpu=True, causes=[])
+    running["target"] = {"kind": "python", "pid": "4242", "python": "/srv/app/venv/bin/python"}
+    assert all(ok for ok, _what, _evidence in gpu_check.expectations("pid_running", running, str(busy)))
+    running["target"] = {"kind": "python"}
+    assert not gpu_check.expectations("pid_running", running, str(busy))[-1][0]
     fell_back = gpu_check.expectations("working", _report(on_gpu=False, causes=[]), None)
     assert not any(ok for ok, _what, _evidence in fell_back)
     broken = gpu_check.expectations("cudnn_hidden", _report(on_gpu=False, causes=["cudnn_missing"]), None)
@@ -198,8 +205,17 @@ def test_a_fake_run_goes_through_every_step(fake_driver: Path, tmp_path: Path) -
     for line in results:
         verdict, case, _rest = line.split(" ", 2)
         by_case.setdefault(case, []).append(verdict)
-    assert set(by_case) == {"working", "cudnn_hidden", "no_visible_gpu", "other_major"}, results
-    assert by_case["working"] == ["FAIL"] * 5, results
+    assert set(by_case) == {
+        "working",
+        "app_model",
+        "pid_running",
+        "cudnn_hidden",
+        "no_visible_gpu",
+        "other_major",
+    }, results
+    assert by_case["working"] == by_case["app_model"] == ["FAIL"] * 5, results
+    # The running process is described (its pid, its own interpreter) even where the GPU is fake.
+    assert by_case["pid_running"] == ["FAIL"] * 5 + ["PASS"], results
     for case in ("cudnn_hidden", "no_visible_gpu", "other_major"):
         assert by_case[case] == ["PASS"] * 3, results
     # Each diagnosis really ran with the case's environment.
@@ -231,7 +247,7 @@ def test_a_fake_run_goes_through_every_step(fake_driver: Path, tmp_path: Path) -
         assert {sample.memory_total_mib for sample in recording.samples} == {24576.0}  # the fake's 24 GiB
     doc = (out / "docs" / "gpu-run.md").read_text()
     assert "fake driver libraries" in doc and "| FAIL | working |" in doc and "| PASS | other_major |" in doc
-    assert "9 of 14 expectations held" in doc
+    assert "10 of 25 expectations held" in doc
     after = subprocess.run(
         ["git", "status", "--porcelain", "--", "tests/data/gpu_series", "docs"],
         cwd=ROOT,
