@@ -269,3 +269,26 @@ def run_diagnose(stack: stacks.Stack, env: dict[str, str], *extra: str, timeout:
             f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-3000:]}"
         ) from exc
     return Diagnosis(doc, proc.returncode, proc.stderr, cmd)
+
+
+def bareun_like_document(where: Path, provider: str) -> tuple[Path, dict[str, Any]]:
+    """The root of a Bareun-like installation made under ``where`` that asks for ``provider``, whose
+    libPath holds a CPU-only ONNX Runtime and whose licence file is missing, and its
+    ``diagnose --json --quick`` document."""
+    import os
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
+    from bareun_layout import SAMPLE_CONFIG, make_install
+
+    root = make_install(where, config={**SAMPLE_CONFIG, "executionProvider": {"provider": provider}})
+    (root / "var" / "license.pem").unlink()  # "Register the API key: run the server binary …"
+    env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
+    done = subprocess.run(
+        [*tool_command(), "diagnose", "--target", "bareun", "--bareun-root", str(root), "--json", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    return root, json.loads(done.stdout)

@@ -11,9 +11,7 @@ pseudonym such as host-1). A value is masked in every place or in none.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -106,32 +104,7 @@ def test_a_scenario_s_fixes_read_the_same_after_redaction(
 
 @pytest.mark.parametrize("provider", ["cuda", "cpu"])
 def test_a_bareun_like_installation_s_fixes_read_the_same(tmp_path: Path, provider: str) -> None:
-    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
-    from bareun_layout import SAMPLE_CONFIG, make_install
-
-    root = make_install(
-        tmp_path / "site", config={**SAMPLE_CONFIG, "executionProvider": {"provider": provider}}
-    )
-    (root / "var" / "license.pem").unlink()  # "Register the API key: run the server binary …"
-    env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
-    done = subprocess.run(
-        [
-            *runs.tool_command(),
-            "diagnose",
-            "--target",
-            "bareun",
-            "--bareun-root",
-            str(root),
-            "--json",
-            "--quick",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=False,
-    )
-    document = json.loads(done.stdout)
+    root, document = runs.bareun_like_document(tmp_path / "site", provider)
     (tmp_path / "out").mkdir()
     assert _check(document, tmp_path / "out") >= 4
     exported = _exported(document, tmp_path / "out")

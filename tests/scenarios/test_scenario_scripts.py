@@ -97,30 +97,7 @@ def test_every_fix_of_a_scenario_pastes(scenario_id: str, diagnosis) -> None:  #
 
 @pytest.mark.parametrize("provider", ["cuda", "cpu"])
 def test_every_fix_of_a_bareun_like_installation_pastes(tmp_path: Path, provider: str) -> None:
-    sys.path.insert(0, str(Path(__file__).parents[1] / "core" / "targets"))
-    from bareun_layout import SAMPLE_CONFIG, make_install
-
-    root = make_install(tmp_path, config={**SAMPLE_CONFIG, "executionProvider": {"provider": provider}})
-    (root / "var" / "license.pem").unlink()  # the licence finding has a fix too
-    env = {k: v for k, v in os.environ.items() if k not in ("BAREUN_ROOT", "LD_LIBRARY_PATH")}
-    done = subprocess.run(
-        [
-            *runs.tool_command(),
-            "diagnose",
-            "--target",
-            "bareun",
-            "--bareun-root",
-            str(root),
-            "--json",
-            "--quick",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        check=False,
-    )
-    document = json.loads(done.stdout)
+    _root, document = runs.bareun_like_document(tmp_path, provider)
     assert _check_document(document) >= 2
     if provider == "cpu":  # two causes both needed: the first one's fix says the second must follow
         first = document["findings"][0]
