@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
@@ -125,7 +125,7 @@ class BundleDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.document = dict(document)
-        self.extras = list(extras) if extras is not None else None
+        self.extras: list[Any] | None = list(extras) if extras is not None else None
         self.preview: Any = None
         self.written: str | None = None
         self.exclude: set[str] = set()
@@ -280,7 +280,7 @@ class BundleDialog(QDialog):
 
     @Slot(object)
     def _on_prepared(self, value: object) -> None:
-        generation, preview, extras = value  # type: ignore[misc]
+        generation, preview, extras = cast("tuple[int, Any, list[Any]]", value)
         if generation != self._generation:
             return
         self.extras = extras

@@ -34,7 +34,7 @@ def may_leave(wizard: Any) -> bool:
     """Whether the wizard may close now; SAVE opens the export and keeps the window open."""
     if not has_unsaved_diagnosis(wizard):
         return True
-    answer = wizard.ask_to_leave()
+    answer: str = wizard.ask_to_leave()
     if answer == SAVE:
         wizard.open_export_dialog()
     return answer == DISCARD

@@ -228,11 +228,11 @@ class StepPage(QWizardPage):
             self.status.setText("")  # no stale "Running … (2 s)" above the outcome (Stopped., a failure)
         self._progress_shown = mine
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """Show the document."""
 
     def render_steps(self) -> Iterator[None]:
-        """``render`` in pieces, one per turn of the event loop when the wizard's queue draws the page
+        """``draw`` in pieces, one per turn of the event loop when the wizard's queue draws the page
         (each piece well within a frame); yields after each piece. Here: one piece."""
-        self.render()
+        self.draw()
         yield

@@ -137,7 +137,7 @@ class ConfigPage(StepPage):
         title = f"<p><b>{esc(t('config.python.title'))}</b></p>"
         return title + "<table cellpadding='4' cellspacing='0'>" + "".join(rows) + "</table>"
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """The configuration file, its provider setting and issues, and the findings with fixes."""
         for _ in self.render_steps():
             pass

@@ -44,7 +44,7 @@ class CpuPage(StepPage):
         super().retranslate()
         self.model.retranslate()
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """The model that ran (name, dims and their sources), the latency table of the CPU baseline."""
         self.model.setEnabled(not self.doctor.bundle_mode)
         self.model_used.setText(facade.model_line(self.doctor.document, language()))

@@ -95,7 +95,7 @@ class DiagnosisPage(StepPage):
         self.note.setText("")
         self.doctor.bring_up_to_date(self)
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """The verdict and the ranked findings."""
         for _ in self.render_steps():
             pass

@@ -64,7 +64,7 @@ class GpuPage(StepPage):
         super().retranslate()
         self.plot.retranslate()
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """The graph (live while running, else the recorded series), the verdict and the comparison."""
         for _ in self.render_steps():
             pass

@@ -23,7 +23,7 @@ VERDICT_COLOURS = {
 
 def verdict_line(document: dict[str, Any], lang: str) -> str:
     """The verdict in words (plain text), from the catalog by the verdict's code."""
-    return facade.verdict_words(document, lang)
+    return str(facade.verdict_words(document, lang))
 
 
 def verdict_html(document: dict[str, Any], lang: str) -> str:

@@ -33,7 +33,7 @@ class LogPage(StepPage):
         self.view = browser(self)
         self.body.addWidget(self.view, 1)
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """The decisive lines, highlighted by role, and the causes they point to."""
         document = self.doctor.document
         self.view.setAccessibleName(t("log.name"))

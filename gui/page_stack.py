@@ -73,7 +73,7 @@ class StackPage(StepPage):
         self.selected: str | None = None
         self.layers: list[dict[str, Any]] = []
 
-    def render(self) -> None:
+    def draw(self) -> None:
         """Each layer's status, version found and needed; the selected layer's evidence."""
         for _ in self.render_steps():
             pass

@@ -171,10 +171,10 @@ class StartPage(StepPage):
                 self.fields[name].setText(value[0] if isinstance(value, list) else str(value))
         if target.get("bundle"):
             self.fields["bundle"].setText(target["bundle"])
-        choice = kind if kind in self.radios and kind != "paste" else None
+        choice: str | None = kind if kind in self.radios and kind != "paste" else None
         if choice is None:
             found = self.found_kind and self.fields[self.found_kind].text()
-            choice = self.found_kind if found else "python"
+            choice = self.found_kind if found and self.found_kind else "python"
         self.radios[choice].setChecked(True)
         self.pid.setText(str(target["pid"]) if target.get("pid") else "")
         self.pending_config = target.get("config")

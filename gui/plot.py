@@ -81,6 +81,8 @@ class GpuPlot(QWidget):
         self._steps: Iterator[None] | None = None
         self._gpu_plot: Any = None
         self._cpu_plot: Any = None
+        self._mem_axis: Any = None
+        self._grid: dict[str, Any] = {}
         self._curves: dict[str, Any] = {}
         self._marks_drawn = 0
         self._no_gpu: QLabel | None = None
@@ -146,7 +148,9 @@ class GpuPlot(QWidget):
         self._no_gpu.setAccessibleName(t("plot.gpu"))
         self._no_gpu.setMinimumHeight(90)
         self._no_gpu.hide()
-        self.layout().insertWidget(1, self._no_gpu)
+        column = self.layout()
+        assert isinstance(column, QVBoxLayout)  # made in __init__
+        column.insertWidget(1, self._no_gpu)
         yield
         self._built = True
         self._set_ranges()
@@ -188,9 +192,9 @@ class GpuPlot(QWidget):
         for plot in (self._gpu_plot, self._cpu_plot):
             for sample, label in plot.legend.items:
                 item = getattr(sample, "item", None)
-                key = next((k for k, c in self._curves.items() if c is item), None)
-                if key in names:
-                    label.setText(names[key])
+                named = next((k for k, c in self._curves.items() if c is item), None)
+                if named in names:
+                    label.setText(names[named])
         yield
 
     @Slot()

@@ -28,7 +28,7 @@ class LazyMenuViewBox(pg.ViewBox):  # type: ignore[misc]
 
     def _own_menu(self) -> Any:
         """The menu, made now if it is not yet."""
-        if self.menu is None and self.menuEnabled():
+        if self.menu is None and self.menuEnabled():  # type: ignore[has-type]  # pyqtgraph's attribute
             from pyqtgraph.graphicsItems.ViewBox.ViewBoxMenu import ViewBoxMenu
 
             self.menu = ViewBoxMenu(self)

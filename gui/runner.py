@@ -15,7 +15,7 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.page_base import Page
-from PySide6.QtCore import QThreadPool, Slot
+from PySide6.QtCore import QThreadPool, QTimer, SignalInstance, Slot
 from PySide6.QtWidgets import QWizard
 
 if TYPE_CHECKING:
@@ -44,6 +44,18 @@ class StepRunner(QWizard):
     probe_options: dict[str, Any]
     _applying: CallJob | None = None
     pages: dict[Page, Any]
+    saved_document: dict[str, Any] | None
+    sample_source: Any
+    ticker: QTimer
+    # The wizard's own (DoctorWizard, gui/wizard.py): its signals and how it draws the pages.
+    document_changed: SignalInstance
+    step_state_changed: SignalInstance
+
+    def _queue_pages(self, retranslate: bool = False) -> None:
+        raise NotImplementedError  # DoctorWizard's
+
+    def bring_up_to_date(self, page: Any) -> None:
+        raise NotImplementedError  # DoctorWizard's
 
     @property
     def gpu_page(self) -> GpuPage:
@@ -153,7 +165,7 @@ class StepRunner(QWizard):
             self.sampler.set_pid(pid)
 
     @Slot(object)
-    def _on_step_progress(self, event: dict) -> None:
+    def _on_step_progress(self, event: dict[str, Any]) -> None:
         if self.job is None or self.sender() is not self.job.signals:
             return
         what = str(event.get("what") or "")
@@ -170,7 +182,7 @@ class StepRunner(QWizard):
                 self.sampler.mark_phase(str(event.get("name")), at=float(event.get("at") or time.time()))
 
     @Slot(object)
-    def _on_step_finished(self, data: dict) -> None:
+    def _on_step_finished(self, data: dict[str, Any]) -> None:
         """The step's result is added to the document on a pool thread (core re-judges it: tens of
         milliseconds, more than a frame); the step counts as running until that is done."""
         if self.job is None or self.sender() is not self.job.signals:
@@ -203,7 +215,7 @@ class StepRunner(QWizard):
         self.document = document if isinstance(document, dict) else self.document
         self._set_running(None)
         self._render_all()
-        self.pages[Page.DIAGNOSIS].after_check()  # type: ignore[attr-defined]
+        self.pages[Page.DIAGNOSIS].after_check()
 
     @Slot(str)
     def _on_apply_failed(self, message: str) -> None:

@@ -236,7 +236,10 @@ class DoctorWizard(StepRunner):
         for _ in range(500):  # the chain from the page to its last own widget, and not a widget further:
             if not unseen:  # the first of the wizard's own ones took ~12 ms to reach (PySide wraps it)
                 break
-            widget = widget.nextInFocusChain()
+            following = widget.nextInFocusChain()
+            if following is None:
+                break
+            widget = following
             if widget is page:
                 break
             if widget in unseen:
@@ -308,7 +311,8 @@ class DoctorWizard(StepRunner):
         """Queue every page, the one on screen first, for the next turns of the event loop: a page's
         words in one turn, its content in pieces (``StepPage.render_steps``) in the next ones, so that
         no turn holds the window for longer than a frame (benchmarks/bench_gui_stall.py)."""
-        current = self.currentPage()
+        shown = self.currentPage()
+        current = shown if isinstance(shown, StepPage) else None
         ordered = (
             [current, *(p for p in self.pages.values() if p is not current)]
             if current
@@ -357,7 +361,7 @@ class DoctorWizard(StepRunner):
             self._steps = None
         if page in self._pending:
             self._pending.remove(page)
-            page.render()
+            page.draw()
 
     def flush_rendering(self) -> None:
         """Render every queued page now (tests and screenshots)."""

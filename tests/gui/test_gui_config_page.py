@@ -40,7 +40,7 @@ def config_page(qtbot, tmp_path):  # type: ignore[no-untyped-def]
         wizard.document = document
         page = wizard.pages[Page.CONFIG]
         assert isinstance(page, ConfigPage)
-        page.render()
+        page.draw()
         return page
 
     return show
