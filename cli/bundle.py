@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
+from fallback_doctor.core.texts import LANGUAGES
 
 if TYPE_CHECKING:
     from fallback_doctor.core.bundle.preview import ExtraMember
@@ -39,7 +40,7 @@ def add_parser(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="bundle_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", help="print the bundle's report (exit 0, or 2 when refused)")
     show.add_argument("file", metavar="FILE")
-    show.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text report")
+    show.add_argument("--lang", choices=LANGUAGES, default=None, help="language of the text report")
     show.add_argument("--json", action="store_true", help="print the report document as JSON")
     show.add_argument("--verbose", "-v", action="store_true", help="every finding's detail and evidence")
     show.set_defaults(handler=run)

@@ -21,6 +21,7 @@ from fallback_doctor.cli.common import target_spec
 from fallback_doctor.cli.output import write_error
 from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
+from fallback_doctor.core.texts import LANGUAGES
 
 
 def _pid(text: str) -> int:
@@ -61,7 +62,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--prometheus", metavar="FILE.prom", help="also write a node_exporter textfile (atomically)"
     )
-    parser.add_argument("--lang", choices=("en", "ko"), default="en", help="language of the status line")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the status line")
     # The Nagios convention: a bad command line is UNKNOWN (3), not argparse's 2 (CRITICAL there).
     parser.error = _usage_unknown(parser)
     parser.set_defaults(handler=run, usage_error=parser.error)

@@ -21,6 +21,7 @@ from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.output import json_text, write_error, write_text
+from fallback_doctor.core.texts import LANGUAGES
 
 SAVED_NAMES = ("fleet-summary.txt", "fleet-summary.json", "fleet-summary.html")
 
@@ -40,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--save", action="store_true", help="write fleet-summary.txt, .json and .html into DIR"
     )
-    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text and page")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help="language of the text and page")
     parser.set_defaults(handler=run)
 
 

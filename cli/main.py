@@ -26,6 +26,7 @@ from fallback_doctor.core.report import diagnosis_document, render_text
 from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
 from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
+from fallback_doctor.core.texts import LANGUAGES
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
     )
     diag.add_argument(
         "--lang",
-        choices=("en", "ko"),
+        choices=LANGUAGES,
         default=None,
         help="language of the text report (default: from the locale)",
     )

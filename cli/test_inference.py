@@ -38,6 +38,7 @@ from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetSpec
+from fallback_doctor.core.texts import LANGUAGES
 
 
 def add_parser(subparsers: Any) -> None:
@@ -80,7 +81,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--threads", type=_positive, default=2, help="thread cap of the probe (default 2)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds in all (default 120)")
     parser.add_argument("--json", action="store_true", help="print the result and findings as JSON")
-    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language of the text output")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help="language of the text output")
     parser.set_defaults(handler=run)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from fallback_doctor.core.texts import LANGUAGES
+
 GUI_HELP = "open the step-by-step wizard (needs a display; without one: diagnose, or bundle show)"
 GUI_DESCRIPTION = (
     "Open the step-by-step wizard, optionally on a given target. Without a display the same "
@@ -44,7 +46,7 @@ def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="value of a dynamic dimension of the model (repeatable), e.g. --dim batch=16",
     )
-    parser.add_argument("--lang", choices=("en", "ko"), default=None, help="language (default: the locale)")
+    parser.add_argument("--lang", choices=LANGUAGES, default=None, help="language (default: the locale)")
 
 
 def headless_argv(args: argparse.Namespace) -> list[str]:
