@@ -97,7 +97,27 @@ def test_nudenet_in_a_broken_stack_pid_agrees_with_python_log_explain_log_and_ch
           f"explain-log: {said}; check: {check.stdout.split(' | ')[0]}")  # fmt: skip
 
 
-@pytest.mark.parametrize("stack_name", sorted(NUDENET_STACKS))
+#: Found by this test (a defect of the tool, left to its owners): once the CUDA 12 libraries are
+#: installed and on the loader path, NudeNet's TensorRT (asked first) still cannot load
+#: libnvinfer.so.10, and ONNX Runtime 1.23.2's Python binding then falls back to
+#: ['CPUExecutionProvider'] alone ("Falling back to ['CPUExecutionProvider'] and retrying."): the CUDA
+#: provider is never opened. ``--pid`` then says "the application does not ask for the GPU"
+#: (process.gpu_not_asked, no steps) and ranks TensorRT as information, though the application
+#: asked for TensorRT and CUDA and the missing TensorRT is what keeps it on the CPU.
+TENSORRT_FIRST_DEFECT = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="--pid names process.gpu_not_asked where TensorRT, asked first, failed and ORT 1.23.2 skipped CUDA",
+)
+
+
+@pytest.mark.parametrize(
+    "stack_name",
+    [
+        pytest.param(name, marks=TENSORRT_FIRST_DEFECT) if name == "nudenet-gpu12-cuda13-wheels" else name
+        for name in sorted(NUDENET_STACKS)
+    ],
+)
 def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
     stack_name: str, stack: Any, tmp_path: Path, running: list[RunningApp]
 ) -> None:
@@ -127,6 +147,9 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
         if finding is None:
             break
         assert round_ < 3, f"still {finding['id']} after {followed}\n{diag.describe()}"
+        assert finding["id"] != "process.gpu_not_asked", (
+            f"NudeNet asks for every provider; after {followed}:\n{diag.describe()}"
+        )
         for step in first_steps(finding):
             if step["kind"] == "run" and "pip" in step["argv"]:
                 assert step["argv"][0] == str(python), step  # into the application's environment
@@ -135,7 +158,7 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
         app.stop()
         running.remove(app)
     left = [f["id"] for f in diag.findings if f["severity"] != "info"]
-    print(f"\n[{stack_name}] followed: {followed}; left: {left}")
+    print(f"\n[{stack_name}] followed: {followed}; done: {applied.done}; left: {left}")
     errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}
     assert errors and errors <= {*HARDWARE, "tensorrt"}, diag.describe()
     assert errors & set(HARDWARE), diag.describe()
