@@ -21,7 +21,15 @@ from typing import Any
 import pytest
 import scenario_runs as runs
 import scenario_stacks as stacks
-from test_scenario_running_app import HARDWARE, RunningApp, diagnose, first_cause, running, same_file, tool_env
+from test_scenario_running_app import (
+    HARDWARE,
+    RunningApp,
+    diagnose,
+    first_cause,
+    running,
+    same_file,
+    tool_env,
+)
 
 pytestmark = [pytest.mark.scenario, pytest.mark.slow]
 
@@ -107,7 +115,7 @@ def test_nudenet_in_a_broken_stack_pid_agrees_with_python_log_explain_log_and_ch
 TENSORRT_FIRST_DEFECT = pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="--pid names process.gpu_not_asked where TensorRT, asked first, failed and ORT 1.23.2 skipped CUDA",
+    reason="--pid: process.gpu_not_asked where TensorRT, asked first, failed and ORT 1.23.2 skipped CUDA",
 )
 
 
