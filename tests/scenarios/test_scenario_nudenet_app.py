@@ -7,7 +7,8 @@ each broken stack it runs as a service; ``diagnose --pid`` must name the cause `
 --pid`` says CRITICAL; ``explain-log`` on its stderr names the same cause where ONNX Runtime
 wrote one; and the advice of ``--pid``, followed round by round with the service restarted,
 leaves only the driver (TensorRT, which NudeNet asks for first, aside: its wheels download from
-NVIDIA's index, which this machine cannot reach).
+NVIDIA's index, which this machine cannot reach). In the CUDA 12 build it does not yet: see
+TENSORRT_FIRST_DEFECT.
 """
 
 from __future__ import annotations
@@ -155,9 +156,12 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
         if finding is None:
             break
         assert round_ < 3, f"still {finding['id']} after {followed}\n{diag.describe()}"
-        assert finding["id"] != "process.gpu_not_asked", (
-            f"NudeNet asks for every provider; after {followed}:\n{diag.describe()}"
-        )
+        if finding["id"] == "process.gpu_not_asked":
+            # It did ask: TensorRT first, then CUDA; ONNX Runtime's own fallback went to the CPU alone.
+            fell_back = "Falling back to ['CPUExecutionProvider']" in app.printed
+            if not (fell_back and "['TensorrtExecutionProvider', 'CUDAExecutionProvider'" in app.printed):
+                raise RuntimeError(f"not the TensorRT-first fallback: {app.printed}")
+            raise AssertionError(f"NudeNet asked for TensorRT and CUDA; after {followed}:\n{diag.describe()}")
         for step in first_steps(finding):
             if step["kind"] == "run" and "pip" in step["argv"]:
                 assert step["argv"][0] == str(python), step  # into the application's environment

@@ -56,6 +56,7 @@ class RunningApp:
         while not (line := self.process.stdout.readline()).startswith("ready") and line:
             said.append(line)
         self.said = line.strip()
+        self.printed = "".join(said)  # what it printed before ``ready`` (the EP Error, if any)
         assert self.said, f"the application did not start: {''.join(said)} {log.read_text()[-2000:]}"
 
     @property
