@@ -94,7 +94,7 @@ def log_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
     versions = {
         "driver": _first(named.get("driver_versions")),
         "cuda": _first(named.get("cuda_versions")),
-        "cudnn": str(cudnn_majors[0]) if cudnn_majors else None,
+        "cudnn": f"{cudnn_majors[0]}.x" if cudnn_majors else None,
         "onnxruntime": _first(named.get("ort_versions")),
     }
     facts = {
