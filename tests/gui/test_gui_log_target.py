@@ -8,6 +8,8 @@ again shows the same pages.
 
 from __future__ import annotations
 
+import html
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +105,11 @@ def test_a_bundle_of_a_log_opened_again_shows_the_same(qtbot, tmp_path) -> None:
         made.shutdown()
     assert document is not None
     path = tmp_path / "customer-log.zip"
-    export_bundle(document, path, facade.bundle_members(document), BundleOptions())
+    export_bundle(document, path, facade.bundle_members(document), BundleOptions(lang="en"))
+    with zipfile.ZipFile(path) as bundle:
+        name = next(n for n in bundle.namelist() if n.endswith("report.html"))
+        page = html.unescape(bundle.read(name).decode("utf-8"))
+    assert label("stack.elsewhere.log", "en") in page and "driver.missing" not in page
     wizard = _wizard(qtbot, tmp_path, {"kind": "bundle", "bundle": str(path)}, "ko")
     try:
         _walk_to_the_end(qtbot, wizard)
