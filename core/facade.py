@@ -36,6 +36,8 @@ all_findings = _on_first_use(_PAGES, "all_findings")
 check_again_step = _on_first_use(_PAGES, "check_again_step")
 config_view = _on_first_use(_PAGES, "config_view")
 cpu_view = _on_first_use(_PAGES, "cpu_view")
+elsewhere_note = _on_first_use(_PAGES, "elsewhere_note")
+no_inference_words = _on_first_use(_PAGES, "no_inference_words")
 finding_words = _on_first_use(_PAGES, "finding_words")
 first_cause = _on_first_use(_PAGES, "first_cause")
 fix_script = _on_first_use(_PAGES, "fix_script")
@@ -82,6 +84,7 @@ __all__ = [
     "config_view",
     "cpu_view",
     "default_bundle_name",
+    "elsewhere_note",
     "evidence_label",
     "evidence_source",
     "evidence_value",
@@ -102,6 +105,7 @@ __all__ = [
     "model_line",
     "module_argv",
     "new_sampler",
+    "no_inference_words",
     "open_bundle",
     "phase_name",
     "placement_words",

@@ -54,6 +54,21 @@ def cpu_view(document: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def no_inference_words(document: Mapping[str, Any] | None, lang: str) -> str:
+    """Why no test inference can run for the document's target, as a sentence for the CPU and GPU
+    pages ("" where one can): a target with nothing to run (TargetProfile.probe None, a log) says
+    so instead of a table of dashes."""
+    from fallback_doctor.core.targets.registry import find_profile
+
+    target = _dict(_dict(document).get("target"))
+    kind = target.get("kind") or _dict(_dict(_dict(document).get("environment")).get("target")).get("kind")
+    profile = find_profile(str(kind or ""))
+    if profile is None or profile.probe is not None:
+        return ""
+    key = profile.no_inference_label
+    return label(key if has_label(key) else "nothing_to_run.other", lang)
+
+
 def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
     """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
 

@@ -18,9 +18,11 @@ from fallback_doctor.core.measures import (
     gpu_summary,
     latency_rows,
     ms_text,
+    no_inference_words,
     session_rows,
     strategy_lines,
 )
+from fallback_doctor.core.pages_log_stack import elsewhere_note
 from fallback_doctor.core.pages_python import python_settings, settings_findings
 from fallback_doctor.core.pages_stack import (
     STACK_LAYERS,
@@ -37,6 +39,7 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "elsewhere_note",
     "finding_words",
     "first_cause",
     "fix_script",
@@ -48,6 +51,7 @@ __all__ = [
     "layer_parts",
     "log_view",
     "ms_text",
+    "no_inference_words",
     "session_rows",
     "stack_layers",
     "strategy_lines",

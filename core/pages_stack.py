@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
+from fallback_doctor.core.pages_log_stack import inspected_elsewhere, log_layer_parts, log_layers
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.texts import label
@@ -202,12 +203,15 @@ def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
     for finding in all_findings(document):
         by_layer[stack_layer_of(finding)].append(finding)
     ort, target = environment(document, "onnxruntime"), environment(document, "target")
-    layers = [
-        _driver_layer(document, ort.get("required_cuda_major")),
-        *_library_layers(document, ort),
-        _ort_layer(ort, as_dict(target.get("lib_ort"))),
-        _application_layer(document, target),
-    ]
+    if inspected_elsewhere(document):
+        layers = [*log_layers(document), _application_layer(document, target)]
+    else:
+        layers = [
+            _driver_layer(document, ort.get("required_cuda_major")),
+            *_library_layers(document, ort),
+            _ort_layer(ort, as_dict(target.get("lib_ort"))),
+            _application_layer(document, target),
+        ]
     for layer in layers:
         name = layer["layer"]
         layer["findings"] = by_layer[name]
@@ -232,6 +236,8 @@ def layer_line(layer: dict[str, Any], lang: str) -> str:
 def layer_parts(layer: dict[str, Any], lang: str) -> dict[str, str]:
     """``found``, ``needs`` and ``missing`` words of one layer ("" where there is nothing to say)."""
     name = str(layer["layer"])
+    if layer.get("from_log"):
+        return log_layer_parts(layer, lang)
     if layer["status"] == "unknown" and not layer.get("version"):
         return {"found": label(f"stack.unchecked.{layer['unchecked']}", lang), "needs": "", "missing": ""}
     missing = list(layer.get("missing") or [])

@@ -164,11 +164,15 @@ def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
     what = " ".join(str(target.get(key)) for key in ("kind", "python", "bareun_root") if target.get(key))
     if not machine and not what:
         return []
+    if not machine:
+        from fallback_doctor.core.pages_log_stack import inspected_elsewhere
+
+        machine = label("summary.elsewhere", lang) if inspected_elsewhere(document) else "?"
     return [
         label(
             "summary.machine",
             lang,
-            machine=machine or "?",
+            machine=machine,
             target=what or "?",
             created=document.get("created", ""),
         )
@@ -333,10 +337,13 @@ def _run_verdict_words(verdict: Any, lang: str) -> str:
 def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
     from fallback_doctor.core.inference.model_words import placement_words
-    from fallback_doctor.core.measures import gpu_summary, ms_text
+    from fallback_doctor.core.measures import gpu_summary, ms_text, no_inference_words
 
     summary = gpu_summary(document)
     if not summary["baseline_ran"] and not summary["ran"]:
+        nothing_to_run = no_inference_words(document, lang)
+        if nothing_to_run:
+            return [nothing_to_run, ""]
         skipped = (document.get("inference") or {}).get("skipped")
         why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
         return [label("report.inference.skipped", lang, why=why), ""] if skipped else []

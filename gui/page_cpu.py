@@ -51,6 +51,13 @@ class CpuPage(StepPage):
         self.table.setAccessibleName(t("table.cpu"))
         self.table.horizontalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.columns')}")
         self.table.verticalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.rows')}")
+        nothing_to_run = facade.no_inference_words(self.doctor.document, language())
+        self.model.setVisible(not nothing_to_run)
+        self.model_used.setVisible(not nothing_to_run)
+        self.table.setVisible(not nothing_to_run)
+        if nothing_to_run:  # a log: a sentence, not a table of dashes
+            self.status.setText(nothing_to_run)
+            return
         view = facade.cpu_view(self.doctor.document)
         rows = facade.session_rows(view["session"], language())
         self.table.setColumnCount(2)

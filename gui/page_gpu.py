@@ -58,6 +58,7 @@ class GpuPage(StepPage):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         self.body.addWidget(splitter, 1)
+        self.measured = splitter
 
     def retranslate(self) -> None:
         """Labels, and the graph's axes."""
@@ -75,6 +76,12 @@ class GpuPage(StepPage):
         self.table.horizontalHeader().setAccessibleName(f"{t('table.gpu')}: {t('table.columns')}")
         self.verdict.setAccessibleName(t("gpu.name"))
         document = self.doctor.document or {}
+        nothing_to_run = facade.no_inference_words(document, language())
+        self.measured.setVisible(not nothing_to_run)
+        if nothing_to_run:  # a log: a sentence, not a graph and a table of dashes
+            self.verdict.setText(f"<p>{esc(nothing_to_run)}</p>")
+            self.status.setText("")
+            return
         summary = facade.gpu_summary(document)
         if self.doctor.running != "gpu":
             self.plot.show_series(summary["series"], elsewhere=self.doctor.bundle_mode)

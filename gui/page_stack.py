@@ -16,6 +16,7 @@ from fallback_doctor.gui.page_base import (
     browser,
     esc,
     mono,
+    plain_label,
 )
 from fallback_doctor.gui.page_html import (
     findings_html,
@@ -69,6 +70,10 @@ class StackPage(StepPage):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
+        self.note = plain_label(self)
+        """Where the evidence comes from elsewhere (a log): this machine's layers were not inspected."""
+        self.note.setVisible(False)
+        self.body.addWidget(self.note)
         self.body.addWidget(splitter, 1)
         self.selected: str | None = None
         self.layers: list[dict[str, Any]] = []
@@ -83,6 +88,9 @@ class StackPage(StepPage):
         document = self.doctor.document
         self.detail.setAccessibleName(t("stack.findings"))
         self.layers = facade.stack_layers(document) if document is not None else []
+        note = facade.elsewhere_note(document, language()) if document is not None else ""
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
         by_name = {layer["layer"]: layer for layer in self.layers}
         for name, button in self.buttons.items():
             layer = by_name.get(name)

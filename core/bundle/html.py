@@ -12,7 +12,7 @@ from typing import Any
 from fallback_doctor.core.bundle.html_graph import graph_html
 from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text
-from fallback_doctor.core.pages import layer_line, stack_layers, verdict_words
+from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text, process_lines
 from fallback_doctor.core.texts import has_label, label
@@ -140,7 +140,9 @@ def _stack(document: dict[str, Any], lang: str) -> str:
             + (f' <span class="meta">{_e(said)}</span>' if said else "")
             + "</li>"
         )
-    return '<ul class="stack">' + "".join(items) + "</ul>"
+    note = elsewhere_note(document, lang)  # a log from elsewhere: this machine was not inspected
+    said_first = f'<p class="meta">{_e(note)}</p>' if note else ""
+    return said_first + '<ul class="stack">' + "".join(items) + "</ul>"
 
 
 def _finding(

@@ -18,9 +18,12 @@ _HOST_LENGTH = 40
 
 def _host_part(document: Mapping[str, Any]) -> str:
     """This machine's short host name, or "log" where the evidence is a log from elsewhere."""
+    from fallback_doctor.core.targets.registry import find_profile
+
     target = document.get("target") or {}
-    if isinstance(target, Mapping) and target.get("kind") == "log":
-        return "log"
+    profile = find_profile(str(target.get("kind") or "")) if isinstance(target, Mapping) else None
+    if profile is not None and not profile.inspects_machine:
+        return profile.kind
     host = socket.gethostname().split(".", 1)[0]
     return _UNSAFE.sub("-", host).strip("-.")[:_HOST_LENGTH] or "host"
 

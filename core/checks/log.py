@@ -27,6 +27,7 @@ from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
 from fallback_doctor.core.particles import fill
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.texts import LANGUAGES, load_texts, render_text
 
 LOG_CAUSE_ID = "log.cause"
@@ -74,8 +75,10 @@ def installed_majors(snapshot: EnvironmentSnapshot) -> tuple[frozenset[int] | No
 
 
 def _log_read_alone(snapshot: EnvironmentSnapshot) -> bool:
-    """``--target log``: the log is diagnosed from its text; this machine may not be its own."""
-    return snapshot.target is not None and snapshot.target.kind == "log"
+    """A target whose evidence comes from elsewhere (``--target log``, TargetProfile.inspects_machine
+    False): the log is diagnosed from its text; this machine is not its own."""
+    profile = find_profile(snapshot.target.kind) if snapshot.target is not None else None
+    return profile is not None and not profile.inspects_machine
 
 
 def separating_fact(cause: str, lang: str) -> str:
@@ -265,6 +268,8 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         yield _nothing_established(log, where, sources)
         return
     machine = _machine_key(top, cuda, cudnn)
+    if machine == "machine_unknown" and _log_read_alone(snapshot):
+        machine = "machine_elsewhere"
     majors = cudnn if top.cause.startswith("cudnn") else cuda
     per_lang = {
         lang: _cause_params(top, lang, where or sources, sources, machine, majors) for lang in LANGUAGES
@@ -275,7 +280,7 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
-    if machine and machine != "machine_unknown":
+    if machine and machine not in ("machine_unknown", "machine_elsewhere"):
         evidence.append(
             Evidence(
                 "machine", f"CUDA majors installed: {_join(cuda)}; cuDNN majors installed: {_join(cudnn)}"

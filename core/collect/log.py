@@ -11,10 +11,11 @@ By hand: ``fallback-doctor explain-log FILE`` or
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogHiddenSignal, LogQuote
+from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogHiddenSignal, LogNamed, LogQuote
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.targets.spec import TargetSpec
 
@@ -114,6 +115,26 @@ def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> Lo
         ),
         fallback=tuple(quote_of(q) for d in diagnoses for q in d.facts.fallback)[:MAX_EVIDENCE],
         lines_examined=sum(d.lines_examined for d in diagnoses),
+        named=named_in(diagnoses),
+    )
+
+
+def named_in(diagnoses: Iterable[LogDiagnosis]) -> LogNamed:
+    """The versions and libraries the logs name, each once, in the order first named."""
+
+    def each(values: Iterable[Any]) -> tuple[Any, ...]:
+        return tuple(dict.fromkeys(values))
+
+    facts = [d.facts for d in diagnoses]
+    return LogNamed(
+        ort_versions=each(v for f in facts for v in f.ort_versions),
+        driver_versions=each(v for f in facts for v in f.driver_versions),
+        cuda_versions=each(f"{major}.{minor}" for f in facts for major, minor in f.cuda_versions),
+        cuda_majors=each(sorted(m for f in facts for m in f.cuda_majors_seen)),
+        cudnn_majors=each(sorted(m for f in facts for m in f.cudnn_majors_seen)),
+        missing_libraries=each(v for f in facts for v in f.missing_libraries),
+        gpu_names=each(v for f in facts for v in f.gpu_names),
+        providers=each(v for f in facts for v in f.providers or ()),
     )
 
 
@@ -149,16 +170,4 @@ def collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:
         return None
     if not diagnoses:
         return LogFacts(sources=(), causes=(), hidden_signal=(), unreadable=tuple(unreadable))
-    facts = merge_diagnoses(sources, diagnoses)
-    return LogFacts(
-        sources=facts.sources,
-        causes=facts.causes,
-        hidden_signal=facts.hidden_signal,
-        unreadable=tuple(unreadable),
-        scope=facts.scope,
-        startup=facts.startup,
-        required_cuda_major=facts.required_cuda_major,
-        required_cudnn_major=facts.required_cudnn_major,
-        fallback=facts.fallback,
-        lines_examined=facts.lines_examined,
-    )
+    return dataclasses.replace(merge_diagnoses(sources, diagnoses), unreadable=tuple(unreadable))

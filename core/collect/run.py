@@ -122,11 +122,10 @@ def _describe(error: BaseException) -> str:
 def collect_snapshot(request: CollectRequest, progress: Progress | None = None) -> EnvironmentSnapshot:
     """Collect the facts of every layer for the target described by ``request``.
 
-    The target is resolved first (a Bareun installation: its configuration and libPath; a
-    Python environment; a log). A named file that does not exist raises TargetNotFound (a
-    usage error). For Bareun the ONNX Runtime facts come from libPath (no Python environment
-    is needed; one is still read when ``--python`` names it). The running server, where found,
-    lends its own environment to the loader checks; the log is read beside everything else.
+    The target is resolved first (Bareun: its configuration and libPath; a Python environment; a
+    log); a named file that does not exist raises TargetNotFound (a usage error). A profile that
+    does not inspect this machine (a log from elsewhere) gets its log read and nothing else. Bareun's
+    ONNX Runtime facts come from libPath; a running server lends its environment to the loader.
     """
     # Imported here so that importing this module stays cheap for the GUI's start-up.
     from fallback_doctor.core.collect.device import collect_device
@@ -143,9 +142,11 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
     spec = request.target
     with contextlib.ExitStack() as stack:
         run = _Collection(progress)
-        f_platform = run.start("platform", collect_platform)
         target = _resolve(run, resolve_target, TargetNotFound, spec, shell_env)
         profile = find_profile(target.kind) if target is not None else None
+        if target is not None and profile is not None and not profile.inspects_machine:
+            return _evidence_alone(run, target, spec, budget)  # nothing of this machine
+        f_platform = run.start("platform", collect_platform)
         own_library = profile is not None and profile.probe == Probe.LIBRARY
 
         f_log = run.start("log", _collect_log, target, spec) if target is not None else None
@@ -198,6 +199,17 @@ def collect_snapshot(request: CollectRequest, progress: Progress | None = None) 
         environment=relevant_environment(env),
         collectors=tuple(run.outcomes),
     )
+
+
+def _evidence_alone(
+    run: _Collection, target: TargetFacts, spec: TargetSpec, budget: float
+) -> EnvironmentSnapshot:
+    """The snapshot of a target whose evidence comes from elsewhere (TargetProfile.inspects_machine
+    False: a log read on another machine): the target and its log, and nothing of this machine
+    (no driver, library, interpreter, device, platform or environment), so that no finding can
+    be about the machine the tool happens to run on."""
+    log = run.wait("log", run.start("log", _collect_log, target, spec), budget)
+    return EnvironmentSnapshot(target=target, log=log, collectors=tuple(run.outcomes))
 
 
 def _onnxruntime_and_torch(

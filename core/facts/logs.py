@@ -41,6 +41,25 @@ class LogHiddenSignal:
 
 
 @dataclass(frozen=True)
+class LogNamed:
+    """What the log's text names about the machine it came from (core/logs reads it): the stack
+    page of a log target shows these, since that machine's layers cannot be inspected here."""
+
+    ort_versions: tuple[str, ...] = ()
+    driver_versions: tuple[str, ...] = ()
+    cuda_versions: tuple[str, ...] = ()
+    """CUDA versions the program was built with or ships ("12.1")."""
+    cuda_majors: tuple[int, ...] = ()
+    """CUDA majors of the libraries the log names (libcublasLt.so.11: 11)."""
+    cudnn_majors: tuple[int, ...] = ()
+    missing_libraries: tuple[str, ...] = ()
+    """Libraries the log says could not be loaded."""
+    gpu_names: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
+    """The providers a provider list in the log names."""
+
+
+@dataclass(frozen=True)
 class LogFacts:
     """The log diagnosis as data (see core/logs/diagnose_log.py for how it is made)."""
 
@@ -59,3 +78,5 @@ class LogFacts:
     fallback: tuple[LogQuote, ...] = ()
     """Lines that say the application fell back to the CPU."""
     lines_examined: int = 0
+    named: LogNamed | None = None
+    """The versions and libraries the log itself names (its own facts, not this machine's)."""

@@ -102,6 +102,7 @@ LOG = TargetProfile(
     resolve=_log,
     no_probe="a log-only target has no ONNX Runtime to run",
     wizard=WizardField("start.logfile", ("logs",), _log_choice),
+    inspects_machine=False,
 )
 NATIVE = TargetProfile(
     kind="native",

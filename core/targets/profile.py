@@ -95,11 +95,29 @@ class TargetProfile:
     """What ``check``'s status line calls the server (else the process's executable name)."""
     wizard: WizardField | None = None
     """The field the wizard's first page asks for; None: the kind is not offered there."""
+    inspects_machine: bool = True
+    """The evidence is this machine: its driver, CUDA, cuDNN, ONNX Runtime, device and platform
+    are collected beside the target. False: the evidence comes from elsewhere (a customer's log
+    read on the technician's laptop), and nothing of the machine the tool runs on is collected,
+    so no finding about it can appear; the machine's own facts come with another target plus
+    ``--log``."""
 
     @property
     def stack_label(self) -> str:
         """The stack page's words for the application layer ("stack.app.<kind>")."""
         return f"stack.app.{self.kind}"
+
+    @property
+    def elsewhere_label(self) -> str:
+        """Why this machine's layers were not inspected ("stack.elsewhere.<kind>"; only read
+        where ``inspects_machine`` is False)."""
+        return f"stack.elsewhere.{self.kind}"
+
+    @property
+    def no_inference_label(self) -> str:
+        """Why no test inference can run, in the CPU and GPU pages' words ("nothing_to_run.<kind>";
+        only read where ``probe`` is None)."""
+        return f"nothing_to_run.{self.kind}"
 
     @property
     def choice_label(self) -> str:
