@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from fallback_doctor.core.logs.excerpt import has_startup
+from fallback_doctor.core.logs.extract import general_matches, trigger_lines
 from fallback_doctor.core.logs.facts import gather_facts
 from fallback_doctor.core.logs.lines import LogLine, LogText, lines_from_strings, lines_from_text
 from fallback_doctor.core.logs.mechanisms import contributions, family_candidates, loader_candidates
@@ -45,6 +46,7 @@ from fallback_doctor.core.logs.results import (
     LogDiagnosis,
     LogFacts,
     QuotedLine,
+    outcome_of,
     sort_candidates,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
@@ -70,8 +72,22 @@ __all__ = [
 ]
 
 
+_FAILURE_KINDS = frozenset(
+    {"direct", "lookup", "missing_library", "library_version", "win_loader", "requirement", "fallback"}
+)
+
+
+def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLine, list[Match]]]:
+    """Every line with the catalogue's matches, and the general ones (core/logs/extract.py)."""
+    texts = [line.text for line in lines]
+    matches = match_lines(texts, base)
+    for index in trigger_lines(texts):
+        matches[index] = matches[index] + general_matches(texts[index], matches[index], base)
+    return list(zip(lines, matches, strict=True))
+
+
 def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_start: bool) -> LogDiagnosis:
-    matched = list(zip(lines, match_lines([line.text for line in lines], base), strict=True))
+    matched = _matched(lines, base)
     facts, context_lines = gather_facts(matched)
     start: int | None = None
     if scope_to_latest_start:
@@ -120,6 +136,7 @@ def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_sta
             top.signatures,
             top.fields,
         )
+    failure_seen = any(match.signature.kind in _FAILURE_KINDS for _, found in matched for match in found)
     return LogDiagnosis(
         causes=tuple(ranked),
         facts=facts,
@@ -127,6 +144,7 @@ def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_sta
         scope=scope,
         startup=startup_quote,
         lines_examined=len(lines),
+        outcome=outcome_of(ranked, facts, failure_seen),
     )
 
 
@@ -187,8 +205,7 @@ def detect_hidden_signal(
     """
     log_lines = _as_lines(lines, "<text>")
     if matched is None:
-        base = load_signatures()
-        matched = list(zip(log_lines, match_lines([line.text for line in log_lines], base), strict=True))
+        matched = _matched(log_lines, load_signatures())
     found: dict[str, tuple[dict[str, str], list[QuotedLine]]] = {}
     fallback: list[QuotedLine] = []
     any_cause = False
