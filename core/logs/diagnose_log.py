@@ -45,8 +45,10 @@ from fallback_doctor.core.logs.results import (
     HiddenSignal,
     LogDiagnosis,
     LogFacts,
+    SEVERAL_OPEN,
     QuotedLine,
     outcome_of,
+    undecided,
     sort_candidates,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
@@ -137,14 +139,15 @@ def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_sta
             top.fields,
         )
     failure_seen = any(match.signature.kind in _FAILURE_KINDS for _, found in matched for match in found)
+    outcome = outcome_of(ranked, facts, failure_seen)
     return LogDiagnosis(
-        causes=tuple(ranked),
+        causes=tuple(undecided(ranked) if outcome == SEVERAL_OPEN else ranked),
         facts=facts,
         hidden=hidden,
         scope=scope,
         startup=startup_quote,
         lines_examined=len(lines),
-        outcome=outcome_of(ranked, facts, failure_seen),
+        outcome=outcome,
     )
 
 

@@ -136,11 +136,16 @@ def general_matches(text: str, known: list[Match], base: SignatureBase) -> list[
     if found or not _FAILURE.search(text):
         return found
     errno = _WIN_ERRNO.search(text)
-    libraries = list(dict.fromkeys(libraries_in(text)))
-    # "the provider library failed: cublasLt64_12.dll not found": the provider (or ONNX
-    # Runtime itself) only depends on the library that is missing.
-    dependencies = [name for name in libraries if "onnxruntime" not in name.lower()]
-    for library in (dependencies or libraries)[-2:]:
+    # ONNX Runtime's own libraries (its provider libraries) fail when one of their
+    # dependencies does; which one is on another line (a wrapped message) or nowhere: the
+    # catalogue's signatures for those messages rank the dependencies. Only an error number
+    # says more here.
+    libraries = [
+        name
+        for name in dict.fromkeys(libraries_in(text))
+        if "onnxruntime" not in name.lower() or (errno and name.lower().endswith(".dll"))
+    ]
+    for library in libraries[-2:]:
         if errno and library.lower().endswith(".dll"):
             found.append(Match(signatures["loader"], {"errno": errno.group(1), "target": library}))
         else:

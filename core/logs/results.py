@@ -7,7 +7,7 @@ loading the signature base.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fallback_doctor.core.logs.lines import LogLine
@@ -226,3 +226,17 @@ def outcome_of(causes: Sequence[CandidateCause], facts: LogFacts, failure_seen: 
     if confidence >= NAMED_CONFIDENCE and confidence - second >= NAMED_MARGIN:
         return NAMED
     return SEVERAL_OPEN
+
+
+def undecided(causes: Sequence[CandidateCause]) -> list[CandidateCause]:
+    """The candidates of a text that leaves several causes open, none of them confident.
+
+    The order stays; the confidences are scaled so that the first stays under ``CONFIDENT``:
+    the log alone does not decide between them (the checks that separate them, or the full
+    ``diagnose`` on that machine, do).
+    """
+    top = causes[0].confidence if causes else 0.0
+    if top < CONFIDENT:
+        return list(causes)
+    factor = (CONFIDENT - 0.01) / top
+    return [replace(cause, confidence=cause.confidence * factor) for cause in causes]
