@@ -85,7 +85,10 @@ def measure(paths: list[Path]) -> dict[str, Any]:
         diagnosis = explain_text(entry["log"], source=entry["id"])
         hits = score(expected, diagnosis)
         outcome = getattr(diagnosis, "outcome", "-")
-        _count([totals, per_cause.setdefault(expected, Counter()), per_outcome.setdefault(outcome, Counter())], hits)
+        _count(
+            [totals, per_cause.setdefault(expected, Counter()), per_outcome.setdefault(outcome, Counter())],
+            hits,
+        )
         top = diagnosis.top
         confident = top.cause != "unknown" and top.confidence >= CONFIDENT
         if expected == NO_FAILURE and confident:
@@ -131,13 +134,17 @@ def _print_text(result: dict[str, Any], per_cause: bool) -> None:
     if result["misses"]:
         print("misses:")
         for miss in result["misses"]:
-            print(f"  {miss['id']}: expected {miss['expected']}, {miss['outcome']}, ranked {', '.join(miss['ranked'])}")
+            print(
+                f"  {miss['id']}: expected {miss['expected']}, {miss['outcome']}, ranked {', '.join(miss['ranked'])}"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, measure, print."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("corpus", nargs="*", type=Path, help="corpus files (default: dev.jsonl and dev-2.jsonl)")
+    parser.add_argument(
+        "corpus", nargs="*", type=Path, help="corpus files (default: dev.jsonl and dev-2.jsonl)"
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--per-cause", action="store_true", help="print the measures per cause code")
     args = parser.parse_args(argv)

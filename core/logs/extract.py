@@ -78,7 +78,9 @@ def provider_names(text: str) -> tuple[str, ...]:
     if bracketed:
         return tuple(name for group in bracketed for name in _PROVIDER.findall(group))
     return tuple(
-        hit.group(1) for hit in _PROVIDER.finditer(text) if not _NEGATED.search(text[hit.end() : hit.end() + 40])
+        hit.group(1)
+        for hit in _PROVIDER.finditer(text)
+        if not _NEGATED.search(text[hit.end() : hit.end() + 40])
     )
 
 
@@ -106,9 +108,13 @@ def _signatures() -> dict[str, Signature]:
     return {
         "library": _general("general.library_failure", "missing_library"),
         "cuda_name": _general(
-            "general.cuda_error_name", "lookup", {"field": "name", "table": "cuda_names", "then": "cuda_codes"}
+            "general.cuda_error_name",
+            "lookup",
+            {"field": "name", "table": "cuda_names", "then": "cuda_codes"},
         ),
-        "cudnn_status": _general("general.cudnn_status", "lookup", {"field": "status", "table": "cudnn_status"}),
+        "cudnn_status": _general(
+            "general.cudnn_status", "lookup", {"field": "status", "table": "cudnn_status"}
+        ),
         "loader": _general("general.loader_error", "win_loader"),
     }
 
