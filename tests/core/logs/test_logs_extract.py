@@ -1,0 +1,139 @@
+"""General extraction (core/logs/extract.py) and logs as they really look (issue 25, items 2 and 4)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fallback_doctor.core.logs.diagnose_log import explain_text
+from fallback_doctor.core.logs.extract import negated_providers, provider_names
+
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
+CORPUS_FILES = [CORPUS / "dev.jsonl", CORPUS / "dev-2.jsonl"]
+NEGATED = (
+    "CUDAExecutionProvider is not in available providers (['AzureExecutionProvider', 'CPUExecutionProvider'])"
+)
+
+
+def test_a_provider_named_as_not_available_is_not_listed() -> None:
+    """The sentence lists Azure and CPU; CUDA is what it says is missing (a CPU-only build)."""
+    assert provider_names(NEGATED) == ("Azure", "CPU")
+    assert negated_providers(NEGATED) == ("CUDA",)
+    diagnosis = explain_text(NEGATED)
+    assert diagnosis.facts.providers == ("Azure", "CPU")
+    assert diagnosis.facts.gpu_provider_listed is False
+    assert diagnosis.top.cause == "ep_not_in_build"
+    unbracketed = "Specified provider 'CUDAExecutionProvider' is not in available provider names. Available: 'CPUExecutionProvider'"
+    assert provider_names(unbracketed) == ("CPU",)
+    assert provider_names("Available providers: TensorrtExecutionProvider, CUDAExecutionProvider") == (
+        "Tensorrt",
+        "CUDA",
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "cause", "library_family"),
+    [
+        (
+            "MyApp.Native: Unable to find cuda lib under the names libcuda.so, libcuda.so.1",
+            "driver_missing",
+            "driver",
+        ),
+        ("[engine] loading cudnn64_9.dll failed (module could not be found)", "cudnn_missing", "cudnn"),
+        ("warn: cannot open libcudnn_graph.so.9 -- skipping GPU", "cudnn_missing", "cudnn"),
+        ("E0101 loader: libnvinfer.so.10 missing, TensorRT disabled", "tensorrt_missing", "tensorrt"),
+        ("fatal: dlopen failed for libcublasLt.so.11 (needed by the provider)", None, "cuda"),
+    ],
+)
+def test_an_unseen_shape_still_yields_library_and_family(
+    line: str, cause: str | None, library_family: str
+) -> None:
+    """No catalogue signature knows these wordings; the library table and the mechanism do."""
+    diagnosis = explain_text(line)
+    top = diagnosis.top
+    assert top.fields.get("family") == library_family
+    assert top.fields.get("library")
+    if cause is not None:
+        assert top.cause == cause
+    else:
+        assert top.cause in ("cuda_runtime_missing", "cuda_major_mismatch")
+        assert top.fields.get("needed_major") == "11"
+
+
+def test_an_unseen_shape_with_a_windows_error_number() -> None:
+    diagnosis = explain_text("App.exe: native load of cudnn_ops64_9.dll returned error 126")
+    assert diagnosis.top.layer == "cudnn" and diagnosis.top.fields.get("errno") == "126"
+
+
+def test_an_error_name_in_any_wording() -> None:
+    diagnosis = explain_text("worker 3 died: status=cudaErrorInsufficientDriver while creating the session")
+    assert diagnosis.top.cause == "driver_too_old"
+    status = explain_text("gpu backend: got CUDNN_STATUS_NOT_INITIALIZED from the handle")
+    assert status.top.cause != "unknown"
+
+
+def test_gpu_device_discovery_at_import_is_no_failure() -> None:
+    """ONNX Runtime >= 1.23 prints this on hosts without a DRM vendor file; the GPU works."""
+    line = (
+        "2025-10-01 10:00:00.1 [W:onnxruntime:Default, device_discovery.cc:164 DiscoverDevicesForPlatform] "
+        "GPU device discovery failed: device_discovery.cc:89 ReadFileContents Failed to open file: "
+        '"/sys/class/drm/card0/device/vendor"'
+    )
+    diagnosis = explain_text(f"\x1b[0;93m{line}\x1b[m\nINFO model loaded\n")
+    assert diagnosis.outcome == "no_failure"
+    assert diagnosis.top.cause == "unknown"
+
+
+def test_a_benign_log_gives_no_failure() -> None:
+    log = (
+        "2024-05-01 12:00:00 INFO starting\n"
+        "[W:onnxruntime:, session_state.cc:1280 VerifyEachNodeIsAssignedToAnEp] Some nodes were not assigned "
+        "to the preferred execution providers which may or may not have an negative impact on performance.\n"
+        "providers: ['CUDAExecutionProvider', 'CPUExecutionProvider']\n"
+    )
+    diagnosis = explain_text(log)
+    assert diagnosis.outcome == "no_failure"
+    assert diagnosis.top.cause == "unknown" or diagnosis.top.confidence < 0.5
+
+
+def _entries() -> list[dict[str, str]]:
+    return [
+        json.loads(raw)
+        for path in CORPUS_FILES
+        for raw in path.read_text(encoding="utf-8").splitlines()
+        if raw
+    ]
+
+
+_ORT_LINE = re.compile(r"\[([EWIVF]):onnxruntime|(\[ONNXRuntimeError\])")
+_COLOURS = {"E": "\x1b[1;31m", "F": "\x1b[1;31m", "W": "\x1b[0;93m", "I": "\x1b[0;32m", "V": "\x1b[0;37m"}
+
+
+def _coloured(log: str) -> str:
+    """ONNX Runtime's own colouring: its severity's colour before the line, a reset after it."""
+    out = []
+    for line in log.split("\n"):
+        found = _ORT_LINE.search(line)
+        out.append(f"{_COLOURS[found.group(1) or 'E']}{line}\x1b[m" if found else line)
+    return "\n".join(out)
+
+
+def _answer(log: str) -> tuple[str, list[tuple[str, float]]]:
+    diagnosis = explain_text(log)
+    return diagnosis.outcome, [(c.cause, round(c.confidence, 3)) for c in diagnosis.causes]
+
+
+@pytest.mark.skipif(
+    not all(path.is_file() for path in CORPUS_FILES), reason="shared corpus not beside the repository"
+)
+def test_ansi_colours_around_onnxruntime_lines_change_no_answer_over_the_whole_development_set() -> None:
+    entries = _entries()
+    coloured = 0
+    for entry in entries:
+        log = entry["log"]
+        with_colour = _coloured(log)
+        coloured += with_colour != log
+        assert _answer(with_colour) == _answer(log), entry["id"]
+    assert coloured >= 25  # the test colours real ONNX Runtime lines, not nothing
