@@ -25,6 +25,7 @@ import errno
 import gzip
 import os
 from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -90,18 +91,40 @@ class _Finder:
         except ImportError:  # pragma: no cover - the dependency is declared; fallback stays correct
             self._regex = None
 
-    def hits(self, block: bytes) -> list[tuple[int, bool]]:
-        """(position, is a start-up word) of each occurrence, in position order."""
+    @property
+    def threaded(self) -> bool:
+        """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
+        return self._regex is not None
+
+    def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
+        """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
+        hi = len(block) if hi is None else hi
         if self._regex is not None:
-            return [(hit.start(), hit.group().lower() in self.startup) for hit in self._regex.finditer(block)]
-        lowered = block.lower()
+            return [
+                (hit.start(), hit.group().lower() in self.startup)
+                for hit in self._regex.finditer(block, lo, hi)
+            ]
+        lowered = block[lo:hi].lower()
         found: list[tuple[int, bool]] = []
         for word in self.words:
             at = lowered.find(word)
             while at >= 0:
-                found.append((at, word in self.startup))
+                found.append((lo + at, word in self.startup))
                 at = lowered.find(word, at + 1)
         return sorted(found)
+
+
+def _parts(block: bytes, count: int) -> list[tuple[int, int]]:
+    """``block`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
+    ranges: list[tuple[int, int]] = []
+    lo = 0
+    step = max(1, len(block) // count)
+    while lo < len(block):
+        cut = block.find(b"\n", min(len(block), lo + step) - 1) + 1 if len(ranges) < count - 1 else 0
+        hi = cut if cut > lo else len(block)
+        ranges.append((lo, hi))
+        lo = hi
+    return ranges
 
 
 @cache
@@ -146,9 +169,10 @@ def _is_startup_line(raw: bytes) -> bool:
     return is_startup(LogLine("", text))
 
 
-def _feed(state: ScanState, block: bytes) -> None:
-    """Scan one block of whole lines (ending in a newline, or the file's end)."""
-    marks = _finder().hits(block)
+def _feed(state: ScanState, block: bytes, marks: list[tuple[int, bool]] | None = None) -> None:
+    """Take in one block of whole lines (ending in a newline, or the file's end), searched
+    already (``marks``) or searched here."""
+    marks = _finder().hits(block) if marks is None else marks
     counted_to = 0
     newlines = 0
     last_line_start = -1
@@ -198,40 +222,91 @@ def _add_tail(state: ScanState, block: bytes) -> None:
         state.tail_size -= len(state.tail.popleft())
 
 
+SEARCH_THREADS = max(1, min(4, os.cpu_count() or 1))
+"""Threads that search a block at once (RE2 searches without the GIL)."""
+
+
+class _Pipeline:
+    """Blocks searched in threads while the next one is read; taken in strictly in order."""
+
+    def __init__(self, state: ScanState) -> None:
+        self.state = state
+        self.finder = _finder()
+        self.pool = ThreadPoolExecutor(SEARCH_THREADS) if self.finder.threaded else None
+        self.pending: deque[tuple[bytes, list[Future[list[tuple[int, bool]]]]]] = deque()
+
+    def add(self, block: bytes) -> None:
+        """Start searching ``block``; take in the one before it meanwhile."""
+        if self.pool is None:
+            _feed(self.state, block)
+            return
+        futures = [
+            self.pool.submit(self.finder.hits, block, lo, hi) for lo, hi in _parts(block, SEARCH_THREADS)
+        ]
+        self.pending.append((block, futures))
+        while len(self.pending) > 1:
+            self._take()
+
+    def _take(self) -> None:
+        block, futures = self.pending.popleft()
+        _feed(self.state, block, [mark for future in futures for mark in future.result()])
+
+    def flush(self) -> None:
+        """Take in every block searched so far (before the state's offset is changed)."""
+        while self.pending:
+            self._take()
+
+    def close(self) -> None:
+        self.flush()
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
 def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int | None = None) -> ScanState:
     """Scan a byte stream through (whole lines per block; a line longer than a block is cut).
 
     ``keep``: bytes kept after the start-up and at the end (each). ``descriptor``: the regular
     file being read, whose holes (a sparse file's unwritten ranges, NUL bytes with no line in
-    them) are skipped without reading (``SEEK_DATA``).
+    them) are skipped without reading (``SEEK_DATA``). Each block is searched in threads while
+    the next is read and the one before it is taken in.
     """
     state = ScanState(name, keep, keep)
+    pipeline = _Pipeline(state)
     carry = b""
-    while True:
-        if descriptor is not None:
-            position = state.offset + len(carry)
-            data_at = _next_data(descriptor, position)
-            if data_at > position:
-                if carry:
-                    _feed(state, carry)  # the part of the line before the hole
-                    carry = b""
-                state.offset = data_at
-                stream.seek(data_at)
-        chunk = stream.read(BLOCK)
-        if not chunk:
-            break
-        data = carry + chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            if len(data) > 2 * LINE_CAP:
-                # A line longer than a block (binary junk): only its end is kept.
-                state.offset += len(data) - LINE_CAP
-                carry = data[-LINE_CAP:]
-            else:
-                carry = data
-            continue
-        carry = data[cut:]
-        _feed(state, data[:cut])
+    offset = 0
+    """Where ``carry`` starts in the file."""
+    try:
+        while True:
+            if descriptor is not None:
+                position = offset + len(carry)
+                data_at = _next_data(descriptor, position)
+                if data_at > position:
+                    pipeline.flush()
+                    if carry:
+                        _feed(state, carry)  # the part of the line before the hole
+                        carry = b""
+                    state.offset = offset = data_at
+                    stream.seek(data_at)
+            chunk = stream.read(BLOCK)
+            if not chunk:
+                break
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > 2 * LINE_CAP:
+                    # A line longer than a block (binary junk): only its end is kept.
+                    pipeline.flush()
+                    state.offset += len(data) - LINE_CAP
+                    offset += len(data) - LINE_CAP
+                    carry = data[-LINE_CAP:]
+                else:
+                    carry = data
+                continue
+            carry = data[cut:]
+            offset += cut
+            pipeline.add(data[:cut])
+    finally:
+        pipeline.close()
     if carry:
         _feed(state, carry)
     return state
