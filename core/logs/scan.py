@@ -25,8 +25,8 @@ import errno
 import gzip
 import os
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, BinaryIO
@@ -96,12 +96,12 @@ class _Finder:
         """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
         return self._regex is not None
 
-    def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
+    def hits(self, block: bytes | bytearray, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
         """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
         hi = len(block) if hi is None else hi
         if self._regex is not None:
             return [
-                (hit.start(), hit.group().lower() in self.startup)
+                (hit.start(), bytes(hit.group()).lower() in self.startup)
                 for hit in self._regex.finditer(block, lo, hi)
             ]
         lowered = block[lo:hi].lower()
@@ -114,14 +114,14 @@ class _Finder:
         return sorted(found)
 
 
-def _parts(block: bytes, count: int) -> list[tuple[int, int]]:
-    """``block`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
+def _parts(block: bytes | bytearray, stop: int, count: int) -> list[tuple[int, int]]:
+    """``block[:stop]`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
     ranges: list[tuple[int, int]] = []
     lo = 0
-    step = max(1, len(block) // count)
-    while lo < len(block):
-        cut = block.find(b"\n", min(len(block), lo + step) - 1) + 1 if len(ranges) < count - 1 else 0
-        hi = cut if cut > lo else len(block)
+    step = max(1, stop // count)
+    while lo < stop:
+        cut = block.find(b"\n", min(stop, lo + step) - 1, stop) + 1 if len(ranges) < count - 1 else 0
+        hi = cut if cut > lo else stop
         ranges.append((lo, hi))
         lo = hi
     return ranges
@@ -149,7 +149,7 @@ class ScanState:
     head_full: bool = False
     head_start: tuple[int, int] = (1, 0)
     kept: deque[tuple[int, int, bytes]] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
-    tail: deque[bytes] = field(default_factory=deque)
+    tail: deque[bytes | memoryview] = field(default_factory=deque)
     tail_size: int = 0
     keyword_lines: int = 0
 
@@ -169,10 +169,17 @@ def _is_startup_line(raw: bytes) -> bool:
     return is_startup(LogLine("", text))
 
 
-def _feed(state: ScanState, block: bytes, marks: list[tuple[int, bool]] | None = None) -> None:
-    """Take in one block of whole lines (ending in a newline, or the file's end), searched
-    already (``marks``) or searched here."""
-    marks = _finder().hits(block) if marks is None else marks
+def _feed(
+    state: ScanState,
+    block: bytes | bytearray,
+    marks: list[tuple[int, bool]] | None = None,
+    stop: int | None = None,
+) -> None:
+    """Take in one block of whole lines (``block[:stop]``, ending in a newline or the file's
+    end), searched already (``marks``) or searched here."""
+    stop = len(block) if stop is None else stop
+    marks = _finder().hits(block, 0, stop) if marks is None else marks
+    view = memoryview(block)[:stop]
     counted_to = 0
     newlines = 0
     last_line_start = -1
@@ -182,9 +189,9 @@ def _feed(state: ScanState, block: bytes, marks: list[tuple[int, bool]] | None =
             continue
         newlines += block.count(b"\n", counted_to, start)
         counted_to = start
-        end = block.find(b"\n", at)
-        end = len(block) if end < 0 else end
-        raw = block[start:end]
+        end = block.find(b"\n", at, stop)
+        end = stop if end < 0 else end
+        raw = bytes(view[start:end])
         line_no = state.lines_before + newlines + 1
         if is_startup_word and _is_startup_line(raw):
             last_line_start = start
@@ -193,20 +200,20 @@ def _feed(state: ScanState, block: bytes, marks: list[tuple[int, bool]] | None =
             state.head_full = False
             state.head_start = state.startup
             state.kept.clear()
-            _add_head(state, block[start:])
+            _add_head(state, view[start:])
             continue
         if state.head_full and not is_startup_word:
             last_line_start = start
             state.kept.append((line_no, state.offset + start, _cut(raw)))
             state.keyword_lines += 1
     if not state.head_full and (state.startup is None or state.head_start[1] < state.offset):
-        _add_head(state, block)
-    _add_tail(state, block)
-    state.lines_before += block.count(b"\n")
-    state.offset += len(block)
+        _add_head(state, view)
+    _add_tail(state, view)
+    state.lines_before += newlines + block.count(b"\n", counted_to, stop)
+    state.offset += stop
 
 
-def _add_head(state: ScanState, data: bytes) -> None:
+def _add_head(state: ScanState, data: bytes | memoryview) -> None:
     room = state.head_bytes - len(state.head)
     if room <= 0:
         state.head_full = True
@@ -215,7 +222,7 @@ def _add_head(state: ScanState, data: bytes) -> None:
     state.head_full = len(state.head) >= state.head_bytes
 
 
-def _add_tail(state: ScanState, block: bytes) -> None:
+def _add_tail(state: ScanState, block: bytes | memoryview) -> None:
     state.tail.append(block)
     state.tail_size += len(block)
     while state.tail and state.tail_size - len(state.tail[0]) >= state.tail_bytes:
@@ -233,23 +240,22 @@ class _Pipeline:
         self.state = state
         self.finder = _finder()
         self.pool = ThreadPoolExecutor(SEARCH_THREADS) if self.finder.threaded else None
-        self.pending: deque[tuple[bytes, list[Future[list[tuple[int, bool]]]]]] = deque()
+        self.pending: deque[tuple[bytearray, int, list[Future[list[tuple[int, bool]]]]]] = deque()
 
-    def add(self, block: bytes) -> None:
-        """Start searching ``block``; take in the one before it meanwhile."""
+    def add(self, block: bytearray, stop: int) -> None:
+        """Start searching ``block[:stop]``; take in the one before it meanwhile."""
         if self.pool is None:
-            _feed(self.state, block)
+            _feed(self.state, block, None, stop)
             return
-        futures = [
-            self.pool.submit(self.finder.hits, block, lo, hi) for lo, hi in _parts(block, SEARCH_THREADS)
-        ]
-        self.pending.append((block, futures))
+        parts = _parts(block, stop, SEARCH_THREADS)
+        futures = [self.pool.submit(self.finder.hits, block, lo, hi) for lo, hi in parts]
+        self.pending.append((block, stop, futures))
         while len(self.pending) > 1:
             self._take()
 
     def _take(self) -> None:
-        block, futures = self.pending.popleft()
-        _feed(self.state, block, [mark for future in futures for mark in future.result()])
+        block, stop, futures = self.pending.popleft()
+        _feed(self.state, block, [mark for future in futures for mark in future.result()], stop)
 
     def flush(self) -> None:
         """Take in every block searched so far (before the state's offset is changed)."""
@@ -287,10 +293,9 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
                         carry = b""
                     state.offset = offset = data_at
                     stream.seek(data_at)
-            chunk = stream.read(BLOCK)
-            if not chunk:
+            data = _read_block(stream, carry)
+            if len(data) == len(carry):
                 break
-            data = carry + chunk
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 if len(data) > 2 * LINE_CAP:
@@ -298,18 +303,30 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
                     pipeline.flush()
                     state.offset += len(data) - LINE_CAP
                     offset += len(data) - LINE_CAP
-                    carry = data[-LINE_CAP:]
+                    carry = bytes(data[-LINE_CAP:])
                 else:
-                    carry = data
+                    carry = bytes(data)
                 continue
-            carry = data[cut:]
+            carry = bytes(data[cut:])
             offset += cut
-            pipeline.add(data[:cut])
+            pipeline.add(data, cut)
     finally:
         pipeline.close()
     if carry:
         _feed(state, carry)
     return state
+
+
+def _read_block(stream: Any, carry: bytes) -> bytearray:
+    """``carry`` and up to ``BLOCK`` more bytes, read into one buffer (no further copy)."""
+    into = getattr(stream, "readinto", None)
+    if into is None:
+        return bytearray(carry + stream.read(BLOCK))
+    buffer = bytearray(len(carry) + BLOCK)
+    buffer[: len(carry)] = carry
+    got = into(memoryview(buffer)[len(carry) :]) or 0
+    del buffer[len(carry) + got :]
+    return buffer
 
 
 def _next_data(descriptor: int, position: int) -> int:
