@@ -46,7 +46,7 @@ _CUDNN_STATUS = re.compile(r"\bCUDNN_STATUS_([A-Z_]{3,60})\b")
 _WIN_ERRNO = re.compile(r"\b(?:error|code|errno)\b[ :=(]{0,3}(126|127|193|1114|1455)\b", re.IGNORECASE)
 _PROVIDER = re.compile(r"([A-Za-z]{2,40})ExecutionProvider")
 _NEGATED = re.compile(
-    r"^['\"]?\s{0,3}(?:is not|isn't|was not|are not|not (?:in|available|found|supported|enabled)"
+    r"^['\"‘’“”]?\s{0,3}(?:is not|isn't|was not|are not|not (?:in|available|found|supported|enabled)"
     r"|unavailable|could not|cannot)",
     re.IGNORECASE,
 )
@@ -152,8 +152,13 @@ def general_matches(text: str, known: list[Match], base: SignatureBase) -> list[
         if "onnxruntime" not in name.lower() or (errno and name.lower().endswith(".dll"))
     ]
     for library in libraries[-2:]:
-        if errno and library.lower().endswith(".dll"):
-            found.append(Match(signatures["loader"], {"errno": errno.group(1), "target": library}))
+        if library.lower().endswith(".dll"):
+            # The Windows loader: its error number, or its message ("The specified module
+            # could not be found" is 126), says what failed.
+            fields = {"target": library, "message": text}
+            if errno:
+                fields["errno"] = errno.group(1)
+            found.append(Match(signatures["loader"], fields))
         else:
             found.append(Match(signatures["library"], {"lib": library}))
     return found

@@ -27,6 +27,8 @@ def test_a_provider_named_as_not_available_is_not_listed() -> None:
     assert diagnosis.top.cause == "ep_not_in_build"
     unbracketed = "Specified provider 'CUDAExecutionProvider' is not in available provider names. Available: 'CPUExecutionProvider'"
     assert provider_names(unbracketed) == ("CPU",)
+    curly = "Specified provider ‘CUDAExecutionProvider’ is not in available provider names. Available: ‘CPUExecutionProvider’"
+    assert provider_names(curly) == ("CPU",)
     assert provider_names("Available providers: TensorrtExecutionProvider, CUDAExecutionProvider") == (
         "Tensorrt",
         "CUDA",
@@ -65,6 +67,23 @@ def test_an_unseen_shape_still_yields_library_and_family(
 def test_an_unseen_shape_with_a_windows_error_number() -> None:
     diagnosis = explain_text("App.exe: native load of cudnn_ops64_9.dll returned error 126")
     assert diagnosis.top.layer == "cudnn" and diagnosis.top.fields.get("errno") == "126"
+
+
+def test_a_dll_of_no_known_family_is_a_windows_loader_failure() -> None:
+    """The loader's own message ("The specified module could not be found": error 126)."""
+    diagnosis = explain_text(
+        "Failed to load dynamic library 'audio_engine.dll': The specified module could not be found."
+    )
+    assert diagnosis.top.cause == "windows_dll_load_error"
+    assert diagnosis.top.fields.get("errno") == "126"
+
+
+def test_a_provider_list_without_a_gpu_provider_leaves_two_causes_open() -> None:
+    """A CPU-only package, or a CPU package beside the GPU one: the list alone cannot tell."""
+    diagnosis = explain_text("Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']")
+    assert diagnosis.outcome == "several_open"
+    assert [c.cause for c in diagnosis.causes[:2]] == ["ep_not_in_build", "package_conflict"]
+    assert diagnosis.top.confidence < 0.5
 
 
 def test_an_error_name_in_any_wording() -> None:
