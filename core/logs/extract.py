@@ -8,7 +8,9 @@ A message shape no signature knows still names things the mechanisms understand:
   (resources/signatures/libraries.json), its causes from the family's mechanism;
 - an error name (``cudaErrorInsufficientDriver``, ``CUDA_ERROR_NO_DEVICE``,
   ``CUDNN_STATUS_NOT_INITIALIZED``): looked up in the bundled error tables;
-- a Windows loader error number beside a DLL (``error 126``, ``code 127``);
+- a Windows loader error number beside a DLL (``error 126``, ``code 127``), and the Windows
+  exit status of a process the loader stopped (``exited with code -1073741515``:
+  0xC0000135, resources/compat/windows_status.json);
 - provider lists, with the providers a sentence names as *not* available taken out
   ("CUDAExecutionProvider is not in available providers (['CPUExecutionProvider'])" lists
   the CPU provider only).
@@ -21,11 +23,14 @@ nothing more here. By hand: ``grep -n -i -E '\\.(so|dll|dylib)|cudaError|CUDA_ER
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 
-from fallback_doctor.core.logs.signatures import Match, Signature, SignatureBase
+from fallback_doctor.core.logs.signatures import Match, Signature, SignatureBase, Weighted
+from fallback_doctor.core.resource_files import RESOURCES
 
 _FAILURE = re.compile(
     r"cannot open|can ?not (?:be )?(?:found|load|find|locate)|could ?n[o']t (?:be )?(?:load|found|find|locate|open)"
@@ -51,8 +56,13 @@ _NEGATED = re.compile(
     re.IGNORECASE,
 )
 _BRACKETED = re.compile(r"[\[(]([^\[\]()]{0,800}ExecutionProvider[^\[\]()]{0,800})[\])]")
+_NTSTATUS = re.compile(
+    r"\b0x(C0[0-9A-F]{6})\b|(?:exit|code|status|returned)[^0-9\n]{0,20}?(?:(-10[67][0-9]{7})|\b(32[0-9]{8}))\b",
+    re.IGNORECASE,
+)
 TRIGGER = re.compile(
-    r"\.so\b|\.so\.[0-9]|\.dll\b|\.dylib\b|cudaError|CUDA_ERROR_|CUDNN_STATUS_", re.IGNORECASE
+    r"\.so\b|\.so\.[0-9]|\.dll\b|\.dylib\b|cudaError|CUDA_ERROR_|CUDNN_STATUS_|0xC0|-10[67][0-9]{7}|\b32[0-9]{8}\b",
+    re.IGNORECASE,
 )
 """Lines worth a closer look (one search over all lines finds them)."""
 
@@ -119,6 +129,30 @@ def _signatures() -> dict[str, Signature]:
     }
 
 
+@cache
+def _status_signatures() -> dict[str, Signature]:
+    """One general signature per Windows exit status of resources/compat/windows_status.json."""
+    document = json.loads(
+        RESOURCES.joinpath("compat").joinpath("windows_status.json").read_text(encoding="utf-8")
+    )
+    result = {}
+    for code, entry in document["statuses"].items():
+        signature = _general(f"general.windows_status.{entry['name']}", "direct")
+        weights = tuple(Weighted(str(item["cause"]), float(item["weight"])) for item in entry["candidates"])
+        result[code.upper()] = replace(signature, candidates=weights)
+    return result
+
+
+def windows_status(text: str) -> str | None:
+    """The NTSTATUS a line names as an exit code, as 8 hex digits (``C0000135``), if known."""
+    for hit in _NTSTATUS.finditer(text):
+        hexed, signed, unsigned = hit.groups()
+        value = hexed.upper() if hexed else f"{int(signed or unsigned) & 0xFFFFFFFF:08X}"
+        if value in _status_signatures():
+            return value
+    return None
+
+
 def libraries_in(text: str) -> list[str]:
     """Library file names a line names (sonames, DLLs, dylibs), in order."""
     return [hit.group(1) for hit in _LIBRARY.finditer(text)]
@@ -139,6 +173,9 @@ def general_matches(text: str, known: list[Match], base: SignatureBase) -> list[
         found.append(Match(signatures["cuda_name"], {"name": name}))
     for status in _CUDNN_STATUS.findall(text)[:1]:
         found.append(Match(signatures["cudnn_status"], {"status": status}))
+    code = windows_status(text)
+    if code is not None:
+        found.append(Match(_status_signatures()[code], {"status": code}))
     if found or not _FAILURE.search(text):
         return found
     errno = _WIN_ERRNO.search(text)

@@ -156,3 +156,22 @@ def test_ansi_colours_around_onnxruntime_lines_change_no_answer_over_the_whole_d
         coloured += with_colour != log
         assert _answer(with_colour) == _answer(log), entry["id"]
     assert coloured >= 25  # the test colours real ONNX Runtime lines, not nothing
+
+
+@pytest.mark.parametrize(
+    ("line", "outcome"),
+    [
+        ("C:\\app\\classifier.exe (process 17992) exited with code -1073741701.", "named"),
+        ("Process finished with exit code -1073741515 (0xC0000135)", "several_open"),
+        ("subprocess.CalledProcessError: returned non-zero exit status 3221225785.", "named"),
+    ],
+)
+def test_a_windows_exit_status_of_the_loader(line: str, outcome: str) -> None:
+    """0xC000007B, 0xC0000135, 0xC0000139 in any of the three ways logs print them."""
+    diagnosis = explain_text(line)
+    assert diagnosis.top.cause == "windows_dll_load_error"
+    assert diagnosis.outcome == outcome
+
+
+def test_a_large_number_that_is_no_exit_status() -> None:
+    assert explain_text("request 17 took 3221225781 ns").outcome == "no_failure"
