@@ -59,7 +59,9 @@ def test_text_output_in_korean_and_english() -> None:
 
 def test_the_three_answers_in_text_and_json() -> None:
     """Named: one first cause. Not said: no cause, and the commands to run there. None: no failure."""
-    named = explain("-", stdin=b"Failed to initialize NVML: Driver/library version mismatch\n").stdout.decode()
+    named = explain(
+        "-", stdin=b"Failed to initialize NVML: Driver/library version mismatch\n"
+    ).stdout.decode()
     assert "Answer: The log names the cause." in named and "Most likely cause" in named
     fallback = b"UserWarning: Falling back to ['CPUExecutionProvider'] and retrying.\n"
     not_said = explain("--lang", "ko", "-", stdin=fallback).stdout.decode()

@@ -10,7 +10,14 @@ import pytest
 from fallback_doctor.core.logs.diagnose_log import explain_text
 from fallback_doctor.core.logs.extract import negated_providers, provider_names
 
-CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
+CORPUS = next(
+    (
+        folder / "shared" / "corpus"
+        for folder in Path(__file__).resolve().parents
+        if (folder / "shared" / "corpus").is_dir()
+    ),
+    Path("/nonexistent/shared/corpus"),
+)
 CORPUS_FILES = [CORPUS / "dev.jsonl", CORPUS / "dev-2.jsonl"]
 NEGATED = (
     "CUDAExecutionProvider is not in available providers (['AzureExecutionProvider', 'CPUExecutionProvider'])"
