@@ -35,7 +35,7 @@ from dataclasses import replace
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.extract import general_matches, trigger_lines
 from fallback_doctor.core.logs.facts import gather_facts
-from fallback_doctor.core.logs.lines import LogLine, LogText, lines_from_strings, lines_from_text
+from fallback_doctor.core.logs.lines import LogLine, LogText, line_body, lines_from_strings, lines_from_text
 from fallback_doctor.core.logs.mechanisms import contributions, family_candidates, loader_candidates
 from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_machine, tally_lines
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET
@@ -81,7 +81,7 @@ _FAILURE_KINDS = frozenset(
 
 def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLine, list[Match]]]:
     """Every line with the catalogue's matches, and the general ones (core/logs/extract.py)."""
-    texts = [line.text for line in lines]
+    texts = [line_body(line.text) for line in lines]
     matches = match_lines(texts, base)
     for index in trigger_lines(texts):
         matches[index] = matches[index] + general_matches(texts[index], matches[index], base)

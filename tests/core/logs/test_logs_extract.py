@@ -182,3 +182,34 @@ def test_a_windows_exit_status_of_the_loader(line: str, outcome: str) -> None:
 
 def test_a_large_number_that_is_no_exit_status() -> None:
     assert explain_text("request 17 took 3221225781 ns").outcome == "no_failure"
+
+
+_PREFIXES = (
+    "[2025-03-04 10:11:12,345] ",  # Python logging on Windows
+    "3/4/2025 10:11:12 AM ",  # .NET's default on an en-US Windows
+    "Mar  4 10:11:12 gpu-host app[4242]: ",  # syslog
+    "2025-03-04T10:11:12.345678Z stderr F ",  # a Kubernetes node's container log
+    "app-1  | ",  # docker compose
+)
+
+
+def _prefixed(log: str, prefix: str) -> str:
+    return "\n".join(prefix + line if line.strip() else line for line in log.split("\n"))
+
+
+def _interleaved(log: str) -> str:
+    """Another process's ordinary lines between every line of the log (its own tag on each)."""
+    other = "Mar  4 10:11:12 gpu-host nginx[77]: 10.0.0.7 - - GET /healthz HTTP/1.1 200 2"
+    return "\n".join(f"{line}\n{other}" for line in log.split("\n"))
+
+
+@pytest.mark.skipif(
+    not all(path.is_file() for path in CORPUS_FILES), reason="shared corpus not beside the repository"
+)
+def test_time_stamps_and_interleaved_processes_change_no_answer_over_the_whole_development_set() -> None:
+    for entry in _entries():
+        log = entry["log"]
+        expected = _answer(log)
+        for prefix in _PREFIXES:
+            assert _answer(_prefixed(log, prefix)) == expected, (entry["id"], prefix)
+        assert _answer(_interleaved(log)) == expected, (entry["id"], "interleaved")
