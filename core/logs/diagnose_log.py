@@ -83,6 +83,12 @@ def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLin
     """Every line with the catalogue's matches, and the general ones (core/logs/extract.py)."""
     texts = [line_body(line.text) for line in lines]
     matches = match_lines(texts, base)
+    # A prefix can be part of a message too ("systemd[1]: Starting ..."): the whole line is
+    # matched as well, and what it adds is kept.
+    prefixed = [index for index, line in enumerate(lines) if texts[index] != line.text]
+    for index, whole in zip(prefixed, match_lines([lines[i].text for i in prefixed], base), strict=True):
+        known = {match.signature.id for match in matches[index]}
+        matches[index] = matches[index] + [match for match in whole if match.signature.id not in known]
     for index in trigger_lines(texts):
         matches[index] = matches[index] + general_matches(texts[index], matches[index], base)
     return list(zip(lines, matches, strict=True))
