@@ -213,3 +213,28 @@ def test_time_stamps_and_interleaved_processes_change_no_answer_over_the_whole_d
         for prefix in _PREFIXES:
             assert _answer(_prefixed(log, prefix)) == expected, (entry["id"], prefix)
         assert _answer(_interleaved(log)) == expected, (entry["id"], "interleaved")
+
+
+def test_versions_a_log_states_are_read_and_checked_against_the_tables() -> None:
+    """ONNX Runtime 1.19 needs cuDNN 9 (resources/compat/ort_releases.json); cuDNN 8.9.7 beside a
+    missing cuDNN library is a major mismatch."""
+    log = "\n".join(
+        [
+            "torch 2.1.0+cu118",
+            "onnxruntime version: 1.19.2",
+            "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |",
+            "cuDNN version: 8.9.7",
+            "GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-0)",
+            "Failed to load library libonnxruntime_providers_cuda.so with error: "
+            "libcudnn_adv.so.9: cannot open shared object file: No such file or directory",
+        ]
+    )
+    diagnosis = explain_text(log)
+    facts = diagnosis.facts
+    assert facts.ort_versions == ("1.19.2",)
+    assert facts.driver_versions == ("535.104.05",)
+    assert facts.cudnn_majors_seen == frozenset({8})
+    assert (11, 8) in facts.cuda_versions
+    assert facts.gpu_names == ("NVIDIA GeForce RTX 4090",)
+    assert diagnosis.top.cause == "cudnn_major_mismatch"
+    assert "rule.cudnn_version_contradicts_build" in diagnosis.top.signatures
