@@ -114,7 +114,16 @@ def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> Lo
         ),
         fallback=tuple(quote_of(q) for d in diagnoses for q in d.facts.fallback)[:MAX_EVIDENCE],
         lines_examined=sum(d.lines_examined for d in diagnoses),
+        outcome=_outcome(diagnoses, ranked[0].cause if ranked else "unknown"),
     )
+
+
+def _outcome(diagnoses: list[LogDiagnosis], top: str) -> str:
+    """The outcome of the log whose first cause leads the merged ranking (the newest otherwise)."""
+    for diagnosis in reversed(diagnoses):
+        if diagnosis.top.cause == top:
+            return diagnosis.outcome
+    return diagnoses[-1].outcome if diagnoses else ""
 
 
 def collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:
@@ -161,4 +170,5 @@ def collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:
         required_cudnn_major=facts.required_cudnn_major,
         fallback=facts.fallback,
         lines_examined=facts.lines_examined,
+        outcome=facts.outcome,
     )

@@ -59,3 +59,6 @@ class LogFacts:
     fallback: tuple[LogQuote, ...] = ()
     """Lines that say the application fell back to the CPU."""
     lines_examined: int = 0
+    outcome: str = ""
+    """What the text says (core/logs/results.py): ``named`` (one cause), ``several_open``,
+    ``not_said`` (a failure without its cause) or ``no_failure``; "" when no log was read."""
