@@ -2,7 +2,12 @@
 
 How a log is read into causes:
 
-1. Every line is matched against the signature base (resources/signatures/*.json).
+1. Every line is matched against the signature base (resources/signatures/*.json), without
+   the prefixes its writers put before it (time stamps, syslog, container runtimes) and
+   whole. Before any pattern, the general reading (core/logs/extract.py) takes from each line
+   what a mechanism understands whatever the wording: a library file beside a failure phrase,
+   an error name, a Windows error number or exit status, a provider list (and the providers
+   it names as not available).
 2. Facts about the machine are gathered from the whole window (majors named in paths and
    packages, a container, WSL, installed ONNX Runtime packages, the CUDA and cuDNN majors ONNX
    Runtime says its build requires). Causes come from the most recent start-up onwards (the
@@ -17,6 +22,11 @@ How a log is read into causes:
 4. Per cause, one line gives its highest weight; lines add up as independent evidence
    (``1 - Π(1 - w)``). Candidates are sorted by confidence, then lowest layer first.
 5. Nothing established: a single ``unknown`` candidate, with the fallback lines as evidence.
+6. The outcome says what the text can tell (``outcome_of``): ``named`` (one first cause well
+   ahead), ``several_open`` (the candidates are kept in order, the first under 0.5: the log
+   alone does not decide; each has the check that separates it), ``not_said`` (a failure or a
+   fallback without its cause: no guess) or ``no_failure``. A confident wrong first cause is
+   worse than saying the log does not tell.
 
 From a log alone some causes cannot be told apart; ``settle_with_machine`` takes the machine's
 facts (installed CUDA and cuDNN majors, driver present) and re-ranks the candidates. The full
