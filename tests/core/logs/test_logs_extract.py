@@ -170,7 +170,7 @@ def test_ansi_colours_around_onnxruntime_lines_change_no_answer_over_the_whole_d
     [
         ("C:\\app\\classifier.exe (process 17992) exited with code -1073741701.", "named"),
         ("Process finished with exit code -1073741515 (0xC0000135)", "several_open"),
-        ("subprocess.CalledProcessError: returned non-zero exit status 3221225785.", "named"),
+        ("subprocess.CalledProcessError: returned non-zero exit status 3221225785.", "several_open"),
     ],
 )
 def test_a_windows_exit_status_of_the_loader(line: str, outcome: str) -> None:
