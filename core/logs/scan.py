@@ -96,12 +96,12 @@ class _Finder:
         """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
         return self._regex is not None
 
-    def hits(self, block: bytes | bytearray, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
+    def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
         """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
         hi = len(block) if hi is None else hi
         if self._regex is not None:
             return [
-                (hit.start(), bytes(hit.group()).lower() in self.startup)
+                (hit.start(), hit.group().lower() in self.startup)
                 for hit in self._regex.finditer(block, lo, hi)
             ]
         lowered = block[lo:hi].lower()
@@ -114,11 +114,11 @@ class _Finder:
         return sorted(found)
 
 
-def _parts(block: bytes | bytearray, stop: int, count: int) -> list[tuple[int, int]]:
-    """``block[:stop]`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
+def _parts(block: bytes, first: int, stop: int, count: int) -> list[tuple[int, int]]:
+    """``block[first:stop]`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
     ranges: list[tuple[int, int]] = []
-    lo = 0
-    step = max(1, stop // count)
+    lo = first
+    step = max(1, (stop - first) // count)
     while lo < stop:
         cut = block.find(b"\n", min(stop, lo + step) - 1, stop) + 1 if len(ranges) < count - 1 else 0
         hi = cut if cut > lo else stop
@@ -171,20 +171,23 @@ def _is_startup_line(raw: bytes) -> bool:
 
 def _feed(
     state: ScanState,
-    block: bytes | bytearray,
+    block: bytes,
     marks: list[tuple[int, bool]] | None = None,
     stop: int | None = None,
+    first: int = 0,
 ) -> None:
-    """Take in one block of whole lines (``block[:stop]``, ending in a newline or the file's
-    end), searched already (``marks``) or searched here."""
+    """Take in the whole lines of ``block[first:stop]`` (ending in a newline or the file's end),
+    searched already (``marks``, positions in ``block``) or searched here."""
     stop = len(block) if stop is None else stop
-    marks = _finder().hits(block, 0, stop) if marks is None else marks
-    view = memoryview(block)[:stop]
-    counted_to = 0
+    marks = _finder().hits(block, first, stop) if marks is None else marks
+    view = memoryview(block)
+    base = state.offset - first
+    """The file offset of ``block[0]``."""
+    counted_to = first
     newlines = 0
     last_line_start = -1
     for at, is_startup_word in marks:
-        start = block.rfind(b"\n", 0, at) + 1
+        start = block.rfind(b"\n", first, at) + 1 or first
         if start == last_line_start:
             continue
         newlines += block.count(b"\n", counted_to, start)
@@ -195,22 +198,22 @@ def _feed(
         line_no = state.lines_before + newlines + 1
         if is_startup_word and _is_startup_line(raw):
             last_line_start = start
-            state.startup = (line_no, state.offset + start)
+            state.startup = (line_no, base + start)
             state.head = bytearray()
             state.head_full = False
             state.head_start = state.startup
             state.kept.clear()
-            _add_head(state, view[start:])
+            _add_head(state, view[start:stop])
             continue
         if state.head_full and not is_startup_word:
             last_line_start = start
-            state.kept.append((line_no, state.offset + start, _cut(raw)))
+            state.kept.append((line_no, base + start, _cut(raw)))
             state.keyword_lines += 1
     if not state.head_full and (state.startup is None or state.head_start[1] < state.offset):
-        _add_head(state, view)
-    _add_tail(state, view)
+        _add_head(state, view[first:stop])
+    _add_tail(state, view[first:stop])
     state.lines_before += newlines + block.count(b"\n", counted_to, stop)
-    state.offset += stop
+    state.offset += stop - first
 
 
 def _add_head(state: ScanState, data: bytes | memoryview) -> None:
@@ -240,22 +243,22 @@ class _Pipeline:
         self.state = state
         self.finder = _finder()
         self.pool = ThreadPoolExecutor(SEARCH_THREADS) if self.finder.threaded else None
-        self.pending: deque[tuple[bytearray, int, list[Future[list[tuple[int, bool]]]]]] = deque()
+        self.pending: deque[tuple[bytes, int, int, list[Future[list[tuple[int, bool]]]]]] = deque()
 
-    def add(self, block: bytearray, stop: int) -> None:
-        """Start searching ``block[:stop]``; take in the one before it meanwhile."""
+    def add(self, block: bytes, stop: int, first: int = 0) -> None:
+        """Start searching ``block[first:stop]``; take in the one before it meanwhile."""
         if self.pool is None:
-            _feed(self.state, block, None, stop)
+            _feed(self.state, block, None, stop, first)
             return
-        parts = _parts(block, stop, SEARCH_THREADS)
+        parts = _parts(block, first, stop, SEARCH_THREADS)
         futures = [self.pool.submit(self.finder.hits, block, lo, hi) for lo, hi in parts]
-        self.pending.append((block, stop, futures))
+        self.pending.append((block, stop, first, futures))
         while len(self.pending) > 1:
             self._take()
 
     def _take(self) -> None:
-        block, stop, futures = self.pending.popleft()
-        _feed(self.state, block, [mark for future in futures for mark in future.result()], stop)
+        block, stop, first, futures = self.pending.popleft()
+        _feed(self.state, block, [mark for future in futures for mark in future.result()], stop, first)
 
     def flush(self) -> None:
         """Take in every block searched so far (before the state's offset is changed)."""
@@ -274,7 +277,8 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
     ``keep``: bytes kept after the start-up and at the end (each). ``descriptor``: the regular
     file being read, whose holes (a sparse file's unwritten ranges, NUL bytes with no line in
     them) are skipped without reading (``SEEK_DATA``). Each block is searched in threads while
-    the next is read and the one before it is taken in.
+    the next is read and the one before it is taken in; a block is used where it was read
+    (the line cut at its end is joined to the next block's first line on its own).
     """
     state = ScanState(name, keep, keep)
     pipeline = _Pipeline(state)
@@ -293,40 +297,35 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
                         carry = b""
                     state.offset = offset = data_at
                     stream.seek(data_at)
-            data = _read_block(stream, carry)
-            if len(data) == len(carry):
+            chunk = stream.read(BLOCK)
+            if not chunk:
                 break
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > 2 * LINE_CAP:
+            first = 0
+            if carry:
+                ends = chunk.find(b"\n") + 1
+                if ends:
+                    line = carry + chunk[:ends]
+                    pipeline.add(line, len(line))
+                    offset += len(line)
+                    carry, first = b"", ends
+            cut = chunk.rfind(b"\n") + 1
+            if cut <= first:
+                carry += chunk[first:]
+                if len(carry) > 2 * LINE_CAP:
                     # A line longer than a block (binary junk): only its end is kept.
                     pipeline.flush()
-                    state.offset += len(data) - LINE_CAP
-                    offset += len(data) - LINE_CAP
-                    carry = bytes(data[-LINE_CAP:])
-                else:
-                    carry = bytes(data)
+                    state.offset += len(carry) - LINE_CAP
+                    offset += len(carry) - LINE_CAP
+                    carry = carry[-LINE_CAP:]
                 continue
-            carry = bytes(data[cut:])
-            offset += cut
-            pipeline.add(data, cut)
+            pipeline.add(chunk, cut, first)
+            offset += cut - first
+            carry = chunk[cut:]
     finally:
         pipeline.close()
     if carry:
         _feed(state, carry)
     return state
-
-
-def _read_block(stream: Any, carry: bytes) -> bytearray:
-    """``carry`` and up to ``BLOCK`` more bytes, read into one buffer (no further copy)."""
-    into = getattr(stream, "readinto", None)
-    if into is None:
-        return bytearray(carry + stream.read(BLOCK))
-    buffer = bytearray(len(carry) + BLOCK)
-    buffer[: len(carry)] = carry
-    got = into(memoryview(buffer)[len(carry) :]) or 0
-    del buffer[len(carry) + got :]
-    return buffer
 
 
 def _next_data(descriptor: int, position: int) -> int:
