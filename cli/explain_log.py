@@ -16,8 +16,8 @@ from typing import Any, TextIO
 from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
-from fallback_doctor.core.logs.rotation import read_log
 from fallback_doctor.core.logs.results import NAMED, NO_FAILURE, NOT_SAID, SEVERAL_OPEN
+from fallback_doctor.core.logs.rotation import read_log
 from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import load_signatures
 from fallback_doctor.core.texts import label
@@ -117,9 +117,8 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
     scope = labels["scope_latest"] if diagnosis.scope == "latest start-up" else labels["scope_whole"]
     lines.append(f"{labels['file']}: {name} — {labels['read']}: {read}; {scope}")
     lines.append("")
-    lines.append(
-        f"{label('explain_log.outcome.label', lang)}: {label(f'explain_log.outcome.{diagnosis.outcome}', lang)}"
-    )
+    answer = label(f"explain_log.outcome.{diagnosis.outcome}", lang)
+    lines.append(f"{label('explain_log.outcome.label', lang)}: {answer}")
     if diagnosis.outcome == NOT_SAID:
         lines.extend(f"    {command}" for command in label("explain_log.outcome.commands", lang).splitlines())
     if diagnosis.outcome in (NOT_SAID, NO_FAILURE):

@@ -134,9 +134,8 @@ def _print_text(result: dict[str, Any], per_cause: bool) -> None:
     if result["misses"]:
         print("misses:")
         for miss in result["misses"]:
-            print(
-                f"  {miss['id']}: expected {miss['expected']}, {miss['outcome']}, ranked {', '.join(miss['ranked'])}"
-            )
+            ranked = ", ".join(miss["ranked"])
+            print(f"  {miss['id']}: expected {miss['expected']}, {miss['outcome']}, ranked {ranked}")
 
 
 def main(argv: list[str] | None = None) -> int:

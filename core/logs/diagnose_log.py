@@ -51,15 +51,15 @@ from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET
 from fallback_doctor.core.logs.results import (
     MAX_EVIDENCE,
+    SEVERAL_OPEN,
     CandidateCause,
     HiddenSignal,
     LogDiagnosis,
     LogFacts,
-    SEVERAL_OPEN,
     QuotedLine,
     outcome_of,
-    undecided,
     sort_candidates,
+    undecided,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
 from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_lines

@@ -33,7 +33,8 @@ from fallback_doctor.core.logs.signatures import Match, Signature, SignatureBase
 from fallback_doctor.core.resource_files import RESOURCES
 
 _FAILURE = re.compile(
-    r"cannot open|can ?not (?:be )?(?:found|load|find|locate)|could ?n[o']t (?:be )?(?:load|found|find|locate|open)"
+    r"cannot open|can ?not (?:be )?(?:found|load|find|locate)"
+    r"|could ?n[o']t (?:be )?(?:load|found|find|locate|open)"
     r"|no such file|not found|failed to (?:load|open|find)|unable to (?:load|find|open|locate)"
     r"|error (?:while )?loading|loadlibrary|dlopen|is missing|missing|not loaded|not installed"
     r"|image not found|error(?: code)?:? ?(?:126|127|193|1114)\b",

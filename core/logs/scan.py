@@ -96,6 +96,10 @@ class _Finder:
         """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
         return self._regex is not None
 
+    def first(self, data: bytes) -> bool:
+        """Whether any of the words occurs in ``data`` (RE2 only)."""
+        return self._regex is not None and self._regex.search(data) is not None
+
     def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
         """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
         hi = len(block) if hi is None else hi
@@ -125,6 +129,21 @@ def _parts(block: bytes, first: int, stop: int, count: int) -> list[tuple[int, i
         ranges.append((lo, hi))
         lo = hi
     return ranges
+
+
+@cache
+def _startup_finder() -> _Finder:
+    startup, _ = scan_keywords()
+    return _Finder(startup, len(startup))
+
+
+def startup_words_in(data: bytes) -> bool:
+    """Whether a start-up keyword occurs in ``data`` (case-insensitively; one search)."""
+    finder = _startup_finder()
+    if finder.threaded:
+        return finder.first(data)
+    lowered = data.lower()
+    return any(word in lowered for word in finder.words)
 
 
 @cache

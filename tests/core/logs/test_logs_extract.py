@@ -32,9 +32,15 @@ def test_a_provider_named_as_not_available_is_not_listed() -> None:
     assert diagnosis.facts.providers == ("Azure", "CPU")
     assert diagnosis.facts.gpu_provider_listed is False
     assert diagnosis.top.cause == "ep_not_in_build"
-    unbracketed = "Specified provider 'CUDAExecutionProvider' is not in available provider names. Available: 'CPUExecutionProvider'"
+    unbracketed = (
+        "Specified provider 'CUDAExecutionProvider' is not in available provider names. "
+        "Available: 'CPUExecutionProvider'"
+    )
     assert provider_names(unbracketed) == ("CPU",)
-    curly = "Specified provider ‘CUDAExecutionProvider’ is not in available provider names. Available: ‘CPUExecutionProvider’"
+    curly = (
+        "Specified provider ‘CUDAExecutionProvider’ is not in available provider names. "
+        "Available: ‘CPUExecutionProvider’"
+    )
     assert provider_names(curly) == ("CPU",)
     assert provider_names("Available providers: TensorrtExecutionProvider, CUDAExecutionProvider") == (
         "Tensorrt",
