@@ -64,6 +64,7 @@ from fallback_doctor.core.logs.results import (
 from fallback_doctor.core.logs.rotation import chronological, read_log
 from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_lines
 from fallback_doctor.core.model import Layer
+from fallback_doctor.core.texts import label
 
 __all__ = [
     "MAX_EVIDENCE",
@@ -253,13 +254,7 @@ def detect_hidden_signal(
         signals.append(
             HiddenSignal(
                 "cause_not_logged",
-                {
-                    "en": "The log shows a fallback to the CPU but no line says why: the "
-                    "reason was probably logged at a level that is filtered, or on another "
-                    "stream.",
-                    "ko": "로그에 CPU로의 대체는 보이지만 그 이유를 말하는 줄이 없습니다. 이유가 "
-                    "걸러지는 수준으로 기록되었거나 다른 출력 스트림에 기록되었을 가능성이 큽니다.",
-                },
+                {lang: label("log.hidden_signal.cause_not_logged", lang) for lang in ("en", "ko")},
                 tuple(fallback[:MAX_EVIDENCE]),
             )
         )
