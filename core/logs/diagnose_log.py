@@ -62,7 +62,13 @@ from fallback_doctor.core.logs.results import (
     undecided,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
-from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_lines
+from fallback_doctor.core.logs.signatures import (
+    Match,
+    SignatureBase,
+    load_signatures,
+    match_lines,
+    match_text,
+)
 from fallback_doctor.core.model import Layer
 from fallback_doctor.core.texts import label
 
@@ -102,7 +108,49 @@ def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLin
         matches[index] = matches[index] + [match for match in whole if match.signature.id not in known]
     for index in trigger_lines(texts):
         matches[index] = matches[index] + general_matches(texts[index], matches[index], base)
-    return list(zip(lines, matches, strict=True))
+    joined = _rejoin_wrapped(texts, [line.text for line in lines], matches, base)
+    kept = [
+        replace(line, text=joined[index]) if index in joined else line for index, line in enumerate(lines)
+    ]
+    return list(zip(kept, matches, strict=True))
+
+
+WRAP_WIDTH = 60
+"""The narrowest terminal width whose wrapping is undone."""
+
+
+def _rejoin_wrapped(
+    texts: list[str], written: list[str], matches: list[list[Match]], base: SignatureBase
+) -> dict[int, str]:
+    """Read a line that a terminal wrapped at its width as the one line it was.
+
+    The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
+    written: a prefix is part of what was wrapped) and a shorter rest. One line and a shorter
+    one after it are not joined: that is what any two lines of a log look like, another
+    process's included (a line wrapped once stays two lines, each read on its own). Joined,
+    the message's matches go to its first line (quoted as the whole message, as written) and
+    the pieces after it are dropped; only when the joined message matches something. Returns
+    the joined messages by the index of their first line.
+    """
+    messages: dict[int, str] = {}
+    widths = [len(text) for text in written]
+    index = 0
+    while index < len(texts) - 1:
+        width, last = widths[index], index + 1
+        while width >= WRAP_WIDTH and last < len(texts) - 1 and widths[last] == width:
+            last += 1
+        if width >= WRAP_WIDTH and last > index + 1 and 0 < widths[last] <= width:
+            message = texts[index] + "".join(written[index + 1 : last + 1])
+            found = match_text(message, base)
+            found = found + general_matches(message, found, base)
+            if found:
+                matches[index], messages[index] = found, "".join(written[index : last + 1])
+                for dropped in range(index + 1, last + 1):
+                    matches[dropped] = []
+                index = last + 1
+                continue
+        index += 1
+    return messages
 
 
 def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_start: bool) -> LogDiagnosis:

@@ -244,3 +244,19 @@ def test_versions_a_log_states_are_read_and_checked_against_the_tables() -> None
     assert facts.gpu_names == ("NVIDIA GeForce RTX 4090",)
     assert diagnosis.top.cause == "cudnn_major_mismatch"
     assert "rule.cudnn_version_contradicts_build" in diagnosis.top.signatures
+
+
+def test_a_line_a_terminal_wrapped_is_read_as_one() -> None:
+    """ONNX Runtime's loader error cut at 60 columns (a console copy): library, family and
+    cause as unwrapped; the quote is the whole message, at its first line."""
+    line = (
+        "2025-11-08 19:02:18.488 [E:onnxruntime:Default, provider_bridge_ort.cc:1546 "
+        "TryGetProviderInfo_CUDA] "
+        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcublasLt.so.11: cannot open shared object file: No such file or directory"
+    )
+    pieces = [line[at : at + 60] for at in range(0, len(line), 60)]
+    whole, wrapped = explain_text(line), explain_text("\n".join(["INFO start", *pieces, "INFO next"]))
+    assert [c.cause for c in wrapped.causes] == [c.cause for c in whole.causes]
+    assert wrapped.top.fields.get("library") == "libcublasLt.so.11"
+    assert wrapped.top.evidence[0].line == 2 and wrapped.top.evidence[0].text == line
