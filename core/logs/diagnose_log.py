@@ -117,6 +117,8 @@ def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLin
 
 WRAP_WIDTH = 60
 """The narrowest terminal width whose wrapping is undone."""
+MAX_PIECES = 64
+"""The most pieces one wrapped line is taken to have (lines of one width are not all one)."""
 
 
 def _rejoin_wrapped(
@@ -125,9 +127,11 @@ def _rejoin_wrapped(
     """Read a line that a terminal wrapped at its width as the one line it was.
 
     The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
-    written: a prefix is part of what was wrapped) and a shorter rest. One line and a shorter
-    one after it are not joined: that is what any two lines of a log look like, another
-    process's included (a line wrapped once stays two lines, each read on its own). Joined,
+    written: a prefix is part of what was wrapped; none after the first starting a record of
+    its own with a time stamp or another prefix) and a shorter rest, ``MAX_PIECES`` at most.
+    One line and a shorter one after it are not joined: that is what any two lines of a log
+    look like, another process's included (a line wrapped once stays two lines, each read on
+    its own). Joined,
     the message's matches go to its first line (quoted as the whole message, as written) and
     the pieces after it are dropped; only when the joined message matches something. Returns
     the joined messages by the index of their first line.
@@ -137,7 +141,12 @@ def _rejoin_wrapped(
     index = 0
     while index < len(texts) - 1:
         width, last = widths[index], index + 1
-        while width >= WRAP_WIDTH and last < len(texts) - 1 and widths[last] == width:
+        while (
+            width >= WRAP_WIDTH
+            and last < min(len(texts) - 1, index + MAX_PIECES)
+            and widths[last] == width
+            and texts[last] == written[last]  # a piece starts no record of its own (no time stamp)
+        ):
             last += 1
         if width >= WRAP_WIDTH and last > index + 1 and 0 < widths[last] <= width:
             message = texts[index] + "".join(written[index + 1 : last + 1])
