@@ -260,3 +260,14 @@ def test_a_line_a_terminal_wrapped_is_read_as_one() -> None:
     assert [c.cause for c in wrapped.causes] == [c.cause for c in whole.causes]
     assert wrapped.top.fields.get("library") == "libcublasLt.so.11"
     assert wrapped.top.evidence[0].line == 2 and wrapped.top.evidence[0].text == line
+
+
+def test_lines_of_one_width_are_not_taken_for_one_wrapped_line() -> None:
+    """A server's request lines all have one width: each stays its own line."""
+    failure = (
+        "Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcublasLt.so.12: cannot open shared object file: No such file or directory"
+    )
+    request = "2026-01-04 10:00:02.117 INFO [worker-3] request served in 41 ms path=/v1/analyze status=200"
+    diagnosis = explain_text("\n".join([failure, *[request] * 500, "done"]))
+    assert diagnosis.top.evidence[0].line == 1 and diagnosis.top.evidence[0].text == failure
