@@ -1,0 +1,107 @@
+"""Count the log message catalogue: entries per ONNX Runtime release, per binding, per project.
+
+Reads resources/signatures/*.json through the engine's loader (core/logs/signatures.py) and
+prints a Markdown section for docs/log-catalogue.md. An entry counts for a release when the
+release lies in its ``origin.releases``; every entry carries a real example line that the
+conformance test (tests/core/logs/test_message_catalogue.py) matches to it, so "covered by a
+test example" equals the count.
+
+By hand: ``python scripts/catalogue_counts.py > /tmp/counts.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from fallback_doctor.core.logs.signatures import RELEASES, Signature, load_signatures
+
+ROOT = Path(__file__).resolve().parent.parent
+ORT = "microsoft/onnxruntime"
+BINDINGS = {
+    "csharp/": "C# (Microsoft.ML.OnnxRuntime)",
+    "java/": "Java (ai.onnxruntime)",
+    "js/": "Node / JS (onnxruntime-node, -web)",
+    "onnxruntime/python/": "Python (onnxruntime_pybind_state)",
+    "onnxruntime/__init__.py": "Python (onnxruntime package)",
+    "onnxruntime/capi/": "Python (onnxruntime package)",
+}
+OTHER_BINDINGS = {"pykeio/ort": "Rust (ort)", "coreylowman/cudarc": "Rust (cudarc)", "yalue/onnxruntime_go": "Go"}
+
+
+def _key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def ort_releases() -> list[str]:
+    """ONNX Runtime releases from the bundled table (resources/compat/ort_releases.json), 1.11 on."""
+    document = json.loads((ROOT / "resources" / "compat" / "ort_releases.json").read_text(encoding="utf-8"))
+    found = {".".join(str(item).split(".")[:2]) for item in _versions(document)}
+    return sorted((r for r in found if _key(r) >= (1, 11)), key=_key)
+
+
+def _versions(node: object) -> list[str]:
+    if isinstance(node, dict):
+        out = [str(k) for k in node if k[:1].isdigit() and "." in k]
+        if isinstance(node.get("version"), str):
+            out.append(node["version"])
+        for value in node.values():
+            out.extend(_versions(value))
+        return out
+    if isinstance(node, list):
+        return [v for item in node for v in _versions(item)]
+    return []
+
+
+def in_range(sig: Signature, release: str) -> bool:
+    """Whether ``release`` lies in the entry's origin release range."""
+    found = RELEASES.match(sig.origin.get("releases", ""))
+    if found is None:
+        return False
+    first, last = found.group("first"), found.group("last")
+    return _key(first)[:2] <= _key(release) and (last == "current" or _key(release) <= _key(last)[:2])
+
+
+def binding(sig: Signature) -> str | None:
+    """Which binding or language layer prints the entry's message, if any."""
+    if sig.origin.get("project") == ORT:
+        for prefix, name in BINDINGS.items():
+            if sig.origin.get("file", "").startswith(prefix):
+                return name
+        return None
+    return OTHER_BINDINGS.get(sig.origin.get("project", ""))
+
+
+def main() -> int:
+    """Print the counts as Markdown."""
+    base = load_signatures()
+    with_origin = [sig for sig in base.signatures if sig.origin]
+    ort = [sig for sig in with_origin if sig.origin["project"] == ORT]
+    releases = ort_releases()
+    print("| ONNX Runtime release | messages in the catalogue printed by it | of them mined from its wheel (probe found) |")
+    print("|---|---|---|")
+    for release in releases:
+        here = [sig for sig in ort if in_range(sig, release)]
+        probed = [sig for sig in here if "probe" in sig.origin]
+        print(f"| {release} | {len(here)} | {len(probed)} |")
+    print()
+    print("| binding | entries |")
+    print("|---|---|")
+    for name, count in sorted(Counter(b for sig in with_origin if (b := binding(sig))).items()):
+        print(f"| {name} | {count} |")
+    print()
+    print("| project | entries |")
+    print("|---|---|")
+    for project, count in sorted(Counter(sig.origin["project"] for sig in with_origin).items()):
+        print(f"| {project} | {count} |")
+    print()
+    print(
+        f"Entries with an origin: {len(with_origin)} of {len(base.signatures)}; each has an example line "
+        "the conformance test matches to it."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

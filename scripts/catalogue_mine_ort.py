@@ -1,0 +1,103 @@
+"""Find in which ONNX Runtime releases each catalogue message is printed, from the released wheels.
+
+For every signature whose ``origin.project`` is ``microsoft/onnxruntime`` and whose origin has a
+``probe`` (a literal part of the message as the source writes it, e.g. the format string's
+fixed text), look the probe up in the printable strings of each wheel's native libraries
+(``strings``-like, at least 6 characters) and its Python files. The releases where it is found
+give ``origin.releases`` (``--write`` stores it; the newest wheel read counts as ``current``).
+
+By hand: ``pip download onnxruntime==1.20.1 --no-deps -d wheels/`` for each release, then
+``python scripts/catalogue_mine_ort.py wheels/ [--write]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+SIGNATURES = Path(__file__).resolve().parent.parent / "resources" / "signatures"
+PRINTABLE = re.compile(rb"[\x20-\x7e\t]{6,}")
+
+
+def _version(wheel: Path) -> tuple[int, ...]:
+    found = re.match(r"onnxruntime(?:_gpu)?-([0-9.]+)-", wheel.name)
+    if found is None:
+        raise SystemExit(f"not an onnxruntime wheel: {wheel}")
+    return tuple(int(part) for part in found.group(1).split("."))
+
+
+def wheel_text(wheel: Path, cache: Path) -> str:
+    """The printable strings of a wheel's libraries and its Python files (cached as text)."""
+    target = cache / (wheel.name + ".txt")
+    if target.exists():
+        return target.read_text(encoding="utf-8", errors="replace")
+    parts: list[str] = []
+    with zipfile.ZipFile(wheel) as archive:
+        for name in archive.namelist():
+            if name.endswith(".py"):
+                parts.append(archive.read(name).decode("utf-8", errors="replace"))
+            elif ".so" in name or name.endswith((".pyd", ".dll")):
+                data = archive.read(name)
+                parts.extend(chunk.decode("ascii") for chunk in PRINTABLE.findall(data))
+    text = "\n".join(parts)
+    target.write_text(text, encoding="utf-8")
+    return text
+
+
+def release_range(found: list[str], releases: list[str]) -> str:
+    """``first-last`` of the releases where a probe was found (``current`` when in the newest)."""
+    last = "current" if found[-1] == releases[-1] else found[-1]
+    return f"{found[0]}-{last}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print (and with --write store) each ONNX Runtime message's release range."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("wheels", type=Path)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args(argv)
+    wheels = sorted(args.wheels.glob("onnxruntime*.whl"), key=_version)
+    cache = args.wheels / "text"
+    cache.mkdir(exist_ok=True)
+    by_release: dict[str, list[str]] = {}
+    for wheel in wheels:
+        # One text per major.minor release: a CPU wheel and a GPU wheel of it are read together
+        # (GPU-only messages are compiled into onnxruntime-gpu's libraries alone).
+        release = ".".join(map(str, _version(wheel)[:2]))
+        by_release.setdefault(release, []).append(wheel_text(wheel, cache))
+    releases = list(by_release)
+    texts = ["\n".join(parts) for parts in by_release.values()]
+    for path in sorted(SIGNATURES.glob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        changed = False
+        for sig in document.get("signatures", ()):
+            origin = sig.get("origin", {})
+            probe = origin.get("probe")
+            if origin.get("project") != "microsoft/onnxruntime" or not probe:
+                continue
+            found = [release for release, text in zip(releases, texts, strict=True) if probe in text]
+            if not found:
+                print(f"{sig['id']}: probe not found in any wheel: {probe!r}", file=sys.stderr)
+                continue
+            gaps = [r for r in releases[releases.index(found[0]) : releases.index(found[-1]) + 1] if r not in found]
+            span = release_range(found, releases)
+            print(f"{sig['id']}: {span}" + (f" (absent from {', '.join(gaps)})" if gaps else ""))
+            evidence = (
+                f"probe found in the wheels of {', '.join(found)} (read: {', '.join(releases)})"
+                if gaps
+                else f"probe found in every wheel read from {found[0]} to {found[-1]} (read: {', '.join(releases)})"
+            )
+            if args.write and (origin.get("releases") != span or origin.get("evidence") != evidence):
+                origin["releases"], origin["evidence"] = span, evidence
+                changed = True
+        if changed:
+            path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""The message catalogue's conformance: every message entry says who prints it, in which releases,
+with a real example that the engine matches to it, and no example line is claimed by two entries
+with different mechanisms."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fallback_doctor.core.logs.mechanisms import contributions
+from fallback_doctor.core.logs.results import LogFacts
+from fallback_doctor.core.logs.signatures import (
+    RELEASES,
+    Signature,
+    SignatureError,
+    check_origin,
+    load_signatures,
+    match_text,
+)
+
+BASE = load_signatures()
+ROOT = Path(__file__).resolve().parents[3]
+MESSAGE_KINDS = frozenset(
+    {"direct", "missing_library", "library_version", "win_loader", "lookup", "requirement", "fallback", "benign"}
+)
+"""Kinds that stand for a message some project prints. ``context``, ``hidden`` and ``startup``
+entries recognise shapes no one project prints (paths, banners, shell redirections)."""
+FAILURE_KINDS = MESSAGE_KINDS - {"fallback", "benign"}
+MESSAGES = [sig for sig in BASE.signatures if sig.kind in MESSAGE_KINDS or sig.origin]
+
+
+@pytest.mark.parametrize("sig", MESSAGES, ids=lambda sig: sig.id)
+def test_every_message_entry_has_an_origin_and_a_real_example(sig: Signature) -> None:
+    origin = sig.origin
+    assert origin, f"{sig.file}:{sig.id} has no origin (project, file, releases)"
+    assert "/" in origin["project"], f"{sig.id}: project is owner/name"
+    assert RELEASES.match(origin["releases"])
+    assert sig.example.get("line", "").strip(), f"{sig.id}: no example line"
+    assert sig.example.get("source", "").startswith("https://"), f"{sig.id}: example without a source URL"
+
+
+@pytest.mark.parametrize("sig", MESSAGES, ids=lambda sig: sig.id)
+def test_each_example_is_matched_to_its_own_entry_by_the_engine(sig: Signature) -> None:
+    matched = [match.signature.id for match in match_text(sig.example["line"], BASE)]
+    assert sig.id in matched, f"{sig.id} does not match its own example; the engine matched {matched}"
+
+
+def _mechanism(sig_matches: list, line: str) -> dict[str, str]:  # type: ignore[type-arg]
+    """Each failure entry matched on ``line`` with the first cause it gives (empty facts)."""
+    found: dict[str, str] = {}
+    for match in sig_matches:
+        if match.signature.kind not in FAILURE_KINDS or match.signature.generic:
+            continue
+        weights, _ = contributions(match, LogFacts(), BASE, line)
+        if weights:
+            found[match.signature.id] = max(weights, key=lambda item: item.weight).cause
+    return found
+
+
+def test_no_example_line_is_claimed_by_entries_of_different_mechanisms() -> None:
+    conflicts = []
+    for sig in MESSAGES:
+        line = sig.example["line"]
+        causes = _mechanism(match_text(line, BASE), line)
+        if len(set(causes.values())) > 1:
+            conflicts.append(f"{sig.id}: {causes}")
+    assert not conflicts, "\n".join(conflicts)
+
+
+@pytest.mark.parametrize(
+    ("origin", "problem"),
+    [
+        ({"project": "microsoft/onnxruntime", "file": "x.cc"}, "no releases"),
+        ({"project": "microsoft/onnxruntime", "file": "x.cc", "releases": "1.20"}, "not FIRST-LAST"),
+        ({"project": "microsoft/onnxruntime", "file": "x.cc", "releases": "1.20-1.11"}, "ends before it starts"),
+        ({"project": "", "file": "x.cc", "releases": "1.11-current"}, "no project"),
+    ],
+)
+def test_a_bad_origin_is_refused(origin: dict[str, str], problem: str) -> None:
+    with pytest.raises(SignatureError, match=problem):
+        check_origin(origin, "test:entry")
+
+
+def test_cuda_error_table_is_read_from_the_headers_and_names_resolve() -> None:
+    table = json.loads((ROOT / "resources" / "compat" / "cuda_errors.json").read_text(encoding="utf-8"))
+    runtime = {row["name"]: row for row in table["runtime"]}
+    assert runtime["cudaErrorInsufficientDriver"]["number"] == 35
+    assert runtime["cudaErrorInsufficientDriver"]["text"] == "CUDA driver version is insufficient for CUDA runtime version"
+    assert runtime["cudaErrorStubLibrary"]["text"] == "CUDA driver is a stub library"
+    assert {row["name"] for row in table["driver"]} >= {"CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_STUB_LIBRARY"}
+    names = BASE.tables["cuda_names"]
+    for row in table["runtime"] + table["driver"]:
+        if row["number"] != 0:
+            assert names.get(row["name"]) == str(row["number"]), row["name"]
+
+
+def test_counts_script_reproduces_the_document() -> None:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "catalogue_counts.py")], capture_output=True, text=True, check=True
+    ).stdout
+    document = (ROOT / "docs" / "log-catalogue.md").read_text(encoding="utf-8")
+    assert out.strip() in document, "docs/log-catalogue.md is stale: rerun scripts/catalogue_counts.py"
