@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.logs.mechanisms import contributions
 from fallback_doctor.core.logs.results import LogFacts
 from fallback_doctor.core.logs.signatures import (
@@ -49,14 +50,18 @@ def test_each_example_is_matched_to_its_own_entry_by_the_engine(sig: Signature) 
 
 
 def _mechanism(sig_matches: list, line: str) -> dict[str, str]:  # type: ignore[type-arg]
-    """Each failure entry matched on ``line`` with the first cause it gives (empty facts)."""
+    """Each failure entry matched on ``line`` with the layer of the first cause it gives (empty facts).
+
+    The layer stands for the mechanism: a missing cuDNN is ``cudnn_missing`` or
+    ``cudnn_major_mismatch`` by context, one mechanism; a driver cause and a package cause are two.
+    """
     found: dict[str, str] = {}
     for match in sig_matches:
         if match.signature.kind not in FAILURE_KINDS or match.signature.generic:
             continue
         weights, _ = contributions(match, LogFacts(), BASE, line)
         if weights:
-            found[match.signature.id] = max(weights, key=lambda item: item.weight).cause
+            found[match.signature.id] = str(layer_of(max(weights, key=lambda item: item.weight).cause))
     return found
 
 
