@@ -27,7 +27,11 @@ BINDINGS = {
     "onnxruntime/__init__.py": "Python (onnxruntime package)",
     "onnxruntime/capi/": "Python (onnxruntime package)",
 }
-OTHER_BINDINGS = {"pykeio/ort": "Rust (ort)", "coreylowman/cudarc": "Rust (cudarc)", "yalue/onnxruntime_go": "Go"}
+OTHER_BINDINGS = {
+    "pykeio/ort": "Rust (ort)",
+    "coreylowman/cudarc": "Rust (cudarc)",
+    "yalue/onnxruntime_go": "Go",
+}
 
 
 def _key(text: str) -> tuple[int, ...]:
@@ -79,7 +83,10 @@ def main() -> int:
     with_origin = [sig for sig in base.signatures if sig.origin]
     ort = [sig for sig in with_origin if sig.origin["project"] == ORT]
     releases = ort_releases()
-    print("| ONNX Runtime release | messages in the catalogue printed by it | of them mined from its wheel (probe found) |")
+    print(
+        "| ONNX Runtime release | messages in the catalogue printed by it "
+        "| of them mined from its wheel (probe found) |"
+    )
     print("|---|---|---|")
     for release in releases:
         here = [sig for sig in ort if in_range(sig, release)]

@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         by_release.setdefault(release, []).append(wheel_text(wheel, cache))
     releases = list(by_release)
     texts = ["\n".join(parts) for parts in by_release.values()]
+    read = ", ".join(releases)
     for path in sorted(SIGNATURES.glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         changed = False
@@ -83,13 +84,17 @@ def main(argv: list[str] | None = None) -> int:
             if not found:
                 print(f"{sig['id']}: probe not found in any wheel: {probe!r}", file=sys.stderr)
                 continue
-            gaps = [r for r in releases[releases.index(found[0]) : releases.index(found[-1]) + 1] if r not in found]
+            gaps = [
+                r
+                for r in releases[releases.index(found[0]) : releases.index(found[-1]) + 1]
+                if r not in found
+            ]
             span = release_range(found, releases)
             print(f"{sig['id']}: {span}" + (f" (absent from {', '.join(gaps)})" if gaps else ""))
             evidence = (
-                f"probe found in the wheels of {', '.join(found)} (read: {', '.join(releases)})"
+                f"probe found in the wheels of {', '.join(found)} (read: {read})"
                 if gaps
-                else f"probe found in every wheel read from {found[0]} to {found[-1]} (read: {', '.join(releases)})"
+                else f"probe found in every wheel read from {found[0]} to {found[-1]} (read: {read})"
             )
             if args.write and (origin.get("releases") != span or origin.get("evidence") != evidence):
                 origin["releases"], origin["evidence"] = span, evidence

@@ -112,7 +112,9 @@ def check_origin(origin: dict[str, str], where: str) -> None:
             raise SignatureError(f"{where}: origin has no {name}")
     found = RELEASES.match(origin["releases"])
     if found is None:
-        raise SignatureError(f"{where}: origin releases {origin['releases']!r} is not FIRST-LAST or FIRST-current")
+        raise SignatureError(
+            f"{where}: origin releases {origin['releases']!r} is not FIRST-LAST or FIRST-current"
+        )
     last = found.group("last")
     if last != "current" and _release_key(last) < _release_key(found.group("first")):
         raise SignatureError(f"{where}: origin releases {origin['releases']!r} ends before it starts")

@@ -25,7 +25,16 @@ from fallback_doctor.core.logs.signatures import (
 BASE = load_signatures()
 ROOT = Path(__file__).resolve().parents[3]
 MESSAGE_KINDS = frozenset(
-    {"direct", "missing_library", "library_version", "win_loader", "lookup", "requirement", "fallback", "benign"}
+    {
+        "direct",
+        "missing_library",
+        "library_version",
+        "win_loader",
+        "lookup",
+        "requirement",
+        "fallback",
+        "benign",
+    }
 )
 """Kinds that stand for a message some project prints. ``context``, ``hidden`` and ``startup``
 entries recognise shapes no one project prints (paths, banners, shell redirections)."""
@@ -80,7 +89,10 @@ def test_no_example_line_is_claimed_by_entries_of_different_mechanisms() -> None
     [
         ({"project": "microsoft/onnxruntime", "file": "x.cc"}, "no releases"),
         ({"project": "microsoft/onnxruntime", "file": "x.cc", "releases": "1.20"}, "not FIRST-LAST"),
-        ({"project": "microsoft/onnxruntime", "file": "x.cc", "releases": "1.20-1.11"}, "ends before it starts"),
+        (
+            {"project": "microsoft/onnxruntime", "file": "x.cc", "releases": "1.20-1.11"},
+            "ends before it starts",
+        ),
         ({"project": "", "file": "x.cc", "releases": "1.11-current"}, "no project"),
     ],
 )
@@ -93,7 +105,10 @@ def test_cuda_error_table_is_read_from_the_headers_and_names_resolve() -> None:
     table = json.loads((ROOT / "resources" / "compat" / "cuda_errors.json").read_text(encoding="utf-8"))
     runtime = {row["name"]: row for row in table["runtime"]}
     assert runtime["cudaErrorInsufficientDriver"]["number"] == 35
-    assert runtime["cudaErrorInsufficientDriver"]["text"] == "CUDA driver version is insufficient for CUDA runtime version"
+    assert (
+        runtime["cudaErrorInsufficientDriver"]["text"]
+        == "CUDA driver version is insufficient for CUDA runtime version"
+    )
     assert runtime["cudaErrorStubLibrary"]["text"] == "CUDA driver is a stub library"
     assert {row["name"] for row in table["driver"]} >= {"CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_STUB_LIBRARY"}
     names = BASE.tables["cuda_names"]
@@ -104,7 +119,10 @@ def test_cuda_error_table_is_read_from_the_headers_and_names_resolve() -> None:
 
 def test_counts_script_reproduces_the_document() -> None:
     out = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "catalogue_counts.py")], capture_output=True, text=True, check=True
+        [sys.executable, str(ROOT / "scripts" / "catalogue_counts.py")],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     document = (ROOT / "docs" / "log-catalogue.md").read_text(encoding="utf-8")
     assert out.strip() in document, "docs/log-catalogue.md is stale: rerun scripts/catalogue_counts.py"
