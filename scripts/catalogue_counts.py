@@ -6,12 +6,16 @@ release lies in its ``origin.releases``; every entry carries a real example line
 conformance test (tests/core/logs/test_message_catalogue.py) matches to it, so "covered by a
 test example" equals the count.
 
-By hand: ``python scripts/catalogue_counts.py > /tmp/counts.md``.
+By hand: ``python scripts/catalogue_counts.py`` (``--write-doc`` replaces the "## Counts" section
+of docs/log-catalogue.md with it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -77,7 +81,22 @@ def binding(sig: Signature) -> str | None:
     return OTHER_BINDINGS.get(sig.origin.get("project", ""))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Print the counts as Markdown (or write them into docs/log-catalogue.md)."""
+    args = sys.argv[1:] if argv is None else argv
+    if "--write-doc" in args:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            report()
+        doc = ROOT / "docs" / "log-catalogue.md"
+        head = doc.read_text(encoding="utf-8").split("## Counts\n", 1)[0]
+        doc.write_text(head + "## Counts\n\n" + buffer.getvalue(), encoding="utf-8")
+        return 0
+    report()
+    return 0
+
+
+def report() -> None:
     """Print the counts as Markdown."""
     base = load_signatures()
     with_origin = [sig for sig in base.signatures if sig.origin]
@@ -107,7 +126,6 @@ def main() -> int:
         f"Entries with an origin: {len(with_origin)} of {len(base.signatures)}; each has an example line "
         "the conformance test matches to it."
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ fixed text), look the probe up in the printable strings of each wheel's native l
 give ``origin.releases`` (``--write`` stores it; the newest wheel read counts as ``current``).
 
 By hand: ``pip download onnxruntime==1.20.1 --no-deps -d wheels/`` for each release, then
-``python scripts/catalogue_mine_ort.py wheels/ [--write]``.
+``python scripts/catalogue_mine_ort.py wheels/ [win-wheels/ ...] [--write]`` (Linux, Windows and
+GPU wheels of a release are read together).
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from pathlib import Path
 
 SIGNATURES = Path(__file__).resolve().parent.parent / "resources" / "signatures"
 PRINTABLE = re.compile(rb"[\x20-\x7e\t]{6,}")
+WIDE = re.compile(rb"(?:[\x20-\x7e]\x00){6,}")
+"""Windows builds keep some texts as UTF-16 (wide) strings."""
 
 
 def _version(wheel: Path) -> tuple[int, ...]:
-    found = re.match(r"onnxruntime(?:_gpu)?-([0-9.]+)-", wheel.name)
+    found = re.match(r"onnxruntime(?:_gpu)?-([0-9.]+?)\.?-", wheel.name)
     if found is None:
         raise SystemExit(f"not an onnxruntime wheel: {wheel}")
     return tuple(int(part) for part in found.group(1).split("."))
@@ -43,6 +46,7 @@ def wheel_text(wheel: Path, cache: Path) -> str:
             elif ".so" in name or name.endswith((".pyd", ".dll")):
                 data = archive.read(name)
                 parts.extend(chunk.decode("ascii") for chunk in PRINTABLE.findall(data))
+                parts.extend(chunk.decode("utf-16-le") for chunk in WIDE.findall(data))
     text = "\n".join(parts)
     target.write_text(text, encoding="utf-8")
     return text
@@ -57,17 +61,17 @@ def release_range(found: list[str], releases: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Print (and with --write store) each ONNX Runtime message's release range."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("wheels", type=Path)
+    parser.add_argument("wheels", type=Path, nargs="+", help="folders of wheels (Linux, Windows, GPU)")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
-    wheels = sorted(args.wheels.glob("onnxruntime*.whl"), key=_version)
-    cache = args.wheels / "text"
-    cache.mkdir(exist_ok=True)
+    wheels = sorted((w for folder in args.wheels for w in folder.glob("onnxruntime*.whl")), key=_version)
     by_release: dict[str, list[str]] = {}
     for wheel in wheels:
         # One text per major.minor release: a CPU wheel and a GPU wheel of it are read together
         # (GPU-only messages are compiled into onnxruntime-gpu's libraries alone).
         release = ".".join(map(str, _version(wheel)[:2]))
+        cache = wheel.parent / "text"
+        cache.mkdir(exist_ok=True)
         by_release.setdefault(release, []).append(wheel_text(wheel, cache))
     releases = list(by_release)
     texts = ["\n".join(parts) for parts in by_release.values()]
