@@ -126,3 +126,28 @@ def test_counts_script_reproduces_the_document() -> None:
     ).stdout
     document = (ROOT / "docs" / "log-catalogue.md").read_text(encoding="utf-8")
     assert out.strip() in document, "docs/log-catalogue.md is stale: rerun scripts/catalogue_counts.py"
+
+
+def test_cudnn_status_table_tells_the_cudnn_major_by_number() -> None:
+    table = json.loads(
+        (ROOT / "resources" / "compat" / "cudnn_cublas_status.json").read_text(encoding="utf-8")
+    )
+    cudnn = {row["name"]: row for row in table["cudnn"]}
+    internal = cudnn["CUDNN_STATUS_INTERNAL_ERROR"]
+    assert (internal["number_8"], internal["number_9"], internal["text_9"]) == (
+        4,
+        4000,
+        "CUDNN_STATUS_INTERNAL_ERROR",
+    )
+    assert cudnn["CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"]["number_9"] == 1008
+    cublas = {row["name"]: row for row in table["cublas"]}
+    assert cublas["CUBLAS_STATUS_ALLOC_FAILED"] == {
+        "name": "CUBLAS_STATUS_ALLOC_FAILED",
+        "number": 3,
+        "releases": ["12.9", "13.5"],
+        "text": "the resource allocation failed",
+    }
+    # Every cuDNN 9 sub-status the lookup table gives causes for exists in the headers read.
+    for status in BASE.tables["cudnn_status"]:
+        if not status.startswith("_"):
+            assert f"CUDNN_STATUS_{status}" in cudnn, status
