@@ -13,6 +13,7 @@ import pytest
 from fallback_doctor.core.causes import layer_of
 from fallback_doctor.core.logs.mechanisms import contributions
 from fallback_doctor.core.logs.results import LogFacts
+from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import (
     RELEASES,
     Signature,
@@ -151,3 +152,22 @@ def test_cudnn_status_table_tells_the_cudnn_major_by_number() -> None:
     for status in BASE.tables["cudnn_status"]:
         if not status.startswith("_"):
             assert f"CUDNN_STATUS_{status}" in cudnn, status
+
+
+def _ranked_causes(sig: Signature) -> list[str]:
+    """The causes an entry can give: its candidates, or every cause of its lookup table."""
+    causes = [candidate.cause for candidate in sig.candidates]
+    table = BASE.tables.get(sig.lookup.get("table", ""), {})
+    for value in table.values():
+        if isinstance(value, list):
+            causes.extend(str(item["cause"]) for item in value if isinstance(item, dict))
+    return causes
+
+
+@pytest.mark.parametrize("sig", [sig for sig in MESSAGES if _ranked_causes(sig)], ids=lambda sig: sig.id)
+def test_every_ranked_cause_has_the_check_that_tells_it_apart(sig: Signature) -> None:
+    weights = [candidate.weight for candidate in sig.candidates]
+    assert weights == sorted(weights, reverse=True), f"{sig.id}: candidates are not ranked"
+    for cause in _ranked_causes(sig):
+        if cause != "unknown":
+            assert separator(cause, "en") and separator(cause, "ko"), f"{sig.id}: no separator for {cause}"
