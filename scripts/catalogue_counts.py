@@ -71,6 +71,25 @@ def in_range(sig: Signature, release: str) -> bool:
     return _key(first)[:2] <= _key(release) and (last == "current" or _key(release) <= _key(last)[:2])
 
 
+def inventory() -> dict[str, object]:
+    """The heuristic inventory of failure strings mined from the wheels (compat/ort_ep_messages.json)."""
+    path = ROOT / "resources" / "compat" / "ort_ep_messages.json"
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def covered(text: str, signatures: list[Signature]) -> bool:
+    """Whether a catalogue entry covers a mined string: its pattern matches it, its example line holds
+    it (a fragment of a format string), or its probe and the string overlap."""
+    text = text.strip().strip("\"'").strip()
+    for sig in signatures:
+        probe = sig.origin.get("probe", "")
+        if sig.pattern.search(text) or text in sig.example.get("line", ""):
+            return True
+        if probe and len(probe) >= 12 and (probe in text or text in probe):
+            return True
+    return False
+
+
 def binding(sig: Signature) -> str | None:
     """Which binding or language layer prints the entry's message, if any."""
     if sig.origin.get("project") == ORT:
@@ -102,15 +121,26 @@ def report() -> None:
     with_origin = [sig for sig in base.signatures if sig.origin]
     ort = [sig for sig in with_origin if sig.origin["project"] == ORT]
     releases = ort_releases()
+    mined = inventory()
+    messages = list(mined["messages"])  # type: ignore[call-overload]
+    is_covered = {item["text"]: covered(item["text"], with_origin) for item in messages}
     print(
-        "| ONNX Runtime release | messages in the catalogue printed by it "
-        "| of them mined from its wheel (probe found) |"
+        "| ONNX Runtime release | catalogue entries printed by it | of them found in its wheel (probe) "
+        "| failure strings mined from its wheels | of them covered by an entry |"
     )
-    print("|---|---|---|")
+    print("|---|---|---|---|---|")
     for release in releases:
         here = [sig for sig in ort if in_range(sig, release)]
         probed = [sig for sig in here if "probe" in sig.origin]
-        print(f"| {release} | {len(here)} | {len(probed)} |")
+        strings = [item["text"] for item in messages if release in item["releases"]]
+        hit = sum(1 for text in strings if is_covered[text])
+        print(f"| {release} | {len(here)} | {len(probed)} | {len(strings)} | {hit} |")
+    print()
+    gpu = ", ".join(str(release) for release in mined["gpu_wheels"])  # type: ignore[attr-defined]
+    print(
+        f"Mined strings: {len(messages)} distinct over all releases, {sum(is_covered.values())} covered; "
+        f"onnxruntime-gpu wheels read: {gpu} (their releases count GPU-only texts too)."
+    )
     print()
     print("| binding | entries |")
     print("|---|---|")

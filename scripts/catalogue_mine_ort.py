@@ -52,6 +52,33 @@ def wheel_text(wheel: Path, cache: Path) -> str:
     return text
 
 
+FAILURE = re.compile(
+    r"\b(?:[Ff]ail(?:ed|ure)?|[Uu]nable|[Cc]annot|[Cc]ould not|not found|not available|not enabled|"
+    r"not supported in this build|is missing|mismatch|[Rr]equire[sd]?|Please install|Please reference|"
+    r"[Ff]alling back|[Ff]allback)\b"
+)
+TOPIC = re.compile(
+    r"[Pp]rovider|\bEPs?\b|[Ll]oad|[Ll]ibrar|\.dll|\.so\b|CUDA|cuDNN|CUDNN|TensorRT|TRT|API version|"
+    r"discovery|[Dd]evice|driver|PATH"
+)
+NOT_MESSAGE = re.compile(
+    r"^\s*(?:#|//|\*|def |if |elif |for |return |raise |self\.|print\(|warnings\.|logger\.|[a-z_]+ ?=)"
+    r"|[{};]\s*$|::<lambda|std::|\(\)\s*$|>>>|:param|\"\"\"|[a-z]_[a-z]+\("
+)
+"""Heuristic filter of the inventory: a failure word and a provider/library/device word, not code."""
+
+
+def inventory(releases: list[str], texts: list[str]) -> list[dict[str, object]]:
+    """Every string of the wheels that reads like a failure message about providers, libraries or devices."""
+    found: dict[str, list[str]] = {}
+    for release, text in zip(releases, texts, strict=True):
+        for line in {part.strip() for part in text.split("\n")}:
+            message = 12 <= len(line) <= 300 and " " in line and not NOT_MESSAGE.search(line)
+            if message and FAILURE.search(line) and TOPIC.search(line):
+                found.setdefault(line, []).append(release)
+    return [{"text": line, "releases": found[line]} for line in sorted(found)]
+
+
 def release_range(found: list[str], releases: list[str]) -> str:
     """``first-last`` of the releases where a probe was found (``current`` when in the newest)."""
     last = "current" if found[-1] == releases[-1] else found[-1]
@@ -63,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("wheels", type=Path, nargs="+", help="folders of wheels (Linux, Windows, GPU)")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument(
+        "--inventory", type=Path, help="write the heuristic inventory of failure strings here"
+    )
     args = parser.parse_args(argv)
     wheels = sorted((w for folder in args.wheels for w in folder.glob("onnxruntime*.whl")), key=_version)
     by_release: dict[str, list[str]] = {}
@@ -76,6 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     releases = list(by_release)
     texts = ["\n".join(parts) for parts in by_release.values()]
     read = ", ".join(releases)
+    if args.inventory:
+        document = {
+            "_source": "Strings of the onnxruntime wheels (Linux and Windows CPU wheels of every minor "
+            "release read, and the onnxruntime-gpu wheels of the releases in gpu_wheels) that read like a "
+            "failure message about "
+            "providers, libraries or devices: a failure word and a topic word, not code (the filter is "
+            "FAILURE/TOPIC/NOT_MESSAGE in scripts/catalogue_mine_ort.py). Fragments: a C++ message is often "
+            "split around its filled-in parts. A heuristic inventory, with kernel and option messages among "
+            "it; docs/log-catalogue.md counts how many a catalogue entry covers.",
+            "releases_read": releases,
+            "gpu_wheels": sorted({".".join(map(str, _version(w)[:2])) for w in wheels if "_gpu" in w.name}),
+            "messages": inventory(releases, texts),
+        }
+        args.inventory.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for path in sorted(SIGNATURES.glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         changed = False
