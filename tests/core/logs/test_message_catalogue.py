@@ -171,3 +171,19 @@ def test_every_ranked_cause_has_the_check_that_tells_it_apart(sig: Signature) ->
     for cause in _ranked_causes(sig):
         if cause != "unknown":
             assert separator(cause, "en") and separator(cause, "ko"), f"{sig.id}: no separator for {cause}"
+
+
+WINDOWS = json.loads(
+    (ROOT / "resources" / "compat" / "windows_loader_errors.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize(
+    ("number", "runtime", "line"),
+    [(row["number"], runtime, line) for row in WINDOWS["errors"] for runtime, line in row["forms"].items()],
+    ids=lambda value: str(value)[:24],
+)
+def test_each_windows_loader_error_form_is_recognised(number: int, runtime: str, line: str) -> None:
+    """Every way Python, .NET, Java and ONNX Runtime word a loader error is matched as a failure."""
+    failures = [match for match in match_text(line, BASE) if match.signature.kind in FAILURE_KINDS]
+    assert failures, f"{number} as {runtime} is not recognised: {line}"
