@@ -187,3 +187,48 @@ def test_each_windows_loader_error_form_is_recognised(number: int, runtime: str,
     """Every way Python, .NET, Java and ONNX Runtime word a loader error is matched as a failure."""
     failures = [match for match in match_text(line, BASE) if match.signature.kind in FAILURE_KINDS]
     assert failures, f"{number} as {runtime} is not recognised: {line}"
+
+
+def _script(name: str):  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        return __import__(name)
+    finally:
+        sys.path.pop(0)
+
+
+def test_miner_ranges_and_inventory_filter() -> None:
+    """The release range a probe gets, and which wheel strings the inventory keeps."""
+    mine = _script("catalogue_mine_ort")
+    releases = ["1.11", "1.12", "1.13"]
+    assert mine.release_range(["1.12", "1.13"], releases) == "1.12-current"
+    assert mine.release_range(["1.11", "1.12"], releases) == "1.11-1.12"
+    kept = mine.inventory(
+        ["1.20", "1.21"],
+        [
+            "Failed to load library libonnxruntime_providers_cuda.so\nif provider == 'cuda': fail()",
+            "Failed to load library libonnxruntime_providers_cuda.so\nAdding default CPU execution provider.",
+        ],
+    )
+    assert kept == [
+        {"text": "Failed to load library libonnxruntime_providers_cuda.so", "releases": ["1.20", "1.21"]}
+    ]
+
+
+def test_header_enums_are_read_with_their_first_doc_sentence() -> None:
+    header = (
+        "enum __device_builtin__ cudaError\n{\n    /**\n"
+        "     * The API call returned with no errors. In the case\n     */\n    cudaSuccess = 0,\n"
+        "    /** This indicates that the installed NVIDIA CUDA driver is older. More. */\n"
+        "    cudaErrorInsufficientDriver = 35,\n};\n"
+    )
+    items = _script("catalogue_cuda_errors").enum_items(header, "enum __device_builtin__ cudaError", "cuda")
+    assert items == [
+        ("cudaSuccess", 0, "The API call returned with no errors"),
+        ("cudaErrorInsufficientDriver", 35, "This indicates that the installed NVIDIA CUDA driver is older"),
+    ]
+    status = _script("catalogue_status_codes").enum_values(
+        "typedef enum { CUDNN_STATUS_SUCCESS = 0, CUDNN_STATUS_INTERNAL_ERROR = 4000, } cudnnStatus_t;",
+        "CUDNN_STATUS_",
+    )
+    assert status == {"CUDNN_STATUS_SUCCESS": 0, "CUDNN_STATUS_INTERNAL_ERROR": 4000}
