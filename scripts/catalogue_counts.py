@@ -35,6 +35,9 @@ OTHER_BINDINGS = {
     "pykeio/ort": "Rust (ort)",
     "coreylowman/cudarc": "Rust (cudarc)",
     "yalue/onnxruntime_go": "Go",
+    "dotnet/runtime": "C# / .NET (runtime loader)",
+    "openjdk/jdk": "Java (JVM loader)",
+    "python/cpython": "Python (interpreter)",
 }
 
 
