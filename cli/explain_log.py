@@ -16,52 +16,38 @@ from typing import Any, TextIO
 from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
+from fallback_doctor.core.logs.results import NAMED, NO_FAILURE, NOT_SAID, SEVERAL_OPEN
 from fallback_doctor.core.logs.rotation import read_log
 from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import load_signatures
+from fallback_doctor.core.texts import label
 
-_LABELS = {
-    "en": {
-        "file": "Log",
-        "read": "read",
-        "lines": "lines",
-        "of": "of",
-        "most_likely": "Most likely cause",
-        "confidence": "confidence",
-        "layer": "layer",
-        "why": "Why",
-        "fix": "Fix",
-        "evidence": "Evidence",
-        "others": "Other candidates",
-        "hidden": "The signal may have been hidden",
-        "scope_latest": "from the most recent start-up",
-        "scope_whole": "no start-up in what was read: all of it examined",
-        "nothing": "No known failure line was found.",
-        "told_apart": "told apart by",
-        "skipped": "not read",
-        "scanned": "whole file scanned",
-    },
-    "ko": {
-        "file": "로그",
-        "read": "읽음",
-        "lines": "줄",
-        "of": "/",
-        "most_likely": "가장 가능성 높은 원인",
-        "confidence": "신뢰도",
-        "layer": "계층",
-        "why": "설명",
-        "fix": "해결",
-        "evidence": "근거",
-        "others": "다른 후보",
-        "hidden": "신호가 가려졌을 수 있습니다",
-        "scope_latest": "가장 최근 시작 이후",
-        "scope_whole": "읽은 부분에 시작이 없어 전부 검토함",
-        "nothing": "알려진 실패 줄을 찾지 못했습니다.",
-        "told_apart": "구별하는 방법",
-        "skipped": "읽지 않음",
-        "scanned": "파일 전체 검색",
-    },
-}
+_NAMES = (
+    "file",
+    "read",
+    "lines",
+    "of",
+    "most_likely",
+    "confidence",
+    "layer",
+    "why",
+    "fix",
+    "evidence",
+    "others",
+    "hidden",
+    "scope_latest",
+    "scope_whole",
+    "nothing",
+    "told_apart",
+    "skipped",
+    "scanned",
+    "candidates",
+)
+
+
+def _labels(lang: str) -> dict[str, str]:
+    """explain-log's words in ``lang`` (resources/texts/labels/explain_log.json)."""
+    return {name: label(f"explain_log.{name}", lang) for name in _NAMES}
 
 
 def add_parser(subparsers: Any) -> None:
@@ -124,17 +110,27 @@ def _json_record(name: str, texts: list[LogText], diagnosis: LogDiagnosis) -> di
 
 def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str) -> str:
     """The report for people: the most likely cause first, with its explanation and fix."""
-    labels = _LABELS.get(lang, _LABELS["en"])
+    labels = _labels(lang)
     causes_text = load_signatures().causes
     lines: list[str] = []
     read = ", ".join(_what_was_read(text, labels) for text in texts)
     scope = labels["scope_latest"] if diagnosis.scope == "latest start-up" else labels["scope_whole"]
     lines.append(f"{labels['file']}: {name} — {labels['read']}: {read}; {scope}")
+    lines.append("")
+    answer = label(f"explain_log.outcome.{diagnosis.outcome}", lang)
+    lines.append(f"{label('explain_log.outcome.label', lang)}: {answer}")
+    if diagnosis.outcome == NOT_SAID:
+        lines.extend(f"    {command}" for command in label("explain_log.outcome.commands", lang).splitlines())
+    if diagnosis.outcome in (NOT_SAID, NO_FAILURE):
+        lines.extend(_hidden_lines(diagnosis, labels, lang))
+        lines.append("")
+        return "\n".join(lines) + "\n"
     top = diagnosis.top
     texts_for = causes_text.get(top.cause, {}).get(lang) or causes_text.get(top.cause, {}).get("en", {})
     lines.append("")
+    heading = labels["most_likely"] if diagnosis.outcome == NAMED else labels["candidates"]
     lines.append(
-        f"{labels['most_likely']}: {texts_for.get('title', top.cause)} "
+        f"{heading}: {texts_for.get('title', top.cause)} "
         f"[{top.cause}; {labels['layer']} {top.layer}; {labels['confidence']} {top.confidence:.2f}]"
     )
     if top.cause == "unknown":
@@ -147,6 +143,8 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
         lines.append(f"  {labels['evidence']}:")
         for quote in top.evidence:
             lines.append(f"    {quote.where()}: {_shorten(quote.text)}")
+    if diagnosis.outcome == SEVERAL_OPEN and separator(top.cause, lang):
+        lines.append(f"  {labels['told_apart']}: {separator(top.cause, lang)}")
     others = diagnosis.causes[1:4]
     if others:
         lines.append("")
@@ -159,13 +157,20 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
             settle = separator(candidate.cause, lang)
             if settle:
                 lines.append(f"    {labels['told_apart']}: {settle}")
+    lines.extend(_hidden_lines(diagnosis, labels, lang))
+    lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _hidden_lines(diagnosis: LogDiagnosis, labels: dict[str, str], lang: str) -> list[str]:
+    """Why the failure's own message may be missing, with the lines that show it."""
+    lines: list[str] = []
     for signal in diagnosis.hidden:
         lines.append("")
         lines.append(f"{labels['hidden']}: {signal.says.get(lang) or signal.says.get('en', '')}")
         for quote in signal.evidence[:3]:
             lines.append(f"    {quote.where()}: {_shorten(quote.text)}")
-    lines.append("")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _what_was_read(text: LogText, labels: dict[str, str]) -> str:

@@ -116,6 +116,7 @@ def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> Lo
         fallback=tuple(quote_of(q) for d in diagnoses for q in d.facts.fallback)[:MAX_EVIDENCE],
         lines_examined=sum(d.lines_examined for d in diagnoses),
         named=named_in(diagnoses),
+        outcome=_outcome(diagnoses, ranked[0].cause if ranked else "unknown"),
     )
 
 
@@ -136,6 +137,14 @@ def named_in(diagnoses: Iterable[LogDiagnosis]) -> LogNamed:
         gpu_names=each(v for f in facts for v in f.gpu_names),
         providers=each(v for f in facts for v in f.providers or ()),
     )
+
+
+def _outcome(diagnoses: list[LogDiagnosis], top: str) -> str:
+    """The outcome of the log whose first cause leads the merged ranking (the newest otherwise)."""
+    for diagnosis in reversed(diagnoses):
+        if diagnosis.top.cause == top:
+            return diagnosis.outcome
+    return diagnoses[-1].outcome if diagnoses else ""
 
 
 def collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:

@@ -80,3 +80,6 @@ class LogFacts:
     lines_examined: int = 0
     named: LogNamed | None = None
     """The versions and libraries the log itself names (its own facts, not this machine's)."""
+    outcome: str = ""
+    """What the text says (core/logs/results.py): ``named`` (one cause), ``several_open``,
+    ``not_said`` (a failure without its cause) or ``no_failure``; "" when no log was read."""

@@ -2,7 +2,12 @@
 
 How a log is read into causes:
 
-1. Every line is matched against the signature base (resources/signatures/*.json).
+1. Every line is matched against the signature base (resources/signatures/*.json), without
+   the prefixes its writers put before it (time stamps, syslog, container runtimes) and
+   whole. Before any pattern, the general reading (core/logs/extract.py) takes from each line
+   what a mechanism understands whatever the wording: a library file beside a failure phrase,
+   an error name, a Windows error number or exit status, a provider list (and the providers
+   it names as not available).
 2. Facts about the machine are gathered from the whole window (majors named in paths and
    packages, a container, WSL, installed ONNX Runtime packages, the CUDA and cuDNN majors ONNX
    Runtime says its build requires). Causes come from the most recent start-up onwards (the
@@ -17,6 +22,11 @@ How a log is read into causes:
 4. Per cause, one line gives its highest weight; lines add up as independent evidence
    (``1 - Π(1 - w)``). Candidates are sorted by confidence, then lowest layer first.
 5. Nothing established: a single ``unknown`` candidate, with the fallback lines as evidence.
+6. The outcome says what the text can tell (``outcome_of``): ``named`` (one first cause well
+   ahead), ``several_open`` (the candidates are kept in order, the first under 0.5: the log
+   alone does not decide; each has the check that separates it), ``not_said`` (a failure or a
+   fallback without its cause: no guess) or ``no_failure``. A confident wrong first cause is
+   worse than saying the log does not tell.
 
 From a log alone some causes cannot be told apart; ``settle_with_machine`` takes the machine's
 facts (installed CUDA and cuDNN majors, driver present) and re-ranks the candidates. The full
@@ -33,23 +43,34 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from fallback_doctor.core.logs.excerpt import has_startup
+from fallback_doctor.core.logs.extract import general_matches, trigger_lines
 from fallback_doctor.core.logs.facts import gather_facts
-from fallback_doctor.core.logs.lines import LogLine, LogText, lines_from_strings, lines_from_text
+from fallback_doctor.core.logs.lines import LogLine, LogText, line_body, lines_from_strings, lines_from_text
 from fallback_doctor.core.logs.mechanisms import contributions, family_candidates, loader_candidates
 from fallback_doctor.core.logs.rank import Tally, post_rules, rank, settle_with_machine, tally_lines
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET
 from fallback_doctor.core.logs.results import (
     MAX_EVIDENCE,
+    SEVERAL_OPEN,
     CandidateCause,
     HiddenSignal,
     LogDiagnosis,
     LogFacts,
     QuotedLine,
+    outcome_of,
     sort_candidates,
+    undecided,
 )
 from fallback_doctor.core.logs.rotation import chronological, read_log
-from fallback_doctor.core.logs.signatures import Match, SignatureBase, load_signatures, match_lines
+from fallback_doctor.core.logs.signatures import (
+    Match,
+    SignatureBase,
+    load_signatures,
+    match_lines,
+    match_text,
+)
 from fallback_doctor.core.model import Layer
+from fallback_doctor.core.texts import label
 
 __all__ = [
     "MAX_EVIDENCE",
@@ -70,8 +91,79 @@ __all__ = [
 ]
 
 
+_FAILURE_KINDS = frozenset(
+    {"direct", "lookup", "missing_library", "library_version", "win_loader", "requirement", "fallback"}
+)
+
+
+def _matched(lines: Sequence[LogLine], base: SignatureBase) -> list[tuple[LogLine, list[Match]]]:
+    """Every line with the catalogue's matches, and the general ones (core/logs/extract.py)."""
+    texts = [line_body(line.text) for line in lines]
+    matches = match_lines(texts, base)
+    # A prefix can be part of a message too ("systemd[1]: Starting ..."): the whole line is
+    # matched as well, and what it adds is kept.
+    prefixed = [index for index, line in enumerate(lines) if texts[index] != line.text]
+    for index, whole in zip(prefixed, match_lines([lines[i].text for i in prefixed], base), strict=True):
+        known = {match.signature.id for match in matches[index]}
+        matches[index] = matches[index] + [match for match in whole if match.signature.id not in known]
+    for index in trigger_lines(texts):
+        matches[index] = matches[index] + general_matches(texts[index], matches[index], base)
+    joined = _rejoin_wrapped(texts, [line.text for line in lines], matches, base)
+    kept = [
+        replace(line, text=joined[index]) if index in joined else line for index, line in enumerate(lines)
+    ]
+    return list(zip(kept, matches, strict=True))
+
+
+WRAP_WIDTH = 60
+"""The narrowest terminal width whose wrapping is undone."""
+MAX_PIECES = 64
+"""The most pieces one wrapped line is taken to have (lines of one width are not all one)."""
+
+
+def _rejoin_wrapped(
+    texts: list[str], written: list[str], matches: list[list[Match]], base: SignatureBase
+) -> dict[int, str]:
+    """Read a line that a terminal wrapped at its width as the one line it was.
+
+    The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
+    written: a prefix is part of what was wrapped; none after the first starting a record of
+    its own with a time stamp or another prefix) and a shorter rest, ``MAX_PIECES`` at most.
+    One line and a shorter one after it are not joined: that is what any two lines of a log
+    look like, another process's included (a line wrapped once stays two lines, each read on
+    its own). Joined,
+    the message's matches go to its first line (quoted as the whole message, as written) and
+    the pieces after it are dropped; only when the joined message matches something. Returns
+    the joined messages by the index of their first line.
+    """
+    messages: dict[int, str] = {}
+    widths = [len(text) for text in written]
+    index = 0
+    while index < len(texts) - 1:
+        width, last = widths[index], index + 1
+        while (
+            width >= WRAP_WIDTH
+            and last < min(len(texts) - 1, index + MAX_PIECES)
+            and widths[last] == width
+            and texts[last] == written[last]  # a piece starts no record of its own (no time stamp)
+        ):
+            last += 1
+        if width >= WRAP_WIDTH and last > index + 1 and 0 < widths[last] <= width:
+            message = texts[index] + "".join(written[index + 1 : last + 1])
+            found = match_text(message, base)
+            found = found + general_matches(message, found, base)
+            if found:
+                matches[index], messages[index] = found, "".join(written[index : last + 1])
+                for dropped in range(index + 1, last + 1):
+                    matches[dropped] = []
+                index = last + 1
+                continue
+        index += 1
+    return messages
+
+
 def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_start: bool) -> LogDiagnosis:
-    matched = list(zip(lines, match_lines([line.text for line in lines], base), strict=True))
+    matched = _matched(lines, base)
     facts, context_lines = gather_facts(matched)
     start: int | None = None
     if scope_to_latest_start:
@@ -120,13 +212,16 @@ def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_sta
             top.signatures,
             top.fields,
         )
+    failure_seen = any(match.signature.kind in _FAILURE_KINDS for _, found in matched for match in found)
+    outcome = outcome_of(ranked, facts, failure_seen)
     return LogDiagnosis(
-        causes=tuple(ranked),
+        causes=tuple(undecided(ranked) if outcome == SEVERAL_OPEN else ranked),
         facts=facts,
         hidden=hidden,
         scope=scope,
         startup=startup_quote,
         lines_examined=len(lines),
+        outcome=outcome,
     )
 
 
@@ -187,8 +282,7 @@ def detect_hidden_signal(
     """
     log_lines = _as_lines(lines, "<text>")
     if matched is None:
-        base = load_signatures()
-        matched = list(zip(log_lines, match_lines([line.text for line in log_lines], base), strict=True))
+        matched = _matched(log_lines, load_signatures())
     found: dict[str, tuple[dict[str, str], list[QuotedLine]]] = {}
     fallback: list[QuotedLine] = []
     any_cause = False
@@ -217,13 +311,7 @@ def detect_hidden_signal(
         signals.append(
             HiddenSignal(
                 "cause_not_logged",
-                {
-                    "en": "The log shows a fallback to the CPU but no line says why: the "
-                    "reason was probably logged at a level that is filtered, or on another "
-                    "stream.",
-                    "ko": "로그에 CPU로의 대체는 보이지만 그 이유를 말하는 줄이 없습니다. 이유가 "
-                    "걸러지는 수준으로 기록되었거나 다른 출력 스트림에 기록되었을 가능성이 큽니다.",
-                },
+                {lang: label("log.hidden_signal.cause_not_logged", lang) for lang in ("en", "ko")},
                 tuple(fallback[:MAX_EVIDENCE]),
             )
         )

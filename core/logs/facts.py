@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from fallback_doctor.core.logs.extract import provider_names
 from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.results import LogFacts, QuotedLine
 from fallback_doctor.core.logs.signatures import Match
@@ -15,7 +16,6 @@ _ORT_PACKAGE = re.compile(
     r"(?:==|-|\s{1,40})v?[0-9]",
     re.IGNORECASE,
 )
-_PROVIDER = re.compile(r"([A-Za-z]{2,40})ExecutionProvider")
 GPU_PROVIDERS = frozenset({"CUDA", "Tensorrt", "TensorRT", "NvTensorRTRTX", "MIGraphX", "ROCM"})
 
 
@@ -74,7 +74,7 @@ class _Gathered:
             for name in _ORT_PACKAGE.findall(text):
                 self.packages[name.lower().replace("_", "-")] = None
         elif fact == "providers":
-            names = tuple(_PROVIDER.findall(text))
+            names = provider_names(text)
             if names:
                 self.provider_lists.append(names)
         elif fact == "ort_version" and (version := _ort_version(fields.get("version", ""))):

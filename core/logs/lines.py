@@ -27,6 +27,21 @@ _ANSI = re.compile(
     r"|\[(?:0|1|[01];3[0-9]|3[0-9]|9[0-7]|[01];9[0-7])m"  # the same colour codes with ESC lost
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PREFIX = re.compile(
+    r"(?:"
+    r"\[?[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}[T ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
+    r"(?: ?(?:Z|[+-][0-9]{2}:?[0-9]{2}|UTC))?\]?"  # ISO and Windows (2025-03-04 10:11:12,345)
+    r"|\[?[0-9]{1,2}/[0-9]{1,2}/[0-9]{2,4},? {1,2}[0-9]{1,2}:[0-9]{2}:[0-9]{2}"  # US and Windows
+    r"(?:[.,][0-9]{1,7})?(?: ?[AP]M)?\]?"
+    r"|\[?[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?\]?"  # the time alone
+    r"|[A-Z][a-z]{2} {1,2}[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2} [A-Za-z0-9_.\-]{1,64}"  # syslog: date, host
+    r"|[A-Za-z0-9_.\-/]{1,40}\[[0-9]{1,10}\]:"  # a process and its id (app[4242]:)
+    r"|[\[(]pid[ =:]?[0-9]{1,10}[\])]"
+    r"|(?:stdout|stderr) [FP]"  # the container runtime's (CRI) record
+    r"|[A-Za-z0-9_.\-]{1,60} {1,30}\|"  # docker compose's service column
+    r")[ \t|:\-]{1,4}"
+)
+"""A prefix that a logger, syslog, journald or a container runtime puts before a message."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +148,20 @@ def clean_text(text: str) -> str:
         pieces = [piece for piece in text.split("\r") if piece.strip()]
         text = pieces[-1] if pieces else ""
     return text if text.isprintable() else _CONTROL.sub("", text)
+
+
+def line_body(text: str) -> str:
+    """The message of a line without the prefixes its writers put before it (time stamps in
+    the Linux and Windows forms, syslog's host and process, a container runtime's record,
+    docker compose's service column), so that several interleaved processes' lines and lines
+    of any time format read alike. Up to three prefixes are taken off; the text is otherwise
+    kept (quotes show the line as it is)."""
+    for _ in range(3):
+        found = _PREFIX.match(text)
+        if found is None or found.end() >= len(text):
+            return text
+        text = text[found.end() :]
+    return text
 
 
 def unwrap(text: str) -> tuple[str, str]:

@@ -216,7 +216,9 @@ def contributions(
                 return [Weighted(family.mismatch, 0.7)], fields
             return [Weighted("windows_dll_load_error", 0.4)], fields
         if info.family is None:
-            return _unknown_dependency(text, facts, base), fields
+            # A library of no known family: the provider it was loaded for says which stack;
+            # a DLL of no family that will not load is a Windows loader failure of its own.
+            return _unknown_dependency(text, facts, base) or family_candidates(info, facts, base), fields
         candidates = family_candidates(info, facts, base, errno=fields.get("errno"))
         return candidates + _sub_library_dependency(info, text, facts), fields
     if sig.kind == "win_loader":
@@ -224,6 +226,13 @@ def contributions(
         target = fields.get("target", "").strip('"') or None
         if errno:
             fields["errno"] = errno
+        if sig.id.startswith("general."):
+            fields.pop("message", None)  # the whole line (core/logs/extract.py): quoted already
+        if target:
+            info = classify_library(target, base)
+            fields.update(library=info.name, family=info.family or "unknown")
+            if info.stack_major is not None:
+                fields["needed_major"] = str(info.stack_major)
         return loader_candidates(errno, target, facts, base), fields
     if sig.kind == "requirement":
         cuda = family_candidates(_synthetic("cuda", facts.required_cuda_major), facts, base)

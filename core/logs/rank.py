@@ -124,9 +124,12 @@ def post_rules(
     if facts.providers is not None and not facts.gpu_provider_listed and not stack_failure:
         # A CPU-only build never tries to load a GPU provider's libraries: a list without a
         # GPU provider after such a failure is the session's result, not the build's.
+        # Without one, the onnxruntime imported has no GPU provider: the only package is a
+        # CPU build, or a CPU package installed beside the GPU one overwrote its files. The
+        # list alone does not tell them apart (``pip list | grep -i onnxruntime`` does).
         lines = context_lines.get("providers", [])
-        add("ep_not_in_build", 0.7, lines, "rule.providers_without_gpu")
-        add("package_conflict", 0.35, lines, "rule.providers_without_gpu")
+        add("ep_not_in_build", 0.6, lines, "rule.providers_without_gpu")
+        add("package_conflict", 0.45, lines, "rule.providers_without_gpu")
     if facts.wsl and ({"no_gpu_visible", "driver_missing", "container_no_device"}) & set(tallies):
         # Under WSL the GPU is only reachable through /usr/lib/wsl/lib/libcuda.so: "no device"
         # there means the driver library is wrong or shadowed.

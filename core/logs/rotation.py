@@ -11,7 +11,7 @@ from pathlib import Path
 from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.lines import LogLine, LogReadError, LogText
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, open_regular, read_tail
-from fallback_doctor.core.logs.scan import HEAD_BYTES, scan_file, scan_keywords
+from fallback_doctor.core.logs.scan import HEAD_BYTES, scan_file, startup_words_in
 
 MAX_ROTATIONS = 20
 """Older rotations read at most, looking for a start-up."""
@@ -122,11 +122,10 @@ def _tail_may_hold_startup(path: Path | str, budget: int) -> bool:
             if size <= budget:
                 return True
             handle.seek(size - budget)
-            lowered = handle.read(budget).lower()
+            tail = handle.read(budget)
     except LogReadError:
         return True  # read_tail says why
-    startup, _ = scan_keywords()
-    return any(word in lowered for word in startup)
+    return startup_words_in(tail)
 
 
 def read_log(

@@ -26,6 +26,7 @@ import gzip
 import os
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, BinaryIO
@@ -90,18 +91,59 @@ class _Finder:
         except ImportError:  # pragma: no cover - the dependency is declared; fallback stays correct
             self._regex = None
 
-    def hits(self, block: bytes) -> list[tuple[int, bool]]:
-        """(position, is a start-up word) of each occurrence, in position order."""
+    @property
+    def threaded(self) -> bool:
+        """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
+        return self._regex is not None
+
+    def first(self, data: bytes) -> bool:
+        """Whether any of the words occurs in ``data`` (RE2 only)."""
+        return self._regex is not None and self._regex.search(data) is not None
+
+    def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
+        """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
+        hi = len(block) if hi is None else hi
         if self._regex is not None:
-            return [(hit.start(), hit.group().lower() in self.startup) for hit in self._regex.finditer(block)]
-        lowered = block.lower()
+            return [
+                (hit.start(), hit.group().lower() in self.startup)
+                for hit in self._regex.finditer(block, lo, hi)
+            ]
+        lowered = block[lo:hi].lower()
         found: list[tuple[int, bool]] = []
         for word in self.words:
             at = lowered.find(word)
             while at >= 0:
-                found.append((at, word in self.startup))
+                found.append((lo + at, word in self.startup))
                 at = lowered.find(word, at + 1)
         return sorted(found)
+
+
+def _parts(block: bytes, first: int, stop: int, count: int) -> list[tuple[int, int]]:
+    """``block[first:stop]`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
+    ranges: list[tuple[int, int]] = []
+    lo = first
+    step = max(1, (stop - first) // count)
+    while lo < stop:
+        cut = block.find(b"\n", min(stop, lo + step) - 1, stop) + 1 if len(ranges) < count - 1 else 0
+        hi = cut if cut > lo else stop
+        ranges.append((lo, hi))
+        lo = hi
+    return ranges
+
+
+@cache
+def _startup_finder() -> _Finder:
+    startup, _ = scan_keywords()
+    return _Finder(startup, len(startup))
+
+
+def startup_words_in(data: bytes) -> bool:
+    """Whether a start-up keyword occurs in ``data`` (case-insensitively; one search)."""
+    finder = _startup_finder()
+    if finder.threaded:
+        return finder.first(data)
+    lowered = data.lower()
+    return any(word in lowered for word in finder.words)
 
 
 @cache
@@ -126,7 +168,7 @@ class ScanState:
     head_full: bool = False
     head_start: tuple[int, int] = (1, 0)
     kept: deque[tuple[int, int, bytes]] = field(default_factory=lambda: deque(maxlen=KEEP_LINES))
-    tail: deque[bytes] = field(default_factory=deque)
+    tail: deque[bytes | memoryview] = field(default_factory=deque)
     tail_size: int = 0
     keyword_lines: int = 0
 
@@ -146,43 +188,54 @@ def _is_startup_line(raw: bytes) -> bool:
     return is_startup(LogLine("", text))
 
 
-def _feed(state: ScanState, block: bytes) -> None:
-    """Scan one block of whole lines (ending in a newline, or the file's end)."""
-    marks = _finder().hits(block)
-    counted_to = 0
+def _feed(
+    state: ScanState,
+    block: bytes,
+    marks: list[tuple[int, bool]] | None = None,
+    stop: int | None = None,
+    first: int = 0,
+) -> None:
+    """Take in the whole lines of ``block[first:stop]`` (ending in a newline or the file's end),
+    searched already (``marks``, positions in ``block``) or searched here."""
+    stop = len(block) if stop is None else stop
+    marks = _finder().hits(block, first, stop) if marks is None else marks
+    view = memoryview(block)
+    base = state.offset - first
+    """The file offset of ``block[0]``."""
+    counted_to = first
     newlines = 0
     last_line_start = -1
     for at, is_startup_word in marks:
-        start = block.rfind(b"\n", 0, at) + 1
+        start = block.rfind(b"\n", first, at) + 1 or first
         if start == last_line_start:
             continue
         newlines += block.count(b"\n", counted_to, start)
         counted_to = start
-        end = block.find(b"\n", at)
-        end = len(block) if end < 0 else end
-        raw = block[start:end]
+        end = block.find(b"\n", at, stop)
+        end = stop if end < 0 else end
+        raw = bytes(view[start:end])
         line_no = state.lines_before + newlines + 1
         if is_startup_word and _is_startup_line(raw):
             last_line_start = start
-            state.startup = (line_no, state.offset + start)
+            state.startup = (line_no, base + start)
             state.head = bytearray()
             state.head_full = False
             state.head_start = state.startup
             state.kept.clear()
-            _add_head(state, block[start:])
+            _add_head(state, view[start:stop])
             continue
         if state.head_full and not is_startup_word:
             last_line_start = start
-            state.kept.append((line_no, state.offset + start, _cut(raw)))
+            state.kept.append((line_no, base + start, _cut(raw)))
             state.keyword_lines += 1
     if not state.head_full and (state.startup is None or state.head_start[1] < state.offset):
-        _add_head(state, block)
-    _add_tail(state, block)
-    state.lines_before += block.count(b"\n")
-    state.offset += len(block)
+        _add_head(state, view[first:stop])
+    _add_tail(state, view[first:stop])
+    state.lines_before += newlines + block.count(b"\n", counted_to, stop)
+    state.offset += stop - first
 
 
-def _add_head(state: ScanState, data: bytes) -> None:
+def _add_head(state: ScanState, data: bytes | memoryview) -> None:
     room = state.head_bytes - len(state.head)
     if room <= 0:
         state.head_full = True
@@ -191,11 +244,50 @@ def _add_head(state: ScanState, data: bytes) -> None:
     state.head_full = len(state.head) >= state.head_bytes
 
 
-def _add_tail(state: ScanState, block: bytes) -> None:
+def _add_tail(state: ScanState, block: bytes | memoryview) -> None:
     state.tail.append(block)
     state.tail_size += len(block)
     while state.tail and state.tail_size - len(state.tail[0]) >= state.tail_bytes:
         state.tail_size -= len(state.tail.popleft())
+
+
+SEARCH_THREADS = max(1, min(4, os.cpu_count() or 1))
+"""Threads that search a block at once (RE2 searches without the GIL)."""
+
+
+class _Pipeline:
+    """Blocks searched in threads while the next one is read; taken in strictly in order."""
+
+    def __init__(self, state: ScanState) -> None:
+        self.state = state
+        self.finder = _finder()
+        self.pool = ThreadPoolExecutor(SEARCH_THREADS) if self.finder.threaded else None
+        self.pending: deque[tuple[bytes, int, int, list[Future[list[tuple[int, bool]]]]]] = deque()
+
+    def add(self, block: bytes, stop: int, first: int = 0) -> None:
+        """Start searching ``block[first:stop]``; take in the one before it meanwhile."""
+        if self.pool is None:
+            _feed(self.state, block, None, stop, first)
+            return
+        parts = _parts(block, first, stop, SEARCH_THREADS)
+        futures = [self.pool.submit(self.finder.hits, block, lo, hi) for lo, hi in parts]
+        self.pending.append((block, stop, first, futures))
+        while len(self.pending) > 1:
+            self._take()
+
+    def _take(self) -> None:
+        block, stop, first, futures = self.pending.popleft()
+        _feed(self.state, block, [mark for future in futures for mark in future.result()], stop, first)
+
+    def flush(self) -> None:
+        """Take in every block searched so far (before the state's offset is changed)."""
+        while self.pending:
+            self._take()
+
+    def close(self) -> None:
+        self.flush()
+        if self.pool is not None:
+            self.pool.shutdown()
 
 
 def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int | None = None) -> ScanState:
@@ -203,35 +295,53 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
 
     ``keep``: bytes kept after the start-up and at the end (each). ``descriptor``: the regular
     file being read, whose holes (a sparse file's unwritten ranges, NUL bytes with no line in
-    them) are skipped without reading (``SEEK_DATA``).
+    them) are skipped without reading (``SEEK_DATA``). Each block is searched in threads while
+    the next is read and the one before it is taken in; a block is used where it was read
+    (the line cut at its end is joined to the next block's first line on its own).
     """
     state = ScanState(name, keep, keep)
+    pipeline = _Pipeline(state)
     carry = b""
-    while True:
-        if descriptor is not None:
-            position = state.offset + len(carry)
-            data_at = _next_data(descriptor, position)
-            if data_at > position:
-                if carry:
-                    _feed(state, carry)  # the part of the line before the hole
-                    carry = b""
-                state.offset = data_at
-                stream.seek(data_at)
-        chunk = stream.read(BLOCK)
-        if not chunk:
-            break
-        data = carry + chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            if len(data) > 2 * LINE_CAP:
-                # A line longer than a block (binary junk): only its end is kept.
-                state.offset += len(data) - LINE_CAP
-                carry = data[-LINE_CAP:]
-            else:
-                carry = data
-            continue
-        carry = data[cut:]
-        _feed(state, data[:cut])
+    offset = 0
+    """Where ``carry`` starts in the file."""
+    try:
+        while True:
+            if descriptor is not None:
+                position = offset + len(carry)
+                data_at = _next_data(descriptor, position)
+                if data_at > position:
+                    pipeline.flush()
+                    if carry:
+                        _feed(state, carry)  # the part of the line before the hole
+                        carry = b""
+                    state.offset = offset = data_at
+                    stream.seek(data_at)
+            chunk = stream.read(BLOCK)
+            if not chunk:
+                break
+            first = 0
+            if carry:
+                ends = chunk.find(b"\n") + 1
+                if ends:
+                    line = carry + chunk[:ends]
+                    pipeline.add(line, len(line))
+                    offset += len(line)
+                    carry, first = b"", ends
+            cut = chunk.rfind(b"\n") + 1
+            if cut <= first:
+                carry += chunk[first:]
+                if len(carry) > 2 * LINE_CAP:
+                    # A line longer than a block (binary junk): only its end is kept.
+                    pipeline.flush()
+                    state.offset += len(carry) - LINE_CAP
+                    offset += len(carry) - LINE_CAP
+                    carry = carry[-LINE_CAP:]
+                continue
+            pipeline.add(chunk, cut, first)
+            offset += cut - first
+            carry = chunk[cut:]
+    finally:
+        pipeline.close()
     if carry:
         _feed(state, carry)
     return state

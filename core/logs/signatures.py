@@ -14,7 +14,14 @@ Each file holds ``signatures`` (and optionally ``tables``, ``libraries``, ``fami
      "generic": false,                                  # only counts when nothing specific is found
      "innermost": false,                                # names the file the loader could not open
      "says": {"en": "...", "ko": "..."},                 # what the line means, for people
-     "example": {"line": "...", "source": "https://github.com/..."}}
+     "example": {"line": "...", "source": "https://github.com/..."},
+     "origin": {"project": "microsoft/onnxruntime",            # who prints the message
+                "file": "onnxruntime/python/onnxruntime_pybind_state.cc",
+                "releases": "1.11-current",                     # first-last release, or current
+                "evidence": "git log -S ... / the tag it first appears in"}}
+
+``origin`` is checked here when present; the message catalogue's conformance test
+requires it of every entry (tests/core/logs/test_message_catalogue.py).
 
 Patterns are written without nested unbounded quantifiers, and lines are cut to
 ``MATCH_CHARS`` before matching (head and tail kept), so no input line can make a pattern slow.
@@ -84,6 +91,33 @@ class Signature:
     says: dict[str, str] = field(default_factory=dict)
     example: dict[str, str] = field(default_factory=dict)
     file: str = ""
+    origin: dict[str, str] = field(default_factory=dict)
+    """Who prints the message: project, file, release range (see ``check_origin``)."""
+
+
+RELEASES = re.compile(r"^(?P<first>\d{1,4}(?:\.\d{1,4}){0,2})-(?P<last>\d{1,4}(?:\.\d{1,4}){0,2}|current)$")
+"""A release range: ``1.11-1.20`` or ``1.17-current``."""
+
+ORIGIN_FIELDS = ("project", "file", "releases")
+
+
+def _release_key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def check_origin(origin: dict[str, str], where: str) -> None:
+    """Raise ``SignatureError`` unless ``origin`` names a project, a file and a release range."""
+    for name in ORIGIN_FIELDS:
+        if not str(origin.get(name, "")).strip():
+            raise SignatureError(f"{where}: origin has no {name}")
+    found = RELEASES.match(origin["releases"])
+    if found is None:
+        raise SignatureError(
+            f"{where}: origin releases {origin['releases']!r} is not FIRST-LAST or FIRST-current"
+        )
+    last = found.group("last")
+    if last != "current" and _release_key(last) < _release_key(found.group("first")):
+        raise SignatureError(f"{where}: origin releases {origin['releases']!r} ends before it starts")
 
 
 @dataclass(frozen=True)
@@ -160,6 +194,9 @@ def _signature(raw: dict[str, Any], file: str) -> Signature:
     keywords = tuple(str(word).lower() for word in raw.get("keywords", ()))
     if not keywords:
         raise SignatureError(f"{where}: needs at least one keyword (prefilter)")
+    origin = {str(k): str(v) for k, v in dict(raw.get("origin", {})).items()}
+    if origin:
+        check_origin(origin, where)
     return Signature(
         id=sig_id,
         kind=kind,
@@ -173,6 +210,7 @@ def _signature(raw: dict[str, Any], file: str) -> Signature:
         says={str(k): str(v) for k, v in dict(raw.get("says", {})).items()},
         example={str(k): str(v) for k, v in dict(raw.get("example", {})).items()},
         file=file,
+        origin=origin,
     )
 
 

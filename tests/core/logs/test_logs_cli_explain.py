@@ -50,10 +50,26 @@ def test_text_output_in_korean_and_english() -> None:
     korean = explain("--lang", "ko", str(DATA / "windows_utf16le_bom.log"))
     assert korean.returncode == 0
     out = korean.stdout.decode()
-    assert "가장 가능성 높은 원인" in out and "cuda_major_mismatch" in out
+    # cublasLt64_12.dll missing: absent, or another CUDA major; the log alone leaves both open
+    assert "판단: 로그만으로는 여러 원인" in out and "후보 원인" in out and "cuda_major_mismatch" in out
     assert "windows_utf16le_bom.log:2" in out
-    english = explain(str(DATA / "ansi_crlf.log"))
-    assert "Most likely cause" in english.stdout.decode()
+    english = explain(str(DATA / "ansi_crlf.log")).stdout.decode()
+    assert "Answer: The log leaves several causes open" in english and "Candidate causes" in english
+
+
+def test_the_three_answers_in_text_and_json() -> None:
+    """Named: one first cause. Not said: no cause, and the commands to run there. None: no failure."""
+    named = explain(
+        "-", stdin=b"Failed to initialize NVML: Driver/library version mismatch\n"
+    ).stdout.decode()
+    assert "Answer: The log names the cause." in named and "Most likely cause" in named
+    fallback = b"UserWarning: Falling back to ['CPUExecutionProvider'] and retrying.\n"
+    not_said = explain("--lang", "ko", "-", stdin=fallback).stdout.decode()
+    assert "이유는 나와 있지 않아" in not_said and "nvidia-smi" in not_said and "후보 원인" not in not_said
+    record = json.loads(explain("--json", "-", stdin=fallback).stdout)
+    assert record["outcome"] == "not_said" and record["causes"][0]["cause"] == "unknown"
+    calm = json.loads(explain("--json", "-", stdin=b"INFO server started on port 8080\n").stdout)
+    assert calm["outcome"] == "no_failure"
 
 
 def test_bad_arguments_exit_2() -> None:

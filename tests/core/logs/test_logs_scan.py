@@ -110,3 +110,30 @@ def test_a_folder_prefers_the_file_with_a_start_up(tmp_path: Path) -> None:
     os.utime(tmp_path / "a.log", (1_000_000, 1_000_000))
     (tmp_path / "b.log").write_bytes(CHATTER * 10)
     assert [Path(t.source).name for t in read_log(tmp_path)] == ["a.log"]
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_line_numbers_stay_exact_across_small_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int
+) -> None:
+    """Blocks much smaller than the lines (each block used where it was read, a cut line joined
+    to the next block's first line), searched in one thread or several: every kept line has
+    its own line number and text."""
+    import fallback_doctor.core.logs.scan as scan
+
+    monkeypatch.setattr(scan, "BLOCK", 97)
+    monkeypatch.setattr(scan, "SEARCH_THREADS", threads)
+    monkeypatch.setattr(scan, "HEAD_BYTES", 600)
+    lines = [CHATTER.rstrip(b"\n") + b" " + b"x" * (i % 150) for i in range(400)]
+    lines[5] = STARTUP.rstrip(b"\n")
+    for at in (120, 121, 250, 333):
+        lines[at] = FAILURE.rstrip(b"\n")
+    log = tmp_path / "app.log"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    text = scan.to_text(scan.scan_stream(log.open("rb"), str(log), 600), log.stat().st_size)
+    for line in text.lines:
+        assert line.line is not None
+        assert line.text.encode() == lines[line.line - 1], line.line
+    kept = [line.line for line in text.lines if "libcublasLt" in line.text]
+    assert kept == [121, 122, 251, 334]
+    assert text.lines[0].line == 6  # the start-up

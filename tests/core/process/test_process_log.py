@@ -75,6 +75,8 @@ def test_collect_log_quotes_file_and_line(log_file: Path) -> None:
     assert top.cause in ("cuda_runtime_missing", "cuda_major_mismatch")
     assert any(q.file == str(log_file) and q.line == 2 for q in top.evidence)
     assert top.fields.get("needed_major") == "11"
+    # libcublasLt.so.11 missing: absent, or CUDA 12 beside an old build; the log leaves both open
+    assert facts.outcome == "several_open"
     # --log wins over the profile's paths; pasted text is read too.
     pasted = collect_log(_target(("/nonexistent.log",)), TargetSpec(logs=(), log_text=LOG))
     assert pasted is not None and "<pasted text>" in pasted.sources
@@ -136,6 +138,7 @@ def test_hidden_signal_and_fallback_without_cause(tmp_path: Path) -> None:
         "sess_options.log_severity_level = 3\nFalling back to ['CPUExecutionProvider'] and retrying.\n"
     )
     log = collect_log(_target((str(path),)), TargetSpec())
+    assert log is not None and log.outcome == "not_said"
     found = _findings(EnvironmentSnapshot(log=log))
     assert found["log.fell_back"].severity == Severity.WARNING  # type: ignore[attr-defined]
     hidden = found["log.hidden.log_severity"]
