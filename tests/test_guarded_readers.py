@@ -44,6 +44,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("core/knowledge/nvml_errors.py", "_load", "read_text"): _RESOURCE,
     ("core/knowledge/ort_matrix.py", "_rows", "read_text"): _RESOURCE,
     ("core/knowledge/ort_matrix.py", "newest_gpu_release", "read_text"): _RESOURCE,
+    ("core/logs/extract.py", "_status_signatures", "read_text"): _RESOURCE,
     ("core/logs/separators.py", "", "read_text"): _RESOURCE,
     ("core/logs/signatures.py", "_read_all", "read_text"): _RESOURCE,
     ("core/logs/versions.py", "_compat", "read_text"): _RESOURCE,
