@@ -91,6 +91,9 @@ class RunningProcess:
     """Whether /proc/PID/environ could be read (the probes then run with the process's own)."""
     environment_error: str | None = None
     """Why it could not be read."""
+    output_files: tuple[str, ...] = ()
+    """The regular files its standard output and error are written to (/proc/PID/fd/1 and 2): a
+    service's own log, where ONNX Runtime's warnings and its Python binding's fallback lines go."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping
 
 from fallback_doctor.core.facts.files import read_regular_file
@@ -153,7 +154,33 @@ def read_running_process(pid: int, proc: str = PROC) -> RunningProcess:
         found_by=found_by,
         environment_read=env is not None,
         environment_error=env_error,
+        output_files=output_files(base),
     )
+
+
+def output_files(base: str) -> tuple[str, ...]:
+    """The regular files the process writes its standard output and error to, each once: what it
+    prints is its log (a terminal, a pipe, a socket or journald are not files we can read).
+
+    By hand: ``ls -l /proc/PID/fd/1 /proc/PID/fd/2``.
+    """
+    found: list[str] = []
+    for descriptor in ("1", "2"):
+        link = os.path.join(base, "fd", descriptor)
+        try:
+            is_file = stat.S_ISREG(os.stat(link).st_mode)
+        except OSError:
+            continue
+        path = _link(link)
+        if (
+            is_file
+            and path
+            and path.startswith("/")
+            and not path.endswith(" (deleted)")
+            and path not in found
+        ):
+            found.append(path)
+    return tuple(found)
 
 
 def describe_process(running: RunningProcess) -> dict[str, str]:

@@ -38,7 +38,11 @@ def resolve_target(
     running = _running(spec)
     options = ResolveOptions(roots=roots, load_library=load_library, running=running)
     profile = _profile_for(str(spec.kind), spec, env, options)
-    return replace(profile.resolve(spec, env, options), process=running)
+    resolved = replace(profile.resolve(spec, env, options), process=running)
+    if running is not None and running.output_files and not resolved.log_paths:
+        # No log named and none configured: what the process writes to its files is its log.
+        resolved = replace(resolved, log_paths=running.output_files)
+    return resolved
 
 
 def _profile_for(

@@ -160,3 +160,29 @@ def test_a_native_process_with_onnxruntime_mapped_is_a_native_target_said_as_suc
     assert "python" not in described and described["executable"].endswith("/sleep")
     lines = process_lines({"target": described}, "en")
     assert lines[1].strip().startswith("no Python interpreter: a native program (")
+
+
+def test_the_files_a_process_writes_its_output_to_are_its_log(tmp_path: Path) -> None:
+    """stderr into a file is read as the process's log; a pipe and a deleted file are not."""
+
+    from fallback_doctor.core.targets.process import output_files
+
+    log, gone = tmp_path / "app.log", tmp_path / "gone.log"
+    with log.open("w") as err, gone.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(30)"], stdout=out, stderr=err
+        )
+    try:
+        assert output_files(f"/proc/{child.pid}") == (str(gone), str(log))
+        gone.unlink()
+        assert output_files(f"/proc/{child.pid}") == (str(log),)
+    finally:
+        child.kill()
+        child.wait()
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    piped = subprocess.Popen(sleeper, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert output_files(f"/proc/{piped.pid}") == ()
+    finally:
+        piped.kill()
+        piped.wait()
