@@ -27,6 +27,7 @@ from test_scenario_running_app import (
     RunningApp,
     diagnose,
     first_cause,
+    follow_pid_advice,
     running,
     same_file,
     tool_env,
@@ -117,7 +118,7 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
 ) -> None:
     """The advice of ``--pid`` followed on a copy of the stack, the service restarted each round:
     every install goes into the application's environment, and only the driver is left."""
-    from apply_steps import Applied, apply_finding, first_steps
+    from apply_steps import Applied
 
     for needed in ("gpu13-full", "gpu12-full"):  # the wheels the advice installs, in the cache
         stack(needed)
@@ -125,35 +126,11 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
     subprocess.run(["cp", "-a", "--link", str(stack(stack_name).path), str(copy)], check=True, timeout=300)
     python = copy / "bin" / "python"
     applied = Applied(stack_env(next((copy / "lib").glob("python3.*/site-packages")), stack_name))
-    followed: list[str] = []
-    for round_ in range(4):
-        app = start_nudenet(python, applied.env, tmp_path / f"round{round_}")
-        running.append(app)
-        diag = diagnose("--pid", str(app.pid), env=tool_env())
-        finding = next(
-            (
-                f
-                for f in diag.findings
-                if f["severity"] != "info" and f["layer"] not in (*HARDWARE, "tensorrt")
-            ),
-            None,
-        )
-        if finding is None:
-            break
-        assert round_ < 3, f"still {finding['id']} after {followed}\n{diag.describe()}"
-        if finding["id"] == "process.gpu_not_asked":
-            # It did ask: TensorRT first, then CUDA; ONNX Runtime's own fallback went to the CPU alone.
-            fell_back = "Falling back to ['CPUExecutionProvider']" in app.printed
-            if not (fell_back and "['TensorrtExecutionProvider', 'CUDAExecutionProvider'" in app.printed):
-                raise RuntimeError(f"not the TensorRT-first fallback: {app.printed}")
-            raise AssertionError(f"NudeNet asked for TensorRT and CUDA; after {followed}:\n{diag.describe()}")
-        for step in first_steps(finding):
-            if step["kind"] == "run" and "pip" in step["argv"]:
-                assert step["argv"][0] == str(python), step  # into the application's environment
-        apply_finding(finding, python, applied)
-        followed.append(finding["id"])
-        app.stop()
-        running.remove(app)
+
+    def start(round_: int) -> RunningApp:
+        return start_nudenet(python, applied.env, tmp_path / f"round{round_}")
+
+    followed, diag = follow_pid_advice(start, python, applied, running)
     left = [f["id"] for f in diag.findings if f["severity"] != "info"]
     print(f"\n[{stack_name}] followed: {followed}; done: {applied.done}; left: {left}")
     errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}

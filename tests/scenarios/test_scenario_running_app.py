@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -291,7 +291,7 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
 ) -> None:
     """The advice of ``--pid`` followed on a copy of the stack, the service restarted each round:
     every install goes into the application's environment, and only the driver is left."""
-    from apply_steps import Applied, apply_finding, first_steps
+    from apply_steps import Applied
 
     for needed in ("gpu13-full", "gpu12-full"):  # the wheels the advice installs, in the cache
         stack(needed)
@@ -303,11 +303,29 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
     if RAPIDOCR_STACKS[stack_name][0]:
         env["LD_LIBRARY_PATH"] = ":".join(str(site / p) for p in RAPIDOCR_STACKS[stack_name][0])
     applied = Applied(env)
+
+    def start(round_: int) -> RunningApp:
+        argv = [str(python), str(RAPIDOCR_APP), "cuda", "300"]
+        return RunningApp(argv, applied.env, tmp_path / f"{round_}.log")
+
+    followed, diag = follow_pid_advice(start, python, applied, running)
+    left = [f["id"] for f in diag.findings if f["severity"] != "info"]
+    print(f"\n[{stack_name}] followed: {followed}; left: {left}")
+    errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}
+    assert errors and errors <= set(HARDWARE), diag.describe()
+
+
+def follow_pid_advice(
+    start: Callable[[int], RunningApp], python: Path, applied: Any, running: list[RunningApp]
+) -> tuple[list[str], Any]:
+    """Follow ``diagnose --pid``'s first fix, round after round, on the service ``start(round)``
+    runs (restarted each round), until only the hardware (or TensorRT) is left: every pip step
+    must install into ``python``'s environment. The ids followed and the last diagnosis."""
+    from apply_steps import apply_finding, first_steps
+
     followed: list[str] = []
     for round_ in range(4):
-        app = RunningApp(
-            [str(python), str(RAPIDOCR_APP), "cuda", "300"], applied.env, tmp_path / f"{round_}.log"
-        )
+        app = start(round_)
         running.append(app)
         diag = diagnose("--pid", str(app.pid), env=tool_env())
         finding = next(
@@ -319,8 +337,9 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
             None,
         )
         if finding is None:
-            break
+            return followed, diag
         assert round_ < 3, f"still {finding['id']} after {followed}\n{diag.describe()}"
+        assert finding["id"] != "process.gpu_not_asked", f"it asked; after {followed}:\n{diag.describe()}"
         for step in first_steps(finding):
             if step["kind"] == "run" and "pip" in step["argv"]:
                 assert step["argv"][0] == str(python), step  # into the application's environment
@@ -328,7 +347,4 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
         followed.append(finding["id"])
         app.stop()
         running.remove(app)
-    left = [f["id"] for f in diag.findings if f["severity"] != "info"]
-    print(f"\n[{stack_name}] followed: {followed}; left: {left}")
-    errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}
-    assert errors and errors <= set(HARDWARE), diag.describe()
+    raise AssertionError(f"not done after {followed}")
