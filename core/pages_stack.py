@@ -49,6 +49,21 @@ _CUDA_PREFIXES = (
 )
 _CUDNN_PREFIXES = ("libcudnn", "cudnn")
 
+_ELSEWHERE = "installed elsewhere"
+"""The evidence label (core/checks/resolution.py) of a library installed where the loader does not look:
+the findings cuda.runtime_not_on_loader_path and cudnn.not_on_loader_path(.lazy) carry it."""
+
+
+def _installed_elsewhere(findings: list[dict[str, Any]]) -> set[str]:
+    """The file names of the libraries a layer's findings say are installed but not on the loader
+    path (so the card says what the finding says, never "missing" for them)."""
+    return {
+        str(item.get("value") or "").rsplit("/", 1)[-1]
+        for finding in findings
+        for item in as_list(finding.get("evidence"))
+        if isinstance(item, dict) and item.get("label") == _ELSEWHERE
+    }
+
 
 def stack_layer_of(finding: dict[str, Any]) -> str:
     """Which drawn layer a finding belongs to (driver, cuda, cudnn, onnxruntime, application)."""
@@ -217,7 +232,10 @@ def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
         layer.pop("collected", None)
         layer["status"] = status
         layer.setdefault("unchecked", "not_collected")
-        layer["missing"] = [str(lib["name"]) for lib in layer["libraries"] if not lib["path"]]
+        elsewhere = _installed_elsewhere(by_layer[name])
+        absent = [str(lib["name"]) for lib in layer["libraries"] if not lib["path"]]
+        layer["missing"] = [lib for lib in absent if lib not in elsewhere]
+        layer["unreachable"] = [lib for lib in absent if lib in elsewhere]
     return layers
 
 
@@ -234,17 +252,27 @@ def layer_parts(layer: dict[str, Any], lang: str) -> dict[str, str]:
     name = str(layer["layer"])
     if layer["status"] == "unknown" and not layer.get("version"):
         return {"found": label(f"stack.unchecked.{layer['unchecked']}", lang), "needs": "", "missing": ""}
-    missing = list(layer.get("missing") or [])
+    missing, unreachable = list(layer.get("missing") or []), list(layer.get("unreachable") or [])
     missing_words = ""
     if missing and any(lib["path"] for lib in layer["libraries"]):
-        shown, more = ", ".join(missing[:2]), len(missing) - 2
-        missing_words = (
-            label("stack.missing_more", lang, names=shown, more=more)
-            if more > 0
-            else label("stack.missing_list", lang, names=shown)
+        missing_words = _names("stack.missing", missing, lang)
+    found = _found_words(layer, lang)
+    if unreachable and found != label("stack.found_unreachable", lang):  # the finding's words, not "missing"
+        missing_words = "   ·   ".join(
+            part for part in (_names("stack.unreachable", unreachable, lang), missing_words) if part
         )
     needs = label(f"stack.needs.{name}", lang, needed=layer["needed"]) if layer.get("needed") else ""
-    return {"found": _found_words(layer, lang), "needs": needs, "missing": missing_words}
+    return {"found": found, "needs": needs, "missing": missing_words}
+
+
+def _names(key: str, names: list[str], lang: str) -> str:
+    """ "missing: a, b and 3 more" (``key``: stack.missing or stack.unreachable)."""
+    shown, more = ", ".join(names[:2]), len(names) - 2
+    return (
+        label(f"{key}_more", lang, names=shown, more=more)
+        if more > 0
+        else label(f"{key}_list", lang, names=shown)
+    )
 
 
 def _found_words(layer: dict[str, Any], lang: str) -> str:
@@ -255,6 +283,8 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
         profile = find_profile(kind)
         what = label(profile.stack_label if profile else "stack.app.other", lang, version=version or "")
         return label("stack.version", lang, version=what.strip())
+    if not version and layer.get("unreachable") and not any(lib["path"] for lib in layer["libraries"]):
+        return label("stack.found_unreachable", lang)
     if not version:
         return label("stack.found_none.driver" if name == "driver" else "stack.found_none", lang)
     libraries = layer["libraries"]
