@@ -43,6 +43,7 @@ gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
 layer_parts = _on_first_use(_PAGES, "layer_parts")
+fact_rows = _on_first_use(_PAGES, "fact_rows")
 evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
 evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
 evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
@@ -87,6 +88,7 @@ __all__ = [
     "evidence_value",
     "export_available",
     "export_bundle",
+    "fact_rows",
     "find_installations",
     "finding_words",
     "first_cause",

@@ -24,6 +24,7 @@ from fallback_doctor.core.measures import (
 from fallback_doctor.core.pages_python import python_settings, settings_findings
 from fallback_doctor.core.pages_stack import (
     STACK_LAYERS,
+    fact_rows,
     layer_line,
     layer_parts,
     stack_layers,
@@ -37,6 +38,7 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "fact_rows",
     "finding_words",
     "first_cause",
     "fix_script",

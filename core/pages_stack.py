@@ -15,7 +15,7 @@ from typing import Any
 from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import find_profile, probe_of
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import has_label, label
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 """For a layer's status (its worst finding), not for ordering findings."""
@@ -300,3 +300,24 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
 
 
 _GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": "TensorRT"}
+
+
+def fact_rows(layer: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+    """A layer's facts as (words, value) rows: the catalogue's words for each fact and for the NVML
+    status, never the document's keys and codes ("nvml_status library_not_found" was shown)."""
+    from fallback_doctor.core.evidence_words import evidence_label, evidence_value
+
+    rows = []
+    for key, value in as_dict(layer.get("facts")).items():
+        words = (
+            label(f"stack.fact.{key}", lang) if has_label(f"stack.fact.{key}") else evidence_label(key, lang)
+        )
+        text = str(value)
+        if key == "nvml_status" and has_label(f"stack.nvml.{text}"):
+            text = label(f"stack.nvml.{text}", lang)
+        elif text == "yes":
+            text = label("stack.fact.yes", lang)
+        else:
+            text = evidence_value(text, lang)
+        rows.append((words, text))
+    return rows

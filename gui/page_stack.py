@@ -139,7 +139,7 @@ class StackPage(StepPage):
         if layer["facts"]:
             rows = "".join(
                 f"<tr><td>{esc(k)}</td><td style='font-family:{mono()}'>{esc(v)}</td></tr>"
-                for k, v in layer["facts"].items()
+                for k, v in facade.fact_rows(layer, lang)
             )
             parts.append(f"<p><b>{esc(t('stack.facts'))}</b></p><table cellpadding='2'>{rows}</table>")
         if layer["findings"]:
