@@ -101,7 +101,7 @@ def render_html(
     else:
         parts.append(f'<p class="meta">{_e(labels["redaction_on"])}</p>')
     parts.append(
-        f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict)} — {_e(verdict_text)}</p>'
+        f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict_text)}</p>'  # code: a class
     )
     findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")

@@ -96,3 +96,14 @@ def test_the_bundle_written_message_is_in_the_language_asked(
         assert "번들을" in message and "가림" in message, message
     else:
         assert re.search(r"\(\d+ bytes, (1 value|\d+ values) masked\)$", message), message
+
+
+@pytest.mark.scenario
+@pytest.mark.parametrize("lang", LANGS)
+def test_report_html_says_the_verdict_in_words(document: dict[str, Any], lang: str) -> None:
+    from fallback_doctor.core.bundle.html import render_html
+
+    page = render_html(document, lang=lang)
+    line = next(line for line in page.splitlines() if 'class="verdict' in line)
+    shown = re.sub(r"<[^>]+>", "", line)
+    assert "gpu_unusable" not in shown and label("verdict.gpu_unusable", lang) in shown, shown
