@@ -43,6 +43,7 @@ gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
 layer_parts = _on_first_use(_PAGES, "layer_parts")
+progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
 fact_rows = _on_first_use(_PAGES, "fact_rows")
 evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
 evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
@@ -108,6 +109,7 @@ __all__ = [
     "phase_name",
     "placement_words",
     "preload",
+    "progress_words",
     "remedy_lines",
     "remedy_plain",
     "save_report_html",

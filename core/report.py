@@ -346,10 +346,11 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     if summary["ran"]:
         lines.append(
             label(
-                "report.inference.gpu",
+                "report.inference.gpu_one" if summary["gpu_one_run"] else "report.inference.gpu",
                 lang,
                 verdict=_run_verdict_words(summary["verdict"], lang),
                 p50=ms_text(summary["gpu_p50"], lang),
+                ms=ms_text(summary["gpu_p50"], lang),  # one run: its time, not a median
                 providers=", ".join(summary["gpu_providers"]) or "-",
             )
         )
