@@ -139,7 +139,7 @@ def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
     x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
     if width is None:
         return [first + text]
-    spans = re.sub(r"`[^`]*`", lambda code: code.group(0).replace(" ", "\0"), text)
+    spans = re.sub(r"`[^`]*`|“[^”]*”", lambda code: code.group(0).replace(" ", "\0"), text)
     wrapped = textwrap.wrap(
         spans,
         width=width,

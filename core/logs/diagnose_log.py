@@ -221,7 +221,7 @@ def detect_hidden_signal(
                     "en": "The log shows a fallback to the CPU but no line says why: the "
                     "reason was probably logged at a level that is filtered, or on another "
                     "stream.",
-                    "ko": "로그에 CPU로의 대체는 보이지만 그 이유를 말하는 줄이 없습니다. 이유가 "
+                    "ko": "로그에 CPU로의 전환는 보이지만 그 이유를 말하는 줄이 없습니다. 이유가 "
                     "걸러지는 수준으로 기록되었거나 다른 출력 스트림에 기록되었을 가능성이 큽니다.",
                 },
                 tuple(fallback[:MAX_EVIDENCE]),
