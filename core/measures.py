@@ -194,7 +194,7 @@ def progress_words(event: Mapping[str, Any], running: str | None, lang: str) -> 
     if event.get("event") == "progress" and what.startswith("inference: "):
         return what.removeprefix("inference: ")  # core's words: whose code runs, how long
     if event.get("event") == "progress":
-        key = f"collect.{what}" if has_label(f"collect.{what}") else "collect.other"
+        key = f"collector.{what}" if has_label(f"collector.{what}") else "collector.other"
         return label("run.collecting", lang, what=label(key, lang))
     if event.get("event") == "phase" and event.get("edge") == "start":
         doing = label(f"{running}.running", lang) if running in {"cpu", "gpu"} else ""
