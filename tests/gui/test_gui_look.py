@@ -152,6 +152,7 @@ def problems_of(wizard: DoctorWizard, page_id: Page) -> list[str]:
         found += _cut_buttons(page)
     if page_id != Page.START:
         found += _empty_views(page)
+    found += cut_views(page)  # a command or a table in a text view runs past its right edge
     found += _cut_subtitle(wizard, page.subTitle())
     return found
 
