@@ -171,9 +171,14 @@ def export_from_cli(
     except OSError as error:
         print(f"fallback-doctor: the bundle could not be written: {error}", file=sys.stderr)
         return EXIT_REFUSED
-    counts = preview.redaction_counts()
-    said = f"{sum(counts.values())} redaction(s)" if options.redact else "NOT redacted (--no-redact)"
-    print(f"fallback-doctor: bundle written to {result.path} ({result.size} bytes, {said})", file=sys.stderr)
+    from fallback_doctor.cli.common import default_language
+    from fallback_doctor.core.texts import label
+
+    lang = getattr(args, "lang", None) or default_language()
+    count = sum(preview.redaction_counts().values())
+    key = "bundle.redactions." + ("off" if not options.redact else "one" if count == 1 else "many")
+    said = label(key, lang, count=count)
+    print(label("bundle.written", lang, path=result.path, size=result.size, redactions=said), file=sys.stderr)
     if result.mapping_path is not None:
         print(
             f"fallback-doctor: pseudonym mapping kept on this machine: {result.mapping_path}", file=sys.stderr

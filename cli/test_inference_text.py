@@ -58,7 +58,8 @@ def render_text(
     lines.extend(_strategy_lines(result, lang))
     lines.append("")
     verdict = "gpu_verified" if gpu_verified(result) else result.verdict.value
-    lines.append(label("test_inference.verdict", lang, verdict=_code_words("run_verdict", verdict, lang)))
+    words = label(f"run_verdict.{verdict}", lang) if has_label(f"run_verdict.{verdict}") else verdict
+    lines.append(label("test_inference.verdict", lang, verdict=words))  # the code is --json's
     lines.extend(_finding_lines(findings, lang))
     cost = result.cost
     lines.append("")

@@ -45,6 +45,8 @@ gpu_headline = _on_first_use(_PAGES, "gpu_headline")
 gpu_summary = _on_first_use(_PAGES, "gpu_summary")
 issue_words = _on_first_use(_PAGES, "issue_words")
 layer_parts = _on_first_use(_PAGES, "layer_parts")
+progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
+fact_rows = _on_first_use(_PAGES, "fact_rows")
 evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
 evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
 evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
@@ -90,6 +92,7 @@ __all__ = [
     "evidence_value",
     "export_available",
     "export_bundle",
+    "fact_rows",
     "find_installations",
     "finding_words",
     "first_cause",
@@ -110,6 +113,7 @@ __all__ = [
     "phase_name",
     "placement_words",
     "preload",
+    "progress_words",
     "remedy_lines",
     "remedy_plain",
     "save_report_html",

@@ -31,6 +31,23 @@ def latency_rows(session: Mapping[str, Any] | None) -> dict[str, float | None]:
     }
 
 
+def one_run(session: Mapping[str, Any] | None) -> bool:
+    """Whether a session was measured by a single run (the GPU retry's cold run): it has no median,
+    no percentiles and no mean, and it is no match for a warmed baseline."""
+    return _dict(_dict(session).get("latency")).get("runs") == 1
+
+
+def runs_text(session: Mapping[str, Any] | None, lang: str) -> str:
+    """How a session was measured: "20 runs, after warm-up", "one run, not warmed up: 47.4 ms"."""
+    latency = _dict(_dict(session).get("latency"))
+    runs = latency.get("runs")
+    if not isinstance(runs, int) or runs < 1:
+        return "-"
+    if runs == 1:
+        return label("table.runs.one", lang, ms=ms_text(latency.get("p50_ms"), lang))
+    return label("table.runs.warmed" if latency.get("warmup") else "table.runs.cold", lang, runs=runs)
+
+
 def inference(document: Mapping[str, Any] | None) -> dict[str, Any]:
     """The document's test inference ({} parts where a step has not run)."""
     return _dict(_dict(document).get("inference"))
@@ -86,8 +103,10 @@ def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
     cpu_p50 = latency_rows(cpu)["p50_ms"]
     gpu_p50 = latency_rows(gpu)["p50_ms"]
     on_gpu = any(provider != "CPUExecutionProvider" for provider in gpu.get("active_providers") or [])
-    # A ratio of two CPU runs is noise, not a speed-up: it is shown only when the retry ran on the GPU.
-    speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu else None
+    # A ratio of two CPU runs is noise, not a speed-up: it is shown only when the retry ran on the GPU,
+    # and one cold run set against a warmed baseline is no speed-up either.
+    comparable = not one_run(gpu) and not one_run(cpu)
+    speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu and comparable else None
     comparison = _dict(gpu.get("comparison"))
     findings = [
         _dict(f)
@@ -105,6 +124,7 @@ def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
         "gpu_p50": gpu_p50,
         "speedup": speedup,
         "on_gpu": on_gpu,
+        "gpu_one_run": one_run(gpu),
         "outputs_equal": comparison.get("equal") if comparison else None,
         "cpu_providers": list(cpu.get("active_providers") or []),
         "gpu_providers": list(gpu.get("active_providers") or []),
@@ -140,9 +160,10 @@ def ms_text(value: float | None, lang: str = "en") -> str:
 def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
     """A measured session as (label, value) rows, in ``lang``."""
     latency = latency_rows(session)
+    single = one_run(session)  # one run is shown as one run: no p50, p95, p99 or mean made from it
 
     def ms(value: float | None) -> str:
-        return ms_text(value, lang)
+        return "-" if single else ms_text(value, lang)
 
     providers = ", ".join(
         str(p).replace("ExecutionProvider", "") for p in session.get("active_providers") or []
@@ -157,9 +178,10 @@ def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]
         (label("table.p95", lang), ms(latency["p95_ms"])),
         (label("table.p99", lang), ms(latency["p99_ms"])),
         (label("table.mean", lang), ms(latency["mean_ms"])),
-        (label("table.rate", lang), f"{rate:.2f}" if rate is not None else "-"),
+        (label("table.rate", lang), f"{rate:.2f}" if rate is not None and not single else "-"),
         (label("table.providers", lang), providers or "-"),
         (label("table.nodes", lang), nodes or "-"),
+        (label("table.runs", lang), runs_text(session, lang)),
     ]
 
 
@@ -177,3 +199,24 @@ def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
         )
         lines.append(f"{words}: {state}")
     return lines
+
+
+def progress_words(event: Mapping[str, Any], running: str | None, lang: str) -> str | None:
+    """A step's progress event as the status line says it, in words: "Collecting: the NVIDIA
+    driver", "Running the test model on the CPU… (CPU warm-up)"; never an internal tag such as
+    "[cpu.warmup]" or "native". None: the event changes nothing on the line."""
+    what = str(event.get("what") or "")
+    if event.get("event") == "progress" and what.startswith("inference: "):
+        return what.removeprefix("inference: ")  # core's words: whose code runs, how long
+    if event.get("event") == "progress":
+        key = f"collector.{what}" if has_label(f"collector.{what}") else "collector.other"
+        return label("run.collecting", lang, what=label(key, lang))
+    if event.get("event") == "phase" and event.get("edge") == "start":
+        doing = label(f"{running}.running", lang) if running in {"cpu", "gpu"} else ""
+        name = str(event.get("name") or "")  # "cpu.warmup", "preload_dlls.gpu.session"
+        short = name.split(".", 1)[-1] if name.startswith(("preload_dlls.", "lib_path_first.")) else name
+        if not has_label(f"phase.{short}"):  # a phase the catalogue has no words for: the step's alone
+            return doing or None
+        phase = label(f"phase.{short}", lang)  # as report.html's graph names it (core/bundle/html_graph.py)
+        return label("run.phase", lang, running=doing, phase=phase) if doing else phase
+    return None

@@ -26,6 +26,7 @@ from fallback_doctor.core.pages_log_stack import elsewhere_note
 from fallback_doctor.core.pages_python import python_settings, settings_findings
 from fallback_doctor.core.pages_stack import (
     STACK_LAYERS,
+    fact_rows,
     layer_line,
     layer_parts,
     stack_layers,
@@ -40,6 +41,7 @@ __all__ = [
     "config_view",
     "cpu_view",
     "elsewhere_note",
+    "fact_rows",
     "finding_words",
     "first_cause",
     "fix_script",

@@ -16,7 +16,7 @@ from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, 
 from fallback_doctor.core.pages_log_stack import inspected_elsewhere, log_layer_parts, log_layers
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import find_profile, probe_of
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import has_label, label
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 """For a layer's status (its worst finding), not for ordering findings."""
@@ -49,6 +49,21 @@ _CUDA_PREFIXES = (
     "cublas",
 )
 _CUDNN_PREFIXES = ("libcudnn", "cudnn")
+
+_ELSEWHERE = "installed elsewhere"
+"""The evidence label (core/checks/resolution.py) of a library installed where the loader does not look:
+the findings cuda.runtime_not_on_loader_path and cudnn.not_on_loader_path(.lazy) carry it."""
+
+
+def _installed_elsewhere(findings: list[dict[str, Any]]) -> set[str]:
+    """The file names of the libraries a layer's findings say are installed but not on the loader
+    path (so the card says what the finding says, never "missing" for them)."""
+    return {
+        str(item.get("value") or "").rsplit("/", 1)[-1]
+        for finding in findings
+        for item in as_list(finding.get("evidence"))
+        if isinstance(item, dict) and item.get("label") == _ELSEWHERE
+    }
 
 
 def stack_layer_of(finding: dict[str, Any]) -> str:
@@ -221,7 +236,10 @@ def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
         layer.pop("collected", None)
         layer["status"] = status
         layer.setdefault("unchecked", "not_collected")
-        layer["missing"] = [str(lib["name"]) for lib in layer["libraries"] if not lib["path"]]
+        elsewhere = _installed_elsewhere(by_layer[name])
+        absent = [str(lib["name"]) for lib in layer["libraries"] if not lib["path"]]
+        layer["missing"] = [lib for lib in absent if lib not in elsewhere]
+        layer["unreachable"] = [lib for lib in absent if lib in elsewhere]
     return layers
 
 
@@ -240,17 +258,27 @@ def layer_parts(layer: dict[str, Any], lang: str) -> dict[str, str]:
         return log_layer_parts(layer, lang)
     if layer["status"] == "unknown" and not layer.get("version"):
         return {"found": label(f"stack.unchecked.{layer['unchecked']}", lang), "needs": "", "missing": ""}
-    missing = list(layer.get("missing") or [])
+    missing, unreachable = list(layer.get("missing") or []), list(layer.get("unreachable") or [])
     missing_words = ""
     if missing and any(lib["path"] for lib in layer["libraries"]):
-        shown, more = ", ".join(missing[:2]), len(missing) - 2
-        missing_words = (
-            label("stack.missing_more", lang, names=shown, more=more)
-            if more > 0
-            else label("stack.missing_list", lang, names=shown)
+        missing_words = _names("stack.missing", missing, lang)
+    found = _found_words(layer, lang)
+    if unreachable and found != label("stack.found_unreachable", lang):  # the finding's words, not "missing"
+        missing_words = "   ·   ".join(
+            part for part in (_names("stack.unreachable", unreachable, lang), missing_words) if part
         )
     needs = label(f"stack.needs.{name}", lang, needed=layer["needed"]) if layer.get("needed") else ""
-    return {"found": _found_words(layer, lang), "needs": needs, "missing": missing_words}
+    return {"found": found, "needs": needs, "missing": missing_words}
+
+
+def _names(key: str, names: list[str], lang: str) -> str:
+    """ "missing: a, b and 3 more" (``key``: stack.missing or stack.unreachable)."""
+    shown, more = ", ".join(names[:2]), len(names) - 2
+    return (
+        label(f"{key}_more", lang, names=shown, more=more)
+        if more > 0
+        else label(f"{key}_list", lang, names=shown)
+    )
 
 
 def _found_words(layer: dict[str, Any], lang: str) -> str:
@@ -261,6 +289,8 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
         profile = find_profile(kind)
         what = label(profile.stack_label if profile else "stack.app.other", lang, version=version or "")
         return label("stack.version", lang, version=what.strip())
+    if not version and layer.get("unreachable") and not any(lib["path"] for lib in layer["libraries"]):
+        return label("stack.found_unreachable", lang)
     if not version:
         return label("stack.found_none.driver" if name == "driver" else "stack.found_none", lang)
     libraries = layer["libraries"]
@@ -276,3 +306,24 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
 
 
 _GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": "TensorRT"}
+
+
+def fact_rows(layer: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+    """A layer's facts as (words, value) rows: the catalogue's words for each fact and for the NVML
+    status, never the document's keys and codes ("nvml_status library_not_found" was shown)."""
+    from fallback_doctor.core.evidence_words import evidence_label, evidence_value
+
+    rows = []
+    for key, value in as_dict(layer.get("facts")).items():
+        words = (
+            label(f"stack.fact.{key}", lang) if has_label(f"stack.fact.{key}") else evidence_label(key, lang)
+        )
+        text = str(value)
+        if key == "nvml_status" and has_label(f"stack.nvml.{text}"):
+            text = label(f"stack.nvml.{text}", lang)
+        elif text == "yes":
+            text = label("stack.fact.yes", lang)
+        else:
+            text = evidence_value(text, lang)
+        rows.append((words, text))
+    return rows

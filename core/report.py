@@ -109,7 +109,7 @@ def render_text(
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
     verdict = document["verdict"]
     prose = width if wrap_prose else None
-    lines = _wrap(f"{labels['verdict']}: {verdict} — {_verdict_words(verdict, lang)}", prose, "", "  ")
+    lines = _wrap(f"{labels['verdict']}: {_verdict_words(verdict, lang)}", prose, "", "  ")  # code: --json
     for line in [*_machine_line(document, lang), *process_lines(document, lang)]:
         lines.extend(_wrap(line, prose, "", "  "))
     lines.append("")
@@ -139,7 +139,7 @@ def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
     x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
     if width is None:
         return [first + text]
-    spans = re.sub(r"`[^`]*`", lambda code: code.group(0).replace(" ", "\0"), text)
+    spans = re.sub(r"`[^`]*`|“[^”]*”", lambda code: code.group(0).replace(" ", "\0"), text)
     wrapped = textwrap.wrap(
         spans,
         width=width,
@@ -274,7 +274,8 @@ def _finding_lines(
     shown, other_options = _options_shown(remediation, verbose)
     lines.extend(remedy_terminal(shown, lang, "     "))
     if other_options:
-        lines.append("     " + label("remedy.more_options", lang, count=other_options))
+        key = "remedy.more_options.one" if other_options == 1 else "remedy.more_options.many"
+        lines.append("     " + label(key, lang, count=other_options))
     for item in finding.get("evidence") or ():
         if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
@@ -326,10 +327,10 @@ _REPORT_LABELS = ("verdict", "fix", "run", "verify", "none", "findings", "eviden
 
 
 def _run_verdict_words(verdict: Any, lang: str) -> str:
-    """The GPU retry's verdict: its code in English (what scripts grep), the catalog's words else."""
+    """The GPU retry's verdict in the catalog's words in every language (its code is --json's)."""
     if not verdict:
         return "-"
-    if lang != "en" and has_label(f"run_verdict.{verdict}"):
+    if has_label(f"run_verdict.{verdict}"):
         return label(f"run_verdict.{verdict}", lang)
     return str(verdict)
 
@@ -352,10 +353,11 @@ def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
     if summary["ran"]:
         lines.append(
             label(
-                "report.inference.gpu",
+                "report.inference.gpu_one" if summary["gpu_one_run"] else "report.inference.gpu",
                 lang,
                 verdict=_run_verdict_words(summary["verdict"], lang),
                 p50=ms_text(summary["gpu_p50"], lang),
+                ms=ms_text(summary["gpu_p50"], lang),  # one run: its time, not a median
                 providers=", ".join(summary["gpu_providers"]) or "-",
             )
         )

@@ -32,7 +32,8 @@ WIDTH = 78
 """Comment lines are wrapped here (a terminal's width, less the prompt)."""
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z][A-Za-z0-9 _-]{0,30})>")
-_BACKTICKED = re.compile(r"`([^`]+)`")
+_BACKTICKED = re.compile(r"`([^`]+)`|“([^”]+)”")
+"""A command quoted in a sentence: in backticks (English) or in “ ” (Korean prose has no backticks)."""
 _DOUBLE_QUOTED_SPECIAL = re.compile(r'(["\\$`])')
 
 
@@ -247,7 +248,7 @@ def _verify(text: str, lang: str) -> Iterator[str]:
     if not text:
         return
     yield from _comment(text, f"{label('report.verify', lang)}: ")
-    for command in _BACKTICKED.findall(text):
+    for command in (ticked or quoted for ticked, quoted in _BACKTICKED.findall(text)):
         if " " in command or "/" in command:
             yield from _command_line(command, lang)
 

@@ -72,6 +72,8 @@ class DiagnosisPage(StepPage):
         self.body.addLayout(buttons)
         self.findings: list[dict[str, Any]] = []
         self.checking: str | None = None
+        self._said: tuple[str, str] | None = None
+        """The note's catalogue key and the words shown for it, said again on a language switch."""
 
     def retranslate(self) -> None:
         """Buttons and their tips."""
@@ -89,6 +91,14 @@ class DiagnosisPage(StepPage):
         self.export.setToolTip(t("diag.export.tip") if available else t("diag.export.unavailable"))
         self.list.setAccessibleName(t("stack.findings"))
         self.detail.setAccessibleName(t("diag.cause"))
+        if self._said is not None and self.note.text() == self._said[1]:  # still shown: in the new language
+            self._say(self._said[0])
+
+    def _say(self, key: str) -> None:
+        """The note under the findings ("Checked again: …", "Copied"), kept to be said again in the
+        window's language when it switches (it stayed English after a switch)."""
+        self._said = (key, t(key))
+        self.note.setText(self._said[1])
 
     def initializePage(self) -> None:  # noqa: N802
         """Nothing new runs; the findings so far are shown."""
@@ -157,7 +167,7 @@ class DiagnosisPage(StepPage):
     @Slot()
     def _on_copy(self) -> None:
         QGuiApplication.clipboard().setText(self.fix_text())
-        self.note.setText(t("diag.copied"))
+        self._say("diag.copied")
 
     @Slot()
     def _on_check(self) -> None:
@@ -176,7 +186,7 @@ class DiagnosisPage(StepPage):
         present = any(
             f.get("id") == self.checking for f in (facade.all_findings(document) if document else [])
         )
-        self.note.setText(t("diag.again.still") if present else t("diag.again.gone"))
+        self._say("diag.again.still" if present else "diag.again.gone")
         self.checking = None
 
     @Slot()

@@ -110,6 +110,8 @@ class GpuPage(StepPage):
             speedup = f"{summary['speedup']:.2f}\u00d7"
         else:
             speedup = t("table.speedup_none") if summary["ran"] and not summary["on_gpu"] else "-"
+            if summary["on_gpu"] and summary["gpu_one_run"]:
+                speedup = t("table.speedup_one_run")
         equal = summary["outputs_equal"]
         extra = [
             (t("table.speedup"), "", speedup),

@@ -12,6 +12,10 @@ from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import STATUS_COLOURS, STATUS_SIGNS, esc, mono
 
+COMMAND_STYLE = "white-space:pre-wrap; margin:4px 0; "
+"""A command or code block: its spaces and lines kept, wrapped at the pane's edge (anywhere in a long
+path), never cut; the text and the copy stay whole (report.html wraps them the same way)."""
+
 VERDICT_COLOURS = {
     "gpu_verified": STATUS_COLOURS["ok"],
     "no_problem_found": STATUS_COLOURS["ok"],
@@ -99,7 +103,7 @@ def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
                 parts.append(f"<p>{esc(text)}</p>")
             else:
                 prefix = "$ " if style == "command" else ""
-                parts.append(f"<pre style='font-family:{mono()}'>{esc(prefix + text)}</pre>")
+                parts.append(f"<p style='{COMMAND_STYLE}font-family:{mono()}'>{esc(prefix + text)}</p>")
     if words.get("verify"):  # in the window's language, as the text report and report.html say it
         parts.append(
             f"<p><b>{esc(t('diag.verify'))}</b><br>"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fallback_doctor.core import facade
-from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.i18n import has, language, t
 from fallback_doctor.gui.page_base import (
     ROLE_COLOURS,
     DoctorWizard,
@@ -64,11 +66,7 @@ class LogPage(StepPage):
                 parts.append(
                     "<table cellspacing='0' cellpadding='3' width='100%'>" + "".join(rows) + "</table>"
                 )
-            for cause in view["causes"][:3]:
-                parts.append(
-                    f"<p>{esc(t('log.cause', cause=cause.get('cause'), confidence=cause.get('confidence') or 0))}"  # noqa: E501
-                    "</p>"
-                )
+            parts.extend(f"<p>{esc(cause_words(cause))}</p>" for cause in view["causes"][:3])
             for hidden in view["hidden"]:
                 says = hidden.get("says") or {}
                 parts.append(f"<p><i>{esc(says.get(lang) or says.get('en') or '')}</i></p>")
@@ -76,3 +74,12 @@ class LogPage(StepPage):
         self.view.setHtml("".join(parts))
         if self.doctor.running != "diagnose":
             self.status.setText(verdict_line(document, lang))
+
+
+def cause_words(cause: dict[str, Any]) -> str:
+    """A likely cause from the log in the catalogue's words, never its code ("cuda_major_mismatch
+    (confidence 60%)" was shown); a cause the log does not name says so, with no "0%"."""
+    code, confidence = str(cause.get("cause") or "unknown"), float(cause.get("confidence") or 0)
+    if code == "unknown" or not confidence or not has(f"cause.{code}"):
+        return t("log.cause_none")
+    return t("log.cause", cause=t(f"cause.{code}"), confidence=confidence)

@@ -32,6 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+_ABSENT = {False: "stack.missing", True: "stack.lib_unreachable"}
+"""A library with no path: not found anywhere, or installed where the loader does not look (as the
+layer's finding says: never "not found" for that one)."""
+
 
 class StackPage(StepPage):
     """3. Inspect the stack, drawn bottom-up."""
@@ -136,14 +140,14 @@ class StackPage(StepPage):
             rows = "".join(
                 f"<tr><td style='font-family:{mono()}'>{esc(lib['name'])}</td><td style='font-family:{mono()};"  # noqa: E501
                 f" color:{STATUS_COLOURS['ok'] if lib['path'] else STATUS_COLOURS['error']}'>"
-                f"{esc(lib['path'] or t('stack.missing'))}</td></tr>"
+                f"{esc(lib['path'] or t(_ABSENT[lib['name'] in layer.get('unreachable', ())]))}</td></tr>"
                 for lib in layer["libraries"]
             )
             parts.append(f"<p><b>{esc(t('stack.libraries'))}</b></p><table cellpadding='2'>{rows}</table>")
         if layer["facts"]:
             rows = "".join(
                 f"<tr><td>{esc(k)}</td><td style='font-family:{mono()}'>{esc(v)}</td></tr>"
-                for k, v in layer["facts"].items()
+                for k, v in facade.fact_rows(layer, lang)
             )
             parts.append(f"<p><b>{esc(t('stack.facts'))}</b></p><table cellpadding='2'>{rows}</table>")
         if layer["findings"]:

@@ -168,18 +168,11 @@ class StepRunner(QWizard):
     def _on_step_progress(self, event: dict[str, Any]) -> None:
         if self.job is None or self.sender() is not self.job.signals:
             return
-        what = str(event.get("what") or "")
-        if event.get("event") == "progress" and what.startswith("inference: "):
-            self._progress = what.removeprefix("inference: ")  # core's words: whose code runs, how long
-        elif event.get("event") == "progress":
-            self._progress = t("run.collecting", what=what)
-        elif event.get("event") == "phase" and event.get("edge") == "start":
-            self._progress = (
-                f"{t(self.running + '.running') if self.running in {'cpu', 'gpu'} else ''} "
-                f"[{event.get('name')}]"
-            )
-            if self.sampler is not None:
-                self.sampler.mark_phase(str(event.get("name")), at=float(event.get("at") or time.time()))
+        said = facade.progress_words(event, self.running, language())  # words, never a tag
+        if said is not None:
+            self._progress = said
+        if event.get("event") == "phase" and event.get("edge") == "start" and self.sampler is not None:
+            self.sampler.mark_phase(str(event.get("name")), at=float(event.get("at") or time.time()))
 
     @Slot(object)
     def _on_step_finished(self, data: dict[str, Any]) -> None:

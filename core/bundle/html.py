@@ -11,7 +11,7 @@ from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
 from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
-from fallback_doctor.core.measures import gpu_summary, ms_text
+from fallback_doctor.core.measures import gpu_summary, ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import finding_text, process_lines
@@ -101,7 +101,7 @@ def render_html(
     else:
         parts.append(f'<p class="meta">{_e(labels["redaction_on"])}</p>')
     parts.append(
-        f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict)} — {_e(verdict_text)}</p>'
+        f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict_text)}</p>'  # code: a class
     )
     findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")
@@ -207,7 +207,7 @@ def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> 
         gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
         rows.append(
             (
-                f"GPU ({strategy.get('name')})",
+                f"GPU ({_strategy_words(str(strategy.get('name')), lang)})",
                 _result(strategy, gpu or {}, lang),
                 _p50(gpu or {}, lang),
                 (gpu or {}).get("active_providers"),
@@ -241,7 +241,14 @@ def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
     return "; ".join(words) or verdict or stage or "—"
 
 
+def _strategy_words(name: str, lang: str) -> str:
+    """A GPU strategy's words ("as the application runs"), never its code ("as_is")."""
+    return label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
+
+
 def _p50(run: dict[str, Any], lang: str) -> str:
+    if one_run(run):  # one cold run is shown as one run, never as a median
+        return runs_text(run, lang)
     latency = run.get("latency")
     value = latency.get("p50_ms") if isinstance(latency, dict) else None
     return ms_text(value, lang) if isinstance(value, int | float) else "—"

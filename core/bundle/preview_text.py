@@ -29,7 +29,8 @@ def render_preview(preview: BundlePreview) -> str:
         state = "" if member.included else "  (left out)"
         size = len(member.redacted.encode("utf-8", "surrogatepass"))
         detail = f", read as {member.form}" if member.form not in ("utf-8", "json") else ""
-        redactions = f", {len(member.redactions)} redaction(s)" if member.redactions else ""
+        count = len(member.redactions)
+        redactions = f", {count} redaction{'' if count == 1 else 's'}" if count else ""
         lines.append(f"  {member.name}  {size} bytes{detail}{redactions}{state}")
         lines.append(f"      from {member.source or _ORIGINS.get(member.kind, 'this diagnosis')}")
     lines.append("  manifest.json")

@@ -91,7 +91,9 @@ class NvmlSource:
         indices = self._wanted if self._wanted is not None else tuple(range(count))
         for index in indices:
             if not 0 <= index < count:
-                self._notes[f"gpu {index}"] = f"NVML sees {count} GPU(s); index {index} does not exist"
+                self._notes[f"gpu {index}"] = (
+                    f"NVML sees {count} GPU{'' if count == 1 else 's'}; index {index} does not exist"
+                )
                 continue
             try:
                 self._handles.append((index, nvml.nvmlDeviceGetHandleByIndex(index)))

@@ -95,7 +95,7 @@ def test_text_output_gives_stages_in_words_in_korean(tmp_path: Path) -> None:
     assert "runtime_loaded" not in text
     assert "p50 지연 시간(ms)" in text and "프로브 비용: 프로세스 시작" in text
     assert "p50 latency" not in text and "Probe cost" not in text and "with GPU readings" not in text
-    assert "NVML" in text and "판정: CPU로 대체 실행됨" in text
+    assert "NVML" in text and "판정: CPU로 전환됨" in text
     # The columns line up by display width (a Korean character takes two columns).
     head, p50 = next(
         (line, after)

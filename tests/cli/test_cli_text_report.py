@@ -12,7 +12,7 @@ import pytest
 from fallback_doctor.cli.test_inference_text import _finding_lines
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.report import SUMMARY_FULL_CAUSES, render_text
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.texts import label, make_finding
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "bundle"))
 
@@ -44,7 +44,8 @@ def test_the_default_text_is_one_screen_with_causes_fixes_and_verify(
     text = render_text(many, lang)
     lines = text.splitlines()
     verdict_word = "Verdict" if lang == "en" else "판정"
-    assert lines[0].startswith(f"{verdict_word}: {many['verdict']}")
+    assert lines[0].startswith(f"{verdict_word}: {label('verdict.' + many['verdict'], lang)}")
+    assert many["verdict"] not in lines[0]  # the code is --json's (issue 26: "Verdict: gpu_unusable —")
     first = many["findings"][0]["texts"][lang]
     assert first["title"] in text
     assert first["fix"].split()[0] in text

@@ -60,6 +60,7 @@ _KEPT = re.compile(
     r'"[^"\n]*"'  # a quoted text
     r"|'[^'\n]*'"
     r"|`[^`\n]*`"
+    r"|“[^”\n]*”"  # a command quoted in a Korean sentence (no backticks in Korean prose)
     r"|\bhttps?://\S+"  # an address
     r"|[^\s(),;:'\"]*[/\\][^\s,;'\"]*"  # a path, a folder pattern ("nvidia/*/lib")
     r"|\S*\$\w+\S*"  # a shell variable

@@ -142,3 +142,32 @@ def test_a_skipped_strategy_s_reason_is_korean_in_report_html() -> None:
     why = "no library folder to put first (no nvidia/*/lib folder, no libPath)"
     shown = _result({"name": "lib_path_first", "skipped": why}, {}, "ko")
     assert evidence_value(why, "ko") != why and evidence_value(why, "ko") in shown and why not in shown
+
+
+@pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))
+def test_the_cli_s_bundle_message_and_the_gpu_page_s_words_are_korean(name: str, tmp_path: Path) -> None:
+    """Issue 26: "bundle written … redaction(s)" in a Korean run; a one-run GPU retry's words, the
+    stack's facts and the run count are the catalogue's Korean too."""
+    import argparse
+    import contextlib
+    import io
+
+    from fallback_doctor.cli.bundle import export_from_cli
+    from fallback_doctor.core.measures import gpu_summary, session_rows
+    from fallback_doctor.core.pages_stack import fact_rows, stack_layers
+
+    document = json.loads((GPU_RUNS / f"{name}.json").read_text(encoding="utf-8"))
+    said = io.StringIO()
+    args = argparse.Namespace(bundle=str(tmp_path / "b.zip"), lang="ko", json=True)
+    with contextlib.redirect_stderr(said):
+        assert export_from_cli(document, args, extras=()) == 0
+    message = said.getvalue().splitlines()[0].removeprefix("fallback-doctor: ")
+    assert leftovers(message) == [] and "번들" in message, message
+    summary = gpu_summary(document)
+    shown = [
+        words
+        for row in session_rows(summary["gpu"], "ko") + session_rows(summary["cpu"], "ko")
+        for words in row
+    ]
+    shown += [words for layer in stack_layers(document) for row in fact_rows(layer, "ko") for words in row]
+    assert [(text, leftovers(text)) for text in shown if leftovers(text)] == []

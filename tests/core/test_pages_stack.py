@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from fallback_doctor.core.pages_stack import layer_line, layer_parts, stack_layers
 from fallback_doctor.core.step_child import run_inspection
+from fallback_doctor.core.texts import label
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "targets"))
 
@@ -88,3 +89,35 @@ def test_a_cpu_only_bareun_says_what_was_not_checked_and_why(tmp_path: Path, lan
         assert lines["application"] == "found: Bareun server   ·   asks for: cuda"
         assert lines["driver"].startswith("found: no driver") or "found: " in lines["driver"]
     assert all("?" not in line and line for line in lines.values()), lines
+
+
+@pytest.mark.scenario
+@pytest.mark.parametrize(
+    ("scenario_id", "layer_name", "finding_id"),
+    [
+        ("s4_wheels_not_on_path", "cuda", "cuda.runtime_not_on_loader_path"),
+        ("s5b_cudnn_not_on_path", "cudnn", "cudnn.not_on_loader_path.lazy"),
+    ],
+)
+def test_a_card_says_installed_not_on_the_loader_path_as_its_finding_does(
+    scenario_id: str, layer_name: str, finding_id: str
+) -> None:
+    """Issue 26: the CUDA card said "missing: libcublasLt.so.13 …" and cuDNN "found: none" for
+    libraries the finding on the same page says are installed but not on the loader path; a
+    technician skimming the cards reinstalled CUDA. The real scenario stacks, diagnosed by the CLI."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scenarios"))
+    import scenario_runs as runs
+    import scenario_stacks as stacks
+
+    scenario = runs.SCENARIOS[scenario_id]
+    stack = stacks.STACKS[scenario.stack]
+    stacks.build(stack)
+    document = runs.run_diagnose(stack, scenario.env()).doc
+    layer = next(item for item in stack_layers(document) if item["layer"] == layer_name)
+    assert finding_id in [finding["id"] for finding in layer["findings"]]
+    assert layer["unreachable"] and not layer["missing"], layer
+    for lang, words in (("en", "not on the loader path"), ("ko", "로더가 찾지 못함")):
+        line = layer_line(layer, lang)
+        assert words in line, line
+        assert label("stack.found_none", lang) not in line, line
+        assert label("stack.missing_list", lang, names="").strip() not in line, line

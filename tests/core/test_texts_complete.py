@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -63,3 +64,80 @@ def test_make_finding_fills_fields_in_every_language() -> None:
     assert "driver" in finding.title
     assert "boom" in finding.texts["ko"]["detail"]
     assert finding.remediation is not None
+
+
+def _korean_strings() -> list[tuple[str, str]]:
+    """(where, text) of every Korean string in the catalogues: finding texts, labels, evidence words,
+    and the log signatures' explanations (resources/**/*.json)."""
+    import json
+
+    from fallback_doctor.core.resource_files import RESOURCES
+
+    found: list[tuple[str, str]] = []
+
+    def walk(node: object, where: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "ko" and isinstance(value, str):
+                    found.append((where, value))
+                elif key == "ko" and isinstance(value, dict):
+                    found.extend(
+                        (f"{where}.{part}", text) for part, text in value.items() if isinstance(text, str)
+                    )
+                else:
+                    walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}[{index}]")
+
+    def files(folder) -> list:  # type: ignore[no-untyped-def, type-arg]
+        out = []
+        for item in folder.iterdir():
+            out.extend(files(item) if item.is_dir() else [item] if item.name.endswith(".json") else [])
+        return out
+
+    for path in files(RESOURCES):
+        walk(json.loads(path.read_text("utf-8")), path.name)
+    assert len(found) > 500
+    return found
+
+
+def test_korean_prose_has_no_backticks() -> None:
+    """Issue 26: literal backticks in Korean prose; a command in a Korean sentence is quoted “ ”."""
+    with_backticks = [(where, text[:80]) for where, text in _korean_strings() if "`" in text]
+    assert with_backticks == []
+
+
+def test_korean_says_fallback_with_one_word() -> None:
+    """Issue 26: three words for "fallback" (대체 / 전환됨 / 전환): the catalogue's own, 전환, only."""
+    other = [
+        (where, text[:80]) for where, text in _korean_strings() if "대체" in text and "서로 대체" not in text
+    ]
+    assert other == []  # ("서로 대체할 수 없고": cuDNN 8 and 9 cannot replace each other, not a fallback)
+    assert sum("전환" in text for _, text in _korean_strings()) > 25
+
+
+def test_a_korean_verify_command_is_still_the_script_s_last_line() -> None:
+    """The quoted command of a Korean verify sentence is what the fix script runs last, as in English."""
+    from fallback_doctor.core.document import to_jsonable
+    from fallback_doctor.core.script import fix_script
+
+    spec = declared()["config.duplicate_key"]
+    assert spec.cause is not None and spec.layer is not None
+    params = {"key": "libPath", "config_file": "/etc/bareun.json", "file": "bareun.json", "line": 3}
+    finding = make_finding("config.duplicate_key", spec.cause, spec.layer, spec.severities[0], params=params)
+    document = to_jsonable(finding)
+    scripts = {lang: fix_script(document, lang) for lang in LANGUAGES}
+    last = {lang: script.rstrip().splitlines()[-1] for lang, script in scripts.items()}
+    assert last["ko"] == last["en"] and "grep -c" in last["en"], scripts
+
+
+def test_the_particle_after_fallback_fits_its_final_consonant() -> None:
+    """전환 ends in a consonant: 전환은, 전환이, 전환을, 전환과, 전환으로, never the forms after a
+    vowel (대체는 became "전환는" where the word was swapped by hand)."""
+    wrong = [
+        (where, text[:80])
+        for where, text in _korean_strings()
+        if re.search(r"전환(는|가|를|와|로(?!그))", text)
+    ]
+    assert wrong == []

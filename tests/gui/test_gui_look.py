@@ -6,7 +6,9 @@ Korean, at the default window size and at 1024x700, checked from the widgets the
 - no list item is cut or followed by a gap (its rectangle holds its wrapped text);
 - no stack layer's words are cut (each line fits its button);
 - no text view is empty where the document has something to show;
-- the page's subtitle in the wizard's header is whole (a long Korean one was cut at its second line).
+- the page's subtitle in the wizard's header is whole (a long Korean one was cut at its second line);
+- every command in the fix pane wraps (issue 26): every finding of the real "not on the loader path"
+  scenarios, at the default size, at 1024x700 and at QT_SCALE_FACTOR=2, in a child on a given screen.
 
 The pages are offscreen (QT_QPA_PLATFORM=offscreen); the fonts are this machine's fontconfig ones,
 as on a technician's Linux desktop. scripts/screenshots.py takes the README's pictures of the same
@@ -150,6 +152,7 @@ def problems_of(wizard: DoctorWizard, page_id: Page) -> list[str]:
         found += _cut_buttons(page)
     if page_id != Page.START:
         found += _empty_views(page)
+    found += cut_views(page)  # a command or a table in a text view runs past its right edge
     found += _cut_subtitle(wizard, page.subTitle())
     return found
 
@@ -235,3 +238,153 @@ def test_the_checks_see_a_cut_header_and_a_cut_item(qtbot) -> None:  # type: ign
     view.show()
     qtbot.wait(10)
     assert _cut_items(view)
+
+
+# --- commands wrap: the fix pane and every command view (issue 26 item 4) ---------------------------
+
+SCREENS = Path(__file__).resolve().parents[1] / "data" / "screens"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+LONG_COMMANDS = ("s4_wheels_not_on_path", "s5b_cudnn_not_on_path")
+"""Scenarios whose fixes hold the long lines that were cut: ``export LD_LIBRARY_PATH=…/nvidia/cu13/lib``."""
+
+
+def cut_views(page: QWidget) -> list[str]:
+    """A text view is cut when its content is wider than what it shows (a horizontal scroll bar:
+    a ``<pre>`` command runs past the right edge)."""
+    return [
+        f"text view {view.accessibleName()!r}: {view.document().idealWidth():.0f} px of text in "
+        f"{view.viewport().width()} px"
+        for view in page.findChildren(QTextBrowser)
+        if view.isVisibleTo(page) and view.horizontalScrollBar().maximum() > 0
+    ]
+
+
+WRAP_CHILD = """
+import json, sys, time
+from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
+app = QApplication([])
+sys.path.insert(0, sys.argv[4])
+from test_gui_look import cut_views
+from fallback_doctor.core import facade
+from fallback_doctor.gui.wizard import DoctorWizard, Page
+settings = QSettings(sys.argv[2], QSettings.Format.IniFormat)
+wizard = DoctorWizard({"kind": "bundle", "bundle": sys.argv[1]}, settings=settings, lang="en")
+if sys.argv[3] != "default":
+    wizard.resize(*map(int, sys.argv[3].split("x")))
+wizard.show()
+def wait(done):
+    end = time.monotonic() + 60
+    while not done() and time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+wait(lambda: not wizard.searching)
+while wizard.currentId() != Page.DIAGNOSIS:
+    wizard.next()
+    wait(lambda: wizard.running is None)
+page = wizard.pages[Page.DIAGNOSIS]
+problems, shown = [], []
+for lang in ("en", "ko"):
+    wizard.switch_language(lang)
+    wizard.flush_rendering()
+    for row in range(page.list.count()):
+        page.list.setCurrentRow(row)
+        app.processEvents()
+        problems += [f"{lang} finding {row + 1}: {p}" for p in cut_views(page)]
+        shown.append(page.detail.toPlainText())
+print(json.dumps({"problems": problems, "shown": shown, "size": [wizard.width(), wizard.height()]}))
+wizard.shutdown()
+"""
+
+
+@pytest.fixture(scope="module")
+def long_command_bundles(tmp_path_factory) -> list[tuple[Path, dict[str, Any]]]:  # type: ignore[no-untyped-def]
+    """The real scenario stacks' diagnoses (CUDA 13 and cuDNN wheels installed, not on the loader
+    path), each exported as a bundle."""
+    sys.path.insert(0, str(SCENARIOS))
+    import scenario_runs as runs
+    import scenario_stacks as stacks
+    from fallback_doctor.core import facade
+    from fallback_doctor.core.bundle.export import export_bundle
+    from fallback_doctor.core.bundle.preview import BundleOptions
+
+    made = []
+    for scenario_id in LONG_COMMANDS:
+        scenario = runs.SCENARIOS[scenario_id]
+        stack = stacks.STACKS[scenario.stack]
+        stacks.build(stack)
+        document = runs.run_diagnose(stack, scenario.env()).doc
+        bundle = tmp_path_factory.mktemp(scenario_id) / "bundle.zip"
+        export_bundle(document, bundle, facade.bundle_members(document), BundleOptions())
+        made.append((bundle, document))
+    return made
+
+
+@pytest.mark.scenario
+@pytest.mark.parametrize(
+    ("screen", "scale", "size"),
+    [(None, "1", "default"), (None, "1", "1024x700"), ("2560x1440.json", "2", "default")],
+)
+def test_every_command_wraps_in_the_fix_pane(long_command_bundles, tmp_path, screen, scale, size) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: ``export LD_LIBRARY_PATH=…/nvidia/cu13/li`` was cut at the fix pane's right edge (also
+    at QT_SCALE_FACTOR=2). Every finding of the real scenarios, in both languages: no text view wider
+    than its pane, and each command still shown whole (wrapped, not cut or elided)."""
+    import json
+    import os
+
+    from fallback_doctor.core import facade
+
+    env = dict(os.environ)
+    env["QT_QPA_PLATFORM"] = f"offscreen:configfile={SCREENS / screen}" if screen else "offscreen"
+    env["QT_SCALE_FACTOR"] = scale
+    for bundle, document in long_command_bundles:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                WRAP_CHILD,
+                str(bundle),
+                str(tmp_path / "s.ini"),
+                size,
+                str(Path(__file__).parent),
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=180,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        seen = json.loads(run.stdout.strip().splitlines()[-1])
+        assert seen["problems"] == [], seen
+        shown = "\n".join(seen["shown"])
+        commands = [
+            text
+            for finding in facade.all_findings(document)
+            for style, text in facade.remedy_lines(finding.get("remediation"), "en")
+            if style == "command"
+        ]
+        assert any("LD_LIBRARY_PATH=" in command for command in commands)
+        for command in commands:
+            assert command in shown, command
+
+
+def test_the_wrap_check_sees_a_command_cut_at_the_edge(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The check can fail: a command in ``<pre>`` (as the fix pane drew it) runs past a narrow pane;
+    the same command as the pane draws it now wraps."""
+    from fallback_doctor.gui.page_base import browser
+    from fallback_doctor.gui.page_html import finding_detail_html
+
+    page = QWidget()
+    qtbot.addWidget(page)
+    view = browser(page)
+    view.resize(300, 300)
+    page.show()
+    command = "export LD_LIBRARY_PATH=/opt/app/.venv/lib/python3.11/site-packages/nvidia/cu13/lib"
+    view.setHtml(f"<pre>$ {command}</pre>")
+    qtbot.wait(10)
+    assert cut_views(page)
+    finding = {"severity": "error", "remediation": {"commands": [command]}, "id": "x", "title": "t"}
+    view.setHtml(finding_detail_html(finding, "en"))
+    qtbot.wait(10)
+    assert cut_views(page) == [] and command in view.toPlainText()

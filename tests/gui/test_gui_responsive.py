@@ -178,3 +178,22 @@ def test_collections_wait_for_the_preload_then_leave_what_it_loaded_out(qtbot, m
         monkeypatch.undo()
         gc_guard.collect_now_and_restore()
     assert gc.get_freeze_count() == 0 and gc.isenabled() and not guard.held
+
+
+def test_the_checked_again_note_follows_a_language_switch(wizard) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: "Checked again" stayed in English after switching to Korean."""
+    document = _document()
+    page = wizard.diagnosis_page
+    page.checking = str(facade.all_findings(document)[0].get("id"))
+    wizard.document = document
+    page.after_check()
+    english = page.note.text()
+    try:
+        wizard.switch_language("ko")
+        wizard.bring_up_to_date(page)
+        assert page.note.text() == facade.label("diag.again.still", "ko") != english
+        wizard.switch_language("en")
+        wizard.bring_up_to_date(page)
+        assert page.note.text() == english
+    finally:
+        set_language("en")

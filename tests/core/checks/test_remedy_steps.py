@@ -81,7 +81,7 @@ def test_python_is_shown_as_code_never_as_a_shell_command() -> None:
     assert "$ import onnxruntime" not in text and "        import onnxruntime" in text
     assert "Or instead (option 2):" in text
     summary = render_text(document)  # one screen: the first option, and a word that there is more
-    assert "Or instead (option 2):" not in summary and "2 other way(s)" in summary
+    assert "Or instead (option 2):" not in summary and "2 other ways to do it" in summary
     assert '"cuda"' in text and "/executionProvider/provider" in text
     html = render_html(document)
     assert '<pre class="code"><code>import onnxruntime\nonnxruntime.preload_dlls()</code></pre>' in html
