@@ -69,8 +69,8 @@ def test_opening_a_page_draws_only_what_the_queue_still_owes_it(wizard, monkeypa
     wizard._render_all()
     page = wizard.pages[Page.STACK]
     drawn: list[object] = []
-    real = page.render
-    monkeypatch.setattr(page, "render", lambda: (drawn.append(page), real())[1])
+    real = page.draw
+    monkeypatch.setattr(page, "draw", lambda: (drawn.append(page), real())[1])
     wizard.bring_up_to_date(page)  # queued: drawn now, and no more in the queue
     assert drawn == [page] and page not in wizard._pending
     assert page.detail.toPlainText().strip()
