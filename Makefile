@@ -10,13 +10,13 @@ BIN := $(VENV)/bin
 
 .PHONY: wizard test test-fast test-slow lint setup package package-test wheelhouse bench
 
+# pip -qq: errors only. setuptools' editable install otherwise ends with an "Editable installation"
+# notice that every package mapped from folders gets and that asks nothing of a newcomer.
 $(BIN)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 or newer is needed (python3.11 not found)"; exit 2; }
 	bash scripts/system-deps.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -qq --upgrade pip
-	# -qq: errors only. setuptools' editable install otherwise ends with an "Editable installation"
-	# notice that every package mapped from folders gets and that asks nothing of a newcomer.
 	$(BIN)/python -m pip install -qq -e '.[test]'
 	touch $@
 
