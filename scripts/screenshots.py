@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDING = ROOT / "tests" / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
@@ -79,6 +80,13 @@ def main() -> int:
             xvfb.wait(timeout=5)
 
 
+def _close(wizard: Any) -> None:
+    """Close a wizard the script opened: its diagnosis is not kept, so the "not saved" question
+    (gui/leaving.py) is answered before it is asked."""
+    wizard.ask_to_leave = lambda: "discard"
+    wizard.close()
+
+
 def _shoot(out: Path, which: str) -> int:
     from fallback_doctor.gui.app import make_application
 
@@ -121,7 +129,7 @@ def _shoot(out: Path, which: str) -> int:
             wizard.pages[Page.STACK].select("cuda")
             grab(wizard, "hidpi-3-stack-en.png")
             wizard.shutdown()
-            wizard.close()
+            _close(wizard)
         _print(written)
         return 0
     with tempfile.TemporaryDirectory() as settings_dir:
@@ -141,7 +149,7 @@ def _shoot(out: Path, which: str) -> int:
                     wizard.pages[Page.STACK].select("cuda")
                 grab(wizard, f"{number}-{name}-{lang}.png")
         wizard.shutdown()
-        wizard.close()
+        _close(wizard)
         recording = load_recording(RECORDING)
         replay = DoctorWizard(
             {"kind": "python"},
@@ -161,7 +169,7 @@ def _shoot(out: Path, which: str) -> int:
                 wait(lambda: replay.running is None)
             grab(replay, f"5-gpu-replayed-recording-{lang}.png")
         replay.shutdown()
-        replay.close()
+        _close(replay)
         _shoot_gpu_run(out, settings_dir, wait, grab)
     _print(written)
     return 0
@@ -206,7 +214,7 @@ def _walk_opened_bundle(bundle: Path, settings, wait, grab, prefix: str, pages) 
             if number in pages:
                 grab(opened, f"{prefix}-{number}-{name}-{lang}.png")
     opened.shutdown()
-    opened.close()
+    _close(opened)
 
 
 def _print(written: list[Path]) -> None:
@@ -259,7 +267,7 @@ def _shoot_bareun(out: Path, app, wait, grab, written: list[Path]) -> int:  # ty
             else:
                 dialog.reject()
         wizard.shutdown()
-        wizard.close()
+        _close(wizard)
         # Every page shows the other machine's report.
         _walk_opened_bundle(bundle, settings, wait, grab, "bareun-8-bundle", tuple(Page))
     _print(written)
