@@ -30,6 +30,7 @@ from test_scenario_running_app import (
     follow_pid_advice,
     running,
     same_file,
+    stack_copy,
     tool_env,
 )
 
@@ -120,12 +121,8 @@ def test_following_the_pid_advice_on_nudenet_leaves_only_the_driver(
     every install goes into the application's environment, and only the driver is left."""
     from apply_steps import Applied
 
-    for needed in ("gpu13-full", "gpu12-full"):  # the wheels the advice installs, in the cache
-        stack(needed)
-    copy = tmp_path / "copy"
-    subprocess.run(["cp", "-a", "--link", str(stack(stack_name).path), str(copy)], check=True, timeout=300)
-    python = copy / "bin" / "python"
-    applied = Applied(stack_env(next((copy / "lib").glob("python3.*/site-packages")), stack_name))
+    python, site = stack_copy(stack, stack_name, tmp_path)
+    applied = Applied(stack_env(site, stack_name))
 
     def start(round_: int) -> RunningApp:
         return start_nudenet(python, applied.env, tmp_path / f"round{round_}")

@@ -293,13 +293,8 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
     every install goes into the application's environment, and only the driver is left."""
     from apply_steps import Applied
 
-    for needed in ("gpu13-full", "gpu12-full"):  # the wheels the advice installs, in the cache
-        stack(needed)
-    copy = tmp_path / "copy"
-    subprocess.run(["cp", "-a", "--link", str(stack(stack_name).path), str(copy)], check=True, timeout=300)
-    python = copy / "bin" / "python"
+    python, site = stack_copy(stack, stack_name, tmp_path)
     env = stacks.clean_env()
-    site = next((copy / "lib").glob("python3.*/site-packages"))
     if RAPIDOCR_STACKS[stack_name][0]:
         env["LD_LIBRARY_PATH"] = ":".join(str(site / p) for p in RAPIDOCR_STACKS[stack_name][0])
     applied = Applied(env)
@@ -313,6 +308,16 @@ def test_following_the_pid_advice_on_rapidocr_leaves_only_the_driver(
     print(f"\n[{stack_name}] followed: {followed}; left: {left}")
     errors = {f["layer"] for f in diag.findings if f["severity"] in ("critical", "error")}
     assert errors and errors <= set(HARDWARE), diag.describe()
+
+
+def stack_copy(stack: Any, stack_name: str, tmp_path: Path) -> tuple[Path, Path]:
+    """A hard-linked copy of the stack to follow the advice on (the wheels the advice installs
+    built into the cache first): its interpreter and its site-packages."""
+    for needed in ("gpu13-full", "gpu12-full"):
+        stack(needed)
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", "--link", str(stack(stack_name).path), str(copy)], check=True, timeout=300)
+    return copy / "bin" / "python", next((copy / "lib").glob("python3.*/site-packages"))
 
 
 def follow_pid_advice(
