@@ -3,10 +3,12 @@
 A particle after a variable depends on how the variable's last character is read aloud: after
 a final consonant 이/을/은/과/으로, after a vowel 가/를/는/와/로 (and 로 after a final ㄹ).
 Hangul syllables carry their final consonant; digits and Latin letters are read by their Korean
-names (resources/korean/readings.json: 10 십, 1 일, N 엔, T 티), English words by their usual
+names (resources/texts/ko/readings.json: 10 십, 1 일, N 엔, T 티), English words by their usual
 loanword ending (runtime 런타임, provider 프로바이더). When nothing can be read (a symbol) the
 combined form 이(가) is written. :func:`fill` is str.format_map with these specs, and it drops
 the template's "." after a value that already ends a sentence ("…by the user." + "." ).
+This is the Korean catalogue's grammar hook (resources/texts/ko/grammar.json, core/texts.py):
+no other language runs it.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ _COMBINED_AFTER_FIELD = re.compile(r'(\([^()]*\)|\)|")?(이\(가\)|을\(를\)|�
 
 @cache
 def _readings() -> dict[str, Any]:
-    folder = RESOURCES.joinpath("korean")
+    folder = RESOURCES.joinpath("texts", "ko")  # the Korean catalogue's own data
     data: dict[str, Any] = json.loads(folder.joinpath("readings.json").read_text(encoding="utf-8"))
     return data
 

@@ -1,27 +1,23 @@
-"""The one text catalog, English and Korean, loaded from resources/texts/ (data, not code).
+"""The text catalogues, one per language, loaded from resources/texts/<lang>/ (data, not code).
 
-Two kinds of entries, one loader each:
+Each language is a folder (its name the language's code) with two kinds of entries, one loader each:
 
-- finding texts, ``resources/texts/*.json`` (:func:`load_texts`, :func:`render_text`,
-  :func:`make_finding`), described below;
-- labels, ``resources/texts/labels/*.json`` (:func:`load_labels`, :func:`label`): the words of the
-  wizard (``ui.json``), of the text report, report.html and the verdicts (``report.json``), each
-  ``{"key": {"en": "...", "ko": "..."}}`` with str.format fields. The CLI, the wizard, report.html
-  and the bundle all take their words from here.
+- finding texts, ``<lang>/findings/*.json`` (:func:`load_texts`, :func:`render_text`,
+  :func:`make_finding`): ``{"driver.missing": {"title": "...", "detail": "... {library} ...",
+  "fix": "...", "verify": "..."}}``; the English entry also carries the ``source`` of its facts;
+- labels, ``<lang>/labels/*.json`` (:func:`load_labels`, :func:`label`): ``{"key": "words"}``, the
+  words of the wizard (``ui.json``), of the text report, report.html and the verdicts
+  (``report.json``); keys starting with "_" are notes. ``language.name`` is the language's own name.
 
-Each file maps a finding id to its texts::
-
-    {"driver.missing": {
-        "en": {"title": "...", "detail": "... {library} ...", "fix": "..."},
-        "ko": {"title": "...", "detail": "...", "fix": "..."},
-        "source": "where the facts in the text come from"}}
-
-Templates use str.format fields filled from the check's parameters; a Korean particle after a
-field is a spec, ``{library:이/가}``, chosen by how the value is read (core/particles.py). A
-parameter is the check's English ("nodes: 151 on CPUExecutionProvider (from verbose log)"); in
-another language it is shown in the catalog's words for it (core/evidence_words.py, the same
-words as the evidence), each item of a list on its own; names, paths and a system's own messages
-stay as written.
+The languages are the folders (:data:`LANGUAGES`, :func:`languages`): a translator adds one by
+adding a folder, in resources/texts/ or in a folder named by the environment variable
+``FALLBACK_DOCTOR_CATALOGUES`` (several joined by ``os.pathsep``), and no code. A key a language
+lacks is shown in English. Templates use str.format fields filled from the check's parameters; a
+language's grammar may need more than that: its folder's ``grammar.json`` names a hook
+(``{"fill": "korean-particles"}``: a Korean particle after a field is a spec, ``{library:이/가}``,
+chosen by how the value is read, core/particles.py with ``ko/readings.json``). A parameter is the
+check's English; in another language it is shown in the catalog's words for it
+(core/evidence_words.py); names, paths and a system's own messages stay as written.
 """
 
 from __future__ import annotations
@@ -29,29 +25,93 @@ from __future__ import annotations
 import json
 import locale
 import os
+import string
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, overload
 
-from fallback_doctor.core.particles import fill
 from fallback_doctor.core.resource_files import RESOURCES
 
 if TYPE_CHECKING:  # imported where a finding is made: the wizard's first page needs only labels
     from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
 
-LANGUAGES: tuple[str, ...] = ("en", "ko")
+CATALOGUES_VARIABLE = "FALLBACK_DOCTOR_CATALOGUES"
+"""Extra catalogue roots (each holds <lang>/findings and <lang>/labels), joined by os.pathsep."""
+
+ENGLISH = "en"
+
+
+def catalogue_roots() -> tuple[Path, ...]:
+    """resources/texts, then every folder named in FALLBACK_DOCTOR_CATALOGUES (later ones win)."""
+    extra = os.environ.get(CATALOGUES_VARIABLE, "")
+    return (RESOURCES / "texts", *(Path(part) for part in extra.split(os.pathsep) if part))
+
+
+@cache
+def _languages(roots: tuple[Path, ...]) -> tuple[str, ...]:
+    found: set[str] = set()
+    for root in roots:
+        if root.is_dir():
+            found.update(
+                entry.name
+                for entry in root.iterdir()
+                if (entry / "labels").is_dir() or (entry / "findings").is_dir()
+            )
+    return (ENGLISH, *sorted(found - {ENGLISH}))
+
+
+def languages() -> tuple[str, ...]:
+    """Every language with a catalogue folder, English first (``ls resources/texts``)."""
+    return _languages(catalogue_roots())
+
+
+class _Languages(Sequence[str]):
+    """The catalogue languages, read when used (a catalogue root added later is seen)."""
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        return languages()[index]
+
+    def __len__(self) -> int:
+        return len(languages())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(languages())
+
+    def __contains__(self, value: object) -> bool:
+        return value in languages()
+
+    def __eq__(self, other: object) -> bool:
+        return languages() == (tuple(other) if isinstance(other, Sequence) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(languages())
+
+
+LANGUAGES: Sequence[str] = _Languages()
+"""The catalogue languages (``--lang`` choices, the wizard's menu): :func:`languages`, read when used."""
 
 
 def system_language() -> str:
-    """ "ko" when the locale is Korean (LC_ALL, LC_MESSAGES, LANG, then the C library's), else "en"."""
+    """The locale's language (LC_ALL, LC_MESSAGES, LANG, then the C library's) when it has a catalogue, else "en"."""
+    current = ""
     for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(variable)
-        if value:
-            return "ko" if value.lower().startswith("ko") else "en"
-    try:
-        current = locale.getlocale()[0] or ""
-    except ValueError:
-        current = ""
-    return "ko" if current.lower().startswith("ko") else "en"
+        current = os.environ.get(variable) or ""
+        if current:
+            break
+    if not current:
+        try:
+            current = locale.getlocale()[0] or ""
+        except ValueError:
+            current = ""
+    code = current.split("_")[0].split(".")[0].lower()
+    return code if code in languages() else ENGLISH
 
 
 class _Defaulting(dict[str, Any]):
@@ -61,38 +121,109 @@ class _Defaulting(dict[str, Any]):
         return "{" + key + "}"
 
 
+def _json_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
 @cache
-def load_texts() -> dict[str, dict[str, Any]]:
-    """Every finding text, merged from all files in resources/texts/."""
+def _catalogue(roots: tuple[Path, ...], lang: str, kind: str) -> dict[str, Any]:
+    """One language's entries of one kind ("findings" or "labels"), merged over the roots."""
+    merged: dict[str, Any] = {}
+    for root in roots:
+        seen: set[str] = set()
+        for entry in _json_files(root / lang / kind):
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            for key, value in data.items():
+                if key.startswith("_"):
+                    continue
+                if key in seen:
+                    raise ValueError(f"{kind[:-1]} {key!r} is defined twice in {lang} (in {entry.name})")
+                seen.add(key)
+                merged[key] = value
+    return merged
+
+
+def catalogue(lang: str, kind: str) -> dict[str, Any]:
+    """The entries of ``lang``'s catalogue of one kind: "findings" (title, detail …) or "labels"."""
+    return _catalogue(catalogue_roots(), lang, kind)
+
+
+@cache
+def _load_texts(roots: tuple[Path, ...]) -> dict[str, dict[str, Any]]:
     merged: dict[str, dict[str, Any]] = {}
-    folder = RESOURCES.joinpath("texts")
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not entry.name.endswith(".json"):
-            continue
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        for key, value in data.items():
-            if key in merged:
-                raise ValueError(f"finding text {key!r} is defined twice (in {entry.name})")
-            merged[key] = value
+    for lang in _languages(roots):
+        for key, words in _catalogue(roots, lang, "findings").items():
+            entry = merged.setdefault(key, {})
+            words = dict(words)
+            if "source" in words:
+                entry["source"] = words.pop("source")
+            entry[lang] = words
     return merged
+
+
+def load_texts() -> dict[str, dict[str, Any]]:
+    """Every finding text, ``{id: {lang: {title, detail, fix, verify}, "source": ...}}``, all languages."""
+    return _load_texts(catalogue_roots())
 
 
 @cache
-def load_labels() -> dict[str, dict[str, str]]:
-    """Every label, merged from resources/texts/labels/*.json (keys starting with "_" are notes)."""
+def _load_labels(roots: tuple[Path, ...]) -> dict[str, dict[str, str]]:
     merged: dict[str, dict[str, str]] = {}
-    folder = RESOURCES.joinpath("texts").joinpath("labels")
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not entry.name.endswith(".json"):
-            continue
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        for key, value in data.items():
-            if key.startswith("_"):
-                continue
-            if key in merged:
-                raise ValueError(f"label {key!r} is defined twice (in {entry.name})")
-            merged[key] = value
+    for lang in _languages(roots):
+        for key, words in _catalogue(roots, lang, "labels").items():
+            merged.setdefault(key, {})[lang] = str(words)
     return merged
+
+
+def load_labels() -> dict[str, dict[str, str]]:
+    """Every label, ``{key: {lang: words}}``, over every language's labels/*.json."""
+    return _load_labels(catalogue_roots())
+
+
+# -- grammar hooks ---------------------------------------------------------------------------------
+
+_PLAIN = string.Formatter()
+
+
+def plain_fill(template: str, mapping: Mapping[str, Any]) -> str:
+    """``template.format_map(mapping)``, without a second full stop after a value that ends in one."""
+    written = ""
+    for literal, field, spec, conversion in _PLAIN.parse(template):
+        if literal.startswith(".") and not literal.startswith("..") and written.endswith("."):
+            literal = literal[1:]
+        written += literal
+        if field is None:
+            continue
+        value, _ = _PLAIN.get_field(field, (), mapping)
+        written += _PLAIN.format_field(_PLAIN.convert_field(value, conversion), spec or "")
+    return written
+
+
+def _korean_particles(template: str, mapping: Mapping[str, Any]) -> str:
+    from fallback_doctor.core.particles import fill
+
+    return fill(template, mapping)
+
+
+GRAMMAR_HOOKS: dict[str, Callable[[str, Mapping[str, Any]], str]] = {"korean-particles": _korean_particles}
+"""The fills a catalogue's grammar.json may name (``{"fill": "korean-particles"}``)."""
+
+
+@cache
+def _grammar(roots: tuple[Path, ...], lang: str) -> Callable[[str, Mapping[str, Any]], str]:
+    for root in reversed(roots):
+        path = root / lang / "grammar.json"
+        if path.is_file():
+            hook = str(json.loads(path.read_text(encoding="utf-8")).get("fill", ""))
+            if hook not in GRAMMAR_HOOKS:
+                raise ValueError(f"{path}: no grammar hook {hook!r} (known: {sorted(GRAMMAR_HOOKS)})")
+            return GRAMMAR_HOOKS[hook]
+    return plain_fill
+
+
+def fill_in(template: str, mapping: Mapping[str, Any], lang: str) -> str:
+    """A template of ``lang`` filled: str.format_map with the language's grammar hook, if it has one."""
+    return _grammar(catalogue_roots(), lang)(template, mapping)
 
 
 def has_label(key: str) -> bool:
@@ -103,20 +234,22 @@ def has_label(key: str) -> bool:
 def label(key: str, lang: str = "en", /, **params: Any) -> str:
     """The label ``key`` in ``lang`` (English where that language lacks it), ``params`` filled in."""
     entry = load_labels()[key]
-    text = entry.get(lang) or entry["en"]
-    return fill(text, params) if params else text
+    text = entry.get(lang) or entry[ENGLISH]
+    return fill_in(text, params, lang if lang in entry else ENGLISH) if params else text
 
 
 def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str, str]:
     """The title, detail, fix (and "verify", where the data has it) of a finding in one language."""
     entry = load_texts().get(finding_id)
     if entry is None:
-        raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/")
-    texts = entry.get(lang) or entry["en"]
+        raise KeyError(f"no texts for finding {finding_id!r} in resources/texts/en/findings/")
+    if lang not in entry:
+        lang = ENGLISH
+    texts = entry[lang]
     mapping = _Defaulting({key: _stringify(value, lang) for key, value in params.items()})
-    rendered = {part: fill(str(texts.get(part, "")), mapping) for part in ("title", "detail", "fix")}
+    rendered = {part: fill_in(str(texts.get(part, "")), mapping, lang) for part in ("title", "detail", "fix")}
     if texts.get("verify"):
-        rendered["verify"] = fill(str(texts["verify"]), mapping)
+        rendered["verify"] = fill_in(str(texts["verify"]), mapping, lang)
     return rendered
 
 

@@ -1,7 +1,8 @@
 """Finding ids are declared, spelled out where they are made, and have their texts.
 
 The registry (core/findings/) against the code (core/, cli/) and the finding-text catalog
-(resources/texts/*.json; the labels under resources/texts/labels/ are not finding texts).
+(resources/texts/<lang>/findings/*.json; the labels under resources/texts/<lang>/labels/ are not
+finding texts).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.texts import LANGUAGES, make_finding
 
 ROOT = Path(__file__).resolve().parents[1]
-TEXT_FILES = sorted((ROOT / "resources" / "texts").glob("*.json"))
+TEXT_FILES = sorted((ROOT / "resources" / "texts").glob("*/findings/*.json"))
 CODE = sorted(
     path
     for folder in ("core", "cli")
@@ -53,9 +54,12 @@ VERIFY_TO_WRITE: dict[str, str] = {
 
 
 def _catalog() -> dict[str, dict[str, object]]:
+    """``{id: {lang: texts}}`` from every language's finding files."""
     merged: dict[str, dict[str, object]] = {}
     for path in TEXT_FILES:
-        merged.update(json.loads(path.read_text(encoding="utf-8")))
+        lang = path.parent.parent.name
+        for finding_id, texts in json.loads(path.read_text(encoding="utf-8")).items():
+            merged.setdefault(finding_id, {})[lang] = texts
     return merged
 
 
@@ -111,7 +115,7 @@ def test_every_declared_id_has_its_texts_in_every_language() -> None:
 
 def test_no_finding_text_without_a_declared_id() -> None:
     undeclared = sorted(set(_catalog()) - set(declared()) - set(NOTE_TEXTS))
-    assert undeclared == [], "declare these in core/findings/ or move them to resources/texts/labels/"
+    assert undeclared == [], "declare these in core/findings/ or move them to resources/texts/<lang>/labels/"
     assert not set(NOTE_TEXTS) & set(declared())
 
 

@@ -50,8 +50,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("core/logs/versions.py", "_compat", "read_text"): _RESOURCE,
     ("core/particles.py", "_readings", "read_text"): _RESOURCE,
     ("core/schema.py", "report_schema", "read_text"): _RESOURCE,
-    ("core/texts.py", "load_texts", "read_text"): _RESOURCE,
-    ("core/texts.py", "load_labels", "read_text"): _RESOURCE,
+    ("core/texts.py", "_catalogue", "read_text"): _RESOURCE,  # also a translator's FALLBACK_DOCTOR_CATALOGUES
+    ("core/texts.py", "_grammar", "read_text"): _RESOURCE,
     # --- built on the reader's way of opening, with what it needs besides -----------------
     ("core/bundle/safe_open.py", "read_members", "ZipFile"): (
         "a ZipFile over the stream open_regular_file opened (the bundle's size checked on it)"

@@ -36,9 +36,9 @@ def common_words() -> frozenset[str]:
     words: set[str] = set()
     listed = json.loads(base.joinpath("redaction", "words.json").read_text(encoding="utf-8"))
     words.update(word.lower() for word in listed["words"])
-    for folder in ("texts", "signatures"):
-        for entry in base.joinpath(folder).iterdir():
-            if entry.name.endswith(".json"):
+    for pattern in ("texts/*/findings/*.json", "signatures/*.json"):
+        for entry in sorted(base.glob(pattern)):
+            if entry.is_file():
                 data = json.loads(entry.read_text(encoding="utf-8"))
                 for text in _strings(data):
                     words.update(token.lower() for token in _TOKEN.findall(text))

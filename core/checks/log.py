@@ -25,10 +25,9 @@ from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
 from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.loader import names
 from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
-from fallback_doctor.core.particles import fill
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import find_profile
-from fallback_doctor.core.texts import LANGUAGES, load_texts, render_text
+from fallback_doctor.core.texts import LANGUAGES, fill_in, load_texts, render_text
 
 LOG_CAUSE_ID = "log.cause"
 CONFIRMED_LABEL = "log line (confirms)"
@@ -127,8 +126,9 @@ def _cause_texts(cause: str, lang: str) -> dict[str, str]:
 
 def _phrase(key: str, lang: str, params: dict[str, Any]) -> str:
     entry = load_texts()[LOG_CAUSE_ID]
-    template = str((entry.get(lang) or entry["en"]).get(key, ""))
-    return fill(template, {name: _join(value) for name, value in params.items()})
+    chosen = lang if lang in entry else "en"
+    template = str(entry[chosen].get(key, ""))
+    return fill_in(template, {name: _join(value) for name, value in params.items()}, chosen)
 
 
 def _join(value: Any) -> str:

@@ -67,16 +67,23 @@ def test_make_finding_fills_fields_in_every_language() -> None:
 
 
 def _korean_strings() -> list[tuple[str, str]]:
-    """(where, text) of every Korean string in the catalogues: finding texts, labels, evidence words,
-    and the log signatures' explanations (resources/**/*.json)."""
+    """(where, text) of every Korean string in the catalogues: the Korean catalogue (finding texts,
+    labels: resources/texts/ko/), the evidence words and the log signatures' explanations (the "ko"
+    entries of resources/**/*.json)."""
     import json
 
     from fallback_doctor.core.resource_files import RESOURCES
 
     found: list[tuple[str, str]] = []
 
-    def walk(node: object, where: str) -> None:
-        if isinstance(node, dict):
+    def walk(node: object, where: str, korean: bool = False) -> None:
+        if korean and isinstance(node, str):
+            found.append((where, node))
+        elif korean and isinstance(node, dict | list):
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            for key, value in items:
+                walk(value, f"{where}/{key}", korean)
+        elif isinstance(node, dict):
             for key, value in node.items():
                 if key == "ko" and isinstance(value, str):
                     found.append((where, value))
@@ -96,8 +103,11 @@ def _korean_strings() -> list[tuple[str, str]]:
             out.extend(files(item) if item.is_dir() else [item] if item.name.endswith(".json") else [])
         return out
 
+    korean_catalogue = RESOURCES / "texts" / "ko"
     for path in files(RESOURCES):
-        walk(json.loads(path.read_text("utf-8")), path.name)
+        if path.name in ("readings.json", "grammar.json"):
+            continue  # the Korean grammar's data: readings of letters, not prose
+        walk(json.loads(path.read_text("utf-8")), path.name, korean_catalogue in path.parents)
     assert len(found) > 500
     return found
 
