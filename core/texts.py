@@ -99,7 +99,7 @@ LANGUAGES: Sequence[str] = _Languages()
 
 
 def system_language() -> str:
-    """The locale's language (LC_ALL, LC_MESSAGES, LANG, then the C library's) when it has a catalogue, else "en"."""
+    """The locale's language (LC_ALL, LC_MESSAGES, LANG, then the C library's) if catalogued, else "en"."""
     current = ""
     for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
         current = os.environ.get(variable) or ""

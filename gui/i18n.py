@@ -1,8 +1,9 @@
-"""The wizard's language; its words come from the one text catalog (resources/texts/labels/ui.json).
+"""The wizard's language; its words come from the catalogues (resources/texts/<lang>/labels/ui.json).
 
 ``t(key, **params)`` gives the label in the current language (``set_language``). The system locale
-picks the language at start; the window has a button to switch. Findings' words come from the
-report document, picked by the same rule as the CLI's (core/report.py ``finding_text``).
+picks the language at start; the window has a menu of every catalogue language, each by its own
+name (:func:`language_names`). Findings' words come from the report document, picked by the same
+rule as the CLI's (core/report.py ``finding_text``).
 """
 
 from __future__ import annotations
@@ -24,8 +25,13 @@ def set_language(lang: str) -> None:
     _current["lang"] = lang if lang in LANGUAGES else "en"
 
 
+def language_names() -> list[tuple[str, str]]:
+    """(code, the language's own name) of every catalogue language, for the language menu."""
+    return [(lang, facade.label("language.name", lang)) for lang in LANGUAGES]
+
+
 def language() -> str:
-    """The current language: "en" or "ko"."""
+    """The current language's code ("en", "ko", or any other catalogue's)."""
     return _current["lang"]
 
 

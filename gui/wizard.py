@@ -14,7 +14,7 @@ from typing import Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.gc_guard import collect_on_gui_thread, freeze_survivors, hold_collections
-from fallback_doctor.gui.i18n import language, set_language, system_language, t
+from fallback_doctor.gui.i18n import language, language_names, set_language, system_language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
 from fallback_doctor.gui.leaving import ask_to_leave, may_leave
 from fallback_doctor.gui.page_base import Page, StepPage
@@ -23,8 +23,8 @@ from fallback_doctor.gui.runner import StepRunner
 from fallback_doctor.gui.warmup import keep_the_gil_short, preload_modules
 from fallback_doctor.gui.window_fit import fit_to_screen
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QThreadPool, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QWidget, QWizard
+from PySide6.QtGui import QActionGroup, QCloseEvent
+from PySide6.QtWidgets import QMenu, QPushButton, QWidget, QWizard
 
 __all__ = ["DoctorWizard", "Page"]
 
@@ -131,6 +131,7 @@ class DoctorWizard(StepRunner):
             ]
         )
         self.customButtonClicked.connect(self._on_custom_button)
+        self.language_menu = self._make_language_menu()
         self.currentIdChanged.connect(self._order_tabs_soon)
         self._pending: list[StepPage] = []
         self._pending_translate: set[StepPage] = set()
@@ -292,9 +293,11 @@ class DoctorWizard(StepRunner):
         self.setButtonText(QWizard.WizardButton.FinishButton, t("button.finish"))
         self.setButtonText(QWizard.WizardButton.CancelButton, t("button.close"))
         self.setButtonText(QWizard.WizardButton.CustomButton1, t("button.stop"))
-        self.setButtonText(QWizard.WizardButton.CustomButton2, t("lang.switch"))
+        self.setButtonText(QWizard.WizardButton.CustomButton2, t("language.menu", name=t("language.name")))
         self.button(QWizard.WizardButton.CustomButton1).setToolTip(t("button.stop.tip"))
-        self.button(QWizard.WizardButton.CustomButton2).setToolTip(t("lang.switch.tip"))
+        self.button(QWizard.WizardButton.CustomButton2).setToolTip(t("language.menu.tip"))
+        for action in self.language_menu.actions():
+            action.setChecked(action.data() == language())
         for button_id in (
             QWizard.WizardButton.NextButton,
             QWizard.WizardButton.BackButton,
@@ -373,9 +376,26 @@ class DoctorWizard(StepRunner):
             gpu.plot.flush()  # type: ignore[attr-defined]
         self._order_tabs()  # (otherwise at the next turn of the event loop)
 
+    def _make_language_menu(self) -> QMenu:
+        """The language button's menu: every catalogue language by its own name (gui/i18n.py)."""
+        button = self.button(QWizard.WizardButton.CustomButton2)
+        menu = QMenu(button)
+        group = QActionGroup(menu)
+        for code, name in language_names():
+            action = menu.addAction(name)
+            action.setData(code)
+            action.setCheckable(True)
+            group.addAction(action)
+            action.triggered.connect(lambda _checked=False, code=code: self.switch_language(code))
+        if isinstance(button, QPushButton):
+            button.setMenu(menu)
+        return menu
+
     def switch_language(self, lang: str | None = None) -> None:
-        """Show the window in ``lang`` (default: the other language) and remember it."""
-        set_language(lang or ("en" if language() == "ko" else "ko"))
+        """Show the window in ``lang`` (default: the next language of the menu) and remember it."""
+        codes = [code for code, _ in language_names()]
+        following = codes[(codes.index(language()) + 1) % len(codes)] if language() in codes else "en"
+        set_language(lang or following)
         self.settings.setValue("language", language())
         self.retranslate()
 
@@ -383,8 +403,6 @@ class DoctorWizard(StepRunner):
     def _on_custom_button(self, which: int) -> None:
         if which == QWizard.WizardButton.CustomButton1.value:
             self.cancel_step()
-        elif which == QWizard.WizardButton.CustomButton2.value:
-            self.switch_language()
 
     # -- the target -----------------------------------------------------------------------------
 
