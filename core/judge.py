@@ -16,11 +16,12 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.findings.spec import Role
 from fallback_doctor.core.model import Finding, Layer, Severity, rank_findings
-from fallback_doctor.core.texts import LANGUAGES, render_text
+from fallback_doctor.core.texts import LANGUAGES, render_text, text_ref
 
 
 class Verdict(StrEnum):
@@ -204,7 +205,26 @@ def _then_also(finding: Finding, needed: Sequence[Finding]) -> Finding:
     remediation = dataclasses.replace(
         finding.remediation, summary=with_notes(finding.remediation.summary, "en")
     )
-    return dataclasses.replace(finding, texts=texts, remediation=remediation)
+    notes = [text_ref("target.then_also", {"title": _title_ref(other)}) for other in needed]
+    return dataclasses.replace(
+        finding, texts=texts, remediation=remediation, text=_appended(finding, "fix", notes)
+    )
+
+
+def _title_ref(finding: Finding) -> dict[str, Any] | str:
+    """Another finding's title, by key where it has one (put in the reader's language when shown)."""
+    if not finding.text:
+        return finding.title
+    return text_ref(str(finding.text["key"]), finding.text.get("params"), "title")
+
+
+def _appended(finding: Finding, part: str, notes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The finding's ``text`` with ``notes`` (text references) appended to ``part`` (once each)."""
+    if not finding.text:
+        return finding.text
+    append = {key: list(value) for key, value in (finding.text.get("append") or {}).items()}
+    append[part] = [*append.get(part, []), *(note for note in notes if note not in append.get(part, []))]
+    return {**finding.text, "append": append}
 
 
 def _title(finding: Finding, lang: str) -> str:
@@ -248,4 +268,5 @@ def _as_information(finding: Finding, file: str) -> Finding:
         severity=Severity.INFO,
         detail=f"{finding.detail} {english}".strip(),
         texts=texts,
+        text=_appended(finding, "detail", [text_ref("target.information_only", {"file": file})]),
     )

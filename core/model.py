@@ -190,7 +190,12 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
     remediation: Remediation | None = None
     texts: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Translations: language code -> {"title": ..., "detail": ..., "remediation": ...}."""
+    """The words as made (language code -> {"title", "detail", "fix", "verify"}): read by renderers
+    only where ``text`` is absent (a finding whose parameters differ by language, a document of a
+    previous version)."""
+    text: dict[str, Any] = field(default_factory=dict)
+    """The words as a key and parameters, chosen where they are shown (core/texts.py
+    ``finding_words``): ``{"key": id, "params": {...}, "append": {"detail": [note, ...]}}``."""
 
 
 def rank_findings(
@@ -250,4 +255,5 @@ def finding_from_dict(data: dict[str, object]) -> Finding:
             else None
         ),
         texts={str(lang): {str(k): str(v) for k, v in words.items()} for lang, words in texts.items()},
+        text=dict(data["text"]) if isinstance(data.get("text"), dict) else {},  # type: ignore[call-overload]
     )

@@ -22,7 +22,7 @@ from fallback_doctor.core.document import (
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.model import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_terminal
-from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.texts import finding_words, has_label, label
 
 if TYPE_CHECKING:
     from fallback_doctor.core.model import Finding
@@ -74,16 +74,9 @@ def diagnosis_document(diagnosis: Any) -> dict[str, Any]:
 
 
 def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
-    """A finding's title, detail and fix in ``lang``, falling back to English."""
-    texts = finding.get("texts") or {}
-    chosen = texts.get(lang) or texts.get("en") or {}
-    remediation = finding.get("remediation") or {}
-    return {
-        "title": chosen.get("title") or finding.get("title", ""),
-        "detail": chosen.get("detail") or finding.get("detail", ""),
-        "fix": chosen.get("fix") or remediation.get("summary", ""),
-        "verify": chosen.get("verify") or remediation.get("verify") or "",
-    }
+    """A finding's title, detail and fix in ``lang``, chosen now from its text key and parameters
+    (core/texts.py ``finding_words``), falling back to English."""
+    return finding_words(finding, lang)
 
 
 SUMMARY_FULL_CAUSES = 3

@@ -253,7 +253,71 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
     return rendered
 
 
+def text_ref(key: str, params: Mapping[str, Any] | None = None, part: str = "detail") -> dict[str, Any]:
+    """A text by key (a part of a finding text), to be put in ``lang`` where it is shown: a
+    finding's note, or a parameter that is another finding's words (its title)."""
+    return {"key": key, "params": jsonable_params(params or {}), "part": part}
+
+
+def jsonable_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A finding's parameters as the document keeps them (lists for collections, text for objects)."""
+    kept: dict[str, Any] = {}
+    for name, value in params.items():
+        if isinstance(value, list | tuple | set | frozenset):
+            kept[str(name)] = [item if isinstance(item, str | int | float) else str(item) for item in value]
+        elif isinstance(value, dict) or value is None or isinstance(value, str | int | float | bool):
+            kept[str(name)] = value
+        else:
+            kept[str(name)] = str(value)
+    return kept
+
+
+def _part(ref: Mapping[str, Any], lang: str) -> str:
+    if str(ref.get("key")) not in load_texts():
+        return ""  # a key this version does not know (a document of a later one)
+    params = ref.get("params")
+    words = render_text(str(ref.get("key")), lang, dict(params) if isinstance(params, Mapping) else {})
+    return words.get(str(ref.get("part") or "detail"), "")
+
+
+def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """A finding's title, detail, fix and verify in ``lang``, chosen now (the one helper every
+    renderer uses): from its ``text`` key and parameters, else (a document of a previous version,
+    a finding with words per language) its ``texts``, English where ``lang`` is missing."""
+    text = finding.get("text")
+    chosen: dict[str, str] = {}
+    if isinstance(text, Mapping) and str(text.get("key")) in load_texts():
+        chosen = _part_words(text, lang)
+    else:
+        texts = finding.get("texts")
+        texts = texts if isinstance(texts, Mapping) else {}
+        picked = texts.get(lang) or texts.get(ENGLISH) or {}
+        chosen = {str(k): str(v) for k, v in picked.items()} if isinstance(picked, Mapping) else {}
+    remediation = finding.get("remediation")
+    remediation = remediation if isinstance(remediation, Mapping) else {}
+    return {
+        "title": chosen.get("title") or str(finding.get("title") or ""),
+        "detail": chosen.get("detail") or str(finding.get("detail") or ""),
+        "fix": chosen.get("fix") or str(remediation.get("summary") or ""),
+        "verify": chosen.get("verify") or str(remediation.get("verify") or ""),
+    }
+
+
+def _part_words(text: Mapping[str, Any], lang: str) -> dict[str, str]:
+    """render_text of a ``text`` record, with its appended notes (core/judge.py) in ``lang``."""
+    params = text.get("params")
+    words = render_text(str(text["key"]), lang, dict(params) if isinstance(params, Mapping) else {})
+    append = text.get("append")
+    for part, notes in (append if isinstance(append, Mapping) else {}).items():
+        own = words.get(str(part), "")
+        added = [note for note in (_part(ref, lang) for ref in notes if isinstance(ref, Mapping)) if note]
+        words[str(part)] = " ".join([own, *(note for note in added if note not in own)]).strip()
+    return words
+
+
 def _stringify(value: Any, lang: str = "en") -> str:
+    if isinstance(value, Mapping) and "key" in value:
+        return _part(value, lang)  # another text by key (a finding's title), in the same language
     if lang != "en":
         from fallback_doctor.core.evidence_words import parameter_value
 
@@ -300,6 +364,7 @@ def make_finding(
     if english["fix"] or commands or verify or steps:
         remediation = Remediation(summary=english["fix"], commands=commands, verify=verify, steps=steps)
     return Finding(
+        text={"key": finding_id, "params": jsonable_params(values)},
         id=finding_id,
         cause=cause,
         layer=layer,

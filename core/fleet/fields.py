@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from fallback_doctor.core.texts import finding_words
+
 FAILING_SEVERITIES = ("error", "warning")
 """A first cause is the first error, else the first warning (information is never a cause)."""
 
@@ -92,15 +94,11 @@ def findings(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 def finding_title(finding: dict[str, Any], lang: str = "en") -> str:
     """A finding's title in ``lang`` (English, then the untranslated title, as fallbacks)."""
-    texts = _dict(finding.get("texts"))
-    chosen = _dict(texts.get(lang)) or _dict(texts.get("en"))
-    return _str(chosen.get("title")) or _str(finding.get("title")) or str(finding.get("id", ""))
+    return finding_words(finding, lang)["title"] or str(finding.get("id", ""))
 
 
 def _finding_fix(finding: dict[str, Any], lang: str) -> str:
-    texts = _dict(finding.get("texts"))
-    chosen = _dict(texts.get(lang)) or _dict(texts.get("en"))
-    return _str(chosen.get("fix")) or _str(_dict(finding.get("remediation")).get("summary")) or ""
+    return finding_words(finding, lang)["fix"]
 
 
 def first_cause(document: dict[str, Any], lang: str = "en") -> FirstCause | None:
