@@ -7,7 +7,7 @@ Each accessor tolerates a missing or oddly-typed field (a bundle is untrusted) a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.texts import finding_words
@@ -28,6 +28,8 @@ class FirstCause:
     layer: str
     severity: str
     fix: str = ""
+    text: dict[str, Any] = field(default_factory=dict, compare=False)
+    """The finding's key and parameters: its words in the reader's language (core/texts.py)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,17 @@ def finding_title(finding: dict[str, Any], lang: str = "en") -> str:
     return finding_words(finding, lang)["title"] or str(finding.get("id", ""))
 
 
+def cause_words(cause: dict[str, Any], lang: str) -> tuple[str, str]:
+    """(title, fix) of a fleet summary's first cause or cause group in ``lang``, from its ``text``."""
+    kept = {
+        "text": cause.get("text"),
+        "title": cause.get("title"),
+        "remediation": {"summary": cause.get("fix")},
+    }
+    words = finding_words(kept, lang)
+    return words["title"], words["fix"]
+
+
 def _finding_fix(finding: dict[str, Any], lang: str) -> str:
     return finding_words(finding, lang)["fix"]
 
@@ -118,6 +131,7 @@ def first_cause(document: dict[str, Any], lang: str = "en") -> FirstCause | None
         layer=str(chosen.get("layer", "unknown")),
         severity=str(chosen.get("severity", "")),
         fix=_finding_fix(chosen, lang),
+        text=_dict(chosen.get("text")),
     )
 
 

@@ -13,6 +13,7 @@ import html
 from typing import Any
 
 from fallback_doctor.core.escape import visible_line
+from fallback_doctor.core.fleet.fields import cause_words
 from fallback_doctor.core.texts import label
 
 
@@ -48,7 +49,7 @@ def _host_line(host: dict[str, Any], lang: str) -> list[str]:
     line = f"  {host['host']}: {_category(host['category'], lang)}"
     cause = host.get("first_cause")
     if cause:
-        line += f" — {cause['title']}  ({cause['cause']} / {cause['finding']})"
+        line += f" — {cause_words(cause, lang)[0]}  ({cause['cause']} / {cause['finding']})"
     lines = [line]
     if host.get("message"):
         lines.append(f"      {host['message']}")
@@ -89,12 +90,12 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
                 "fleet.heading.causes.line",
                 lang,
                 hosts=count(group["count"], lang),
-                title=group["title"],
+                title=cause_words(group, lang)[0],
             )
         )
         lines.append(f"      {group['cause']} / {group['finding']}: {_hosts(group['hosts'])}")
-        if group["fix"]:
-            lines.append(f"      → {group['fix']}")
+        if cause_words(group, lang)[1]:
+            lines.append(f"      → {cause_words(group, lang)[1]}")
     lines += ["", label("fleet.heading.combos", lang) + ":"]
     for combo in document["stack_combinations"]:
         status = label(f"fleet.combo.{combo['status']}", lang)
@@ -183,8 +184,8 @@ def render_html(document: dict[str, Any], lang: str = "en") -> str:
                     [
                         str(g["count"]),
                         f"<code>{_e(g['cause'])}</code><br><code>{_e(g['finding'])}</code>",
-                        _e(g["title"]),
-                        _e(g["fix"]),
+                        _e(cause_words(g, lang)[0]),
+                        _e(cause_words(g, lang)[1]),
                         _e(", ".join(g["hosts"])),
                     ]
                     for g in groups
@@ -206,7 +207,7 @@ def _hosts_html(document: dict[str, Any], lang: str) -> str:
             [
                 _e(host["host"]),
                 _e(_category(host["category"], lang)),
-                _e(cause["title"]) if cause else _e(host.get("message") or ""),
+                _e(cause_words(cause, lang)[0]) if cause else _e(host.get("message") or ""),
                 _e((host.get("stack") or {}).get("label", "")),
                 f"<code>{_e(wizard)}</code>" if wizard else "",
             ]

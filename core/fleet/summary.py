@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor import __version__
@@ -43,6 +43,8 @@ class CauseGroup:
     title: str
     fix: str
     hosts: tuple[str, ...]
+    text: dict[str, Any] = field(default_factory=dict)
+    """The finding's key and parameters (its words in the reader's language, core/texts.py)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ def cause_groups(rows: Iterable[HostRow]) -> tuple[CauseGroup, ...]:
                 title=titles.most_common(1)[0][0],
                 fix=first.fix,
                 hosts=tuple(row.host for row in listed),
+                text=first.text,
             )
         )
     groups.sort(key=lambda group: (-len(group.hosts), group.finding))
@@ -160,6 +163,7 @@ def _row_json(row: HostRow) -> dict[str, Any]:
             "layer": cause.layer,
             "severity": cause.severity,
             "fix": cause.fix,
+            "text": cause.text,
         },
         "stack": None if row.stack is None else {**row.stack.__dict__, "label": row.stack.label()},
         "target": row.target,
