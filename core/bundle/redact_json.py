@@ -6,6 +6,8 @@
   id or cause) is left as it is.
 - A value under a telling key is replaced whole (``"password": 987654321`` -> ``[REDACTED]``,
   ``"hostname": "gpu"`` -> ``host-1``); numbers too.
+- A finding's words as a key and parameters (``text``): the key is ours, the parameters' names
+  are a template's fields, not telling keys; their values are redacted as any text.
 - Environment dictionaries keep only allowlisted variables (resources/redaction/environment.json),
   and an allowed variable whose value is not known to be a setting (``BAREUN_CRED``) loses it.
 """
@@ -70,14 +72,37 @@ CODE_KEYS = frozenset(
 _CODE = re.compile(r"^[A-Za-z0-9_.:/\-]{1,100}$")
 
 
+_FIELDS = "\0fields"
+"""The context of a text record's parameters: their names are a template's fields (``{owner}``,
+``{key}``), ours, not telling keys; their values are redacted as free text."""
+
+
+def _text_record(value: Mapping[str, Any]) -> bool:
+    """A finding's words as a key and parameters (``{"key": "cuda.missing", "params": {...}}``)."""
+    key = value.get("key")
+    return isinstance(key, str) and _CODE.match(key) is not None and isinstance(value.get("params"), dict)
+
+
+def _context(parent: Mapping[str, Any], parent_key: str | None, name: str) -> str | None:
+    """The key a child is read under: none inside a text record's parameters."""
+    if parent_key == _FIELDS:
+        return None
+    if name == "params" and _text_record(parent):
+        return _FIELDS
+    return name
+
+
 def learn_json(redactor: Redactor, value: Any, key: str | None = None) -> None:
     """:meth:`Redactor.learn` on every string inside a JSON value, and on values named by their key."""
     if isinstance(value, dict):
+        record = _text_record(value)
         for item_key, item in value.items():
             name = str(item_key)
             if not _NAME_KEY.match(name):
                 redactor.learn(name)
-            learn_json(redactor, item, name)
+            if record and name == "key":
+                continue  # the text's key: our code
+            learn_json(redactor, item, _context(value, key, name))
     elif isinstance(value, list):
         for item in value:
             learn_json(redactor, item, key)
@@ -101,6 +126,7 @@ def walk(redactor: Redactor, value: Any, key: str | None, path: str, found: list
         if key is not None and _ENV_KEY.search(key) and _is_env(value):
             value = _filter_environment(value, path, found)
         label = _label_of(value)
+        record = _text_record(value)
         out: dict[str, Any] = {}
         for item_key, item in value.items():
             name = str(item_key)
@@ -108,7 +134,10 @@ def walk(redactor: Redactor, value: Any, key: str | None, path: str, found: list
             new_key = (
                 name if _NAME_KEY.match(name) else _walk_string(redactor, name, None, child + "#key", found)
             )
-            context = label if (name == "value" and label is not None) else name
+            if record and name == "key":
+                out[new_key] = item  # the text's key: our code
+                continue
+            context = label if (name == "value" and label is not None) else _context(value, key, name)
             out[new_key] = walk(redactor, item, context, child, found)
         return out
     if isinstance(value, list):

@@ -36,8 +36,13 @@ def _hostile_document() -> dict[str, Any]:
     document = json.loads(json.dumps(run_inspection({"kind": "python"})))
     assert document["verdict"] == "gpu_unusable" and document["findings"]
     document["verdict_text"] = {"en": CRAFTED, "ko": CRAFTED}
-    for finding in document["findings"]:
+    for index, finding in enumerate(document["findings"]):
         finding["title"] = CRAFTED
+        if index == 0:
+            del finding["text"]  # its words per language only, as a previous version wrote them
+        else:  # the words by key: markup in every parameter
+            params = finding["text"]["params"]
+            params.update({name: CRAFTED for name, value in params.items() if isinstance(value, str)})
         for words in finding["texts"].values():
             words["title"] = CRAFTED
             words["detail"] = f"<a href='{IMAGE}'>{CRAFTED}</a>"

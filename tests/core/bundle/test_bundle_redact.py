@@ -177,6 +177,29 @@ def test_redact_more_and_json_structure() -> None:
     assert {r.kind for r in found} >= {"extra", "environment-variable", "user", "key", "license"}
 
 
+def test_a_finding_s_text_parameters_are_named_by_its_template_not_by_telling_keys() -> None:
+    """``{owner}`` and ``{key}`` are a template's fields: their values are words of the finding
+    (a package, a configuration key), redacted as any text, never whole as a user or a secret."""
+    redactor = Redactor(use_local_identity=False)
+    record = {
+        "key": "package.conflict.gpu_in_effect",
+        "params": {
+            "owner": "onnxruntime-gpu",
+            "key": "licenseFile",
+            "path": "/home/alice/bareun/conf/bareun.yml",
+            "title": {"key": "cuda.missing", "params": {"user": "root"}, "part": "title"},
+        },
+    }
+    redactor.learn_json({"text": record})
+    value, _found = redactor.redact_json({"text": record, "owner": "alice"})
+    assert value["text"]["key"] == "package.conflict.gpu_in_effect"
+    assert value["text"]["params"]["owner"] == "onnxruntime-gpu"
+    assert value["text"]["params"]["key"] == "licenseFile"
+    assert value["text"]["params"]["title"]["params"]["user"] == "root"
+    assert value["text"]["params"]["path"] == "/home/user-1/bareun/conf/bareun.yml"
+    assert value["owner"] == "user-1"  # a telling key outside a text record still is one
+
+
 def test_secret_key_names() -> None:
     for name in (
         "password",
