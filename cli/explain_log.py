@@ -20,7 +20,7 @@ from fallback_doctor.core.logs.results import NAMED, NO_FAILURE, NOT_SAID, SEVER
 from fallback_doctor.core.logs.rotation import read_log
 from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import load_signatures
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import LANGUAGES, label
 
 _NAMES = (
     "file",
@@ -60,7 +60,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="log file, directory or - for stdin")
     parser.add_argument("--json", action="store_true", help="one JSON object per file per line")
-    parser.add_argument("--lang", choices=("en", "ko"), default="en", help="language of the text output")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the text output")
     parser.add_argument(
         "--budget",
         type=int,

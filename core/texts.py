@@ -272,7 +272,20 @@ def jsonable_params(params: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def label_ref(key: str, **params: Any) -> dict[str, Any]:
+    """A label by key as a finding's parameter (a stage, a state), put in ``lang`` where it is shown."""
+    return {"key": key, "params": jsonable_params(params), "part": "label"}
+
+
 def _part(ref: Mapping[str, Any], lang: str) -> str:
+    if ref.get("part") == "label":
+        params = ref.get("params")
+        key = str(ref.get("key"))
+        return (
+            label(key, lang, **(dict(params) if isinstance(params, Mapping) else {}))
+            if has_label(key)
+            else ""
+        )
     if str(ref.get("key")) not in load_texts():
         return ""  # a key this version does not know (a document of a later one)
     params = ref.get("params")

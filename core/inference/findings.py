@@ -28,7 +28,7 @@ from fallback_doctor.core.inference.result import (
 )
 from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
 from fallback_doctor.core.probes.outside import interrupted_finding
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.texts import label, label_ref, make_finding
 
 _CPU = "CPUExecutionProvider"
 
@@ -69,30 +69,10 @@ _QUOTE_CAUSES: tuple[tuple[str, Cause], ...] = (
     (r"which depends on .* which is missing|LoadLibrary failed", Cause.WINDOWS_DLL_LOAD_ERROR),
 )
 
-_STAGE_WORDS: dict[Stage, str] = {
-    Stage.NOTHING: "ONNX Runtime not even loaded",
-    Stage.RUNTIME_LOADED: "ONNX Runtime loaded, but not the GPU provider's libraries",
-    Stage.LIBRARIES_LOADED: "the GPU provider's libraries loaded, the provider not created",
-    Stage.PROVIDER_CREATED: "the GPU provider created, no session",
-    Stage.SESSION_CREATED: "a GPU session created",
-    Stage.INFERENCE_ON_GPU: "inference ran on the GPU",
-}
-
-
-_STAGE_WORDS_KO: dict[Stage, str] = {
-    Stage.NOTHING: "ONNX Runtime조차 불러오지 못함",
-    Stage.RUNTIME_LOADED: "ONNX Runtime은 불러왔으나 GPU 프로바이더의 라이브러리는 불러오지 못함",
-    Stage.LIBRARIES_LOADED: "GPU 프로바이더의 라이브러리는 불러왔으나 프로바이더를 만들지 못함",
-    Stage.PROVIDER_CREATED: "GPU 프로바이더는 만들었으나 세션을 만들지 못함",
-    Stage.SESSION_CREATED: "GPU 세션을 만듦",
-    Stage.INFERENCE_ON_GPU: "GPU에서 추론이 실행됨",
-}
-
 
 def stage_words(stage: Stage, lang: str = "en") -> str:
-    """A stage in words, for people, in English ("en") or Korean ("ko")."""
-    words = _STAGE_WORDS_KO if lang == "ko" else _STAGE_WORDS
-    return words[Stage(stage)]
+    """A stage in words, for people, in ``lang`` (labels/stages.json's ``inference.stage.*``)."""
+    return label(f"inference.stage.{Stage(stage).value}", lang)
 
 
 def cause_from_quote(lines: Iterable[str]) -> Cause:
@@ -451,8 +431,8 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
             Severity.INFO,
             params={
                 "strategy": best.name.value,
-                "stage": stage_words(best.stage),
-                "as_is_stage": stage_words(as_is.stage),
+                "stage": label_ref(f"inference.stage.{best.stage.value}"),
+                "as_is_stage": label_ref(f"inference.stage.{as_is.stage.value}"),
                 "description": best.description or best.name.value,
                 "quote": quote,
                 "how": how,

@@ -70,7 +70,7 @@ from fallback_doctor.core.logs.signatures import (
     match_text,
 )
 from fallback_doctor.core.model import Layer
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import LANGUAGES, label
 
 __all__ = [
     "MAX_EVIDENCE",
@@ -311,7 +311,7 @@ def detect_hidden_signal(
         signals.append(
             HiddenSignal(
                 "cause_not_logged",
-                {lang: label("log.hidden_signal.cause_not_logged", lang) for lang in ("en", "ko")},
+                {lang: label("log.hidden_signal.cause_not_logged", lang) for lang in LANGUAGES},
                 tuple(fallback[:MAX_EVIDENCE]),
             )
         )
