@@ -38,7 +38,7 @@ from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
 from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.texts import LANGUAGES, words_of
 
 
 def add_parser(subparsers: Any) -> None:
@@ -165,17 +165,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
-    texts = finding.texts.get(lang) or {}
+    texts = words_of(finding, lang)
     return {
         "id": finding.id,
         "cause": finding.cause,
         "layer": finding.layer.value,
         "severity": finding.severity.value,
-        "title": texts.get("title", finding.title),
-        "detail": texts.get("detail", finding.detail),
-        "fix": texts.get("fix", finding.remediation.summary if finding.remediation else ""),
+        "title": texts["title"],
+        "detail": texts["detail"],
+        "fix": texts["fix"],
         "commands": list(finding.remediation.commands) if finding.remediation else [],
         "steps": to_jsonable(finding.remediation.steps) if finding.remediation else [],
-        "verify": texts.get("verify") or (finding.remediation.verify if finding.remediation else None),
+        "verify": texts["verify"] or None,
         "evidence": [{"label": e.label, "value": e.value, "source": e.source} for e in finding.evidence],
     }

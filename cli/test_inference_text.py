@@ -20,7 +20,7 @@ from fallback_doctor.core.inference.result import ProbeResult, SessionRun
 from fallback_doctor.core.inference.run import InferencePlan
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.remedy import remedy_terminal
-from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.texts import has_label, label, words_of
 
 _NAME, _CELL = 24, 16
 """Display columns of the row names and of each figure."""
@@ -168,7 +168,7 @@ def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
 def _finding_lines(findings: list[Finding], lang: str) -> list[str]:
     lines: list[str] = []
     for finding in findings:
-        texts = finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail}
+        texts = words_of(finding, lang)
         lines.append("")
         lines.append(f"[{_code_words('severity', finding.severity.value, lang)}] {texts.get('title')}")
         lines.append(f"  {texts.get('detail')}")

@@ -21,7 +21,7 @@ from typing import Any
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.findings.spec import Role
 from fallback_doctor.core.model import Finding, Layer, Severity, rank_findings
-from fallback_doctor.core.texts import LANGUAGES, render_text, text_ref
+from fallback_doctor.core.texts import LANGUAGES, render_text, text_ref, words_of
 
 
 class Verdict(StrEnum):
@@ -197,18 +197,18 @@ def _then_also(finding: Finding, needed: Sequence[Finding]) -> Finding:
         ]
         return " ".join([fix, *(note for note in notes if note not in fix)]).strip()
 
+    remediation = dataclasses.replace(
+        finding.remediation, summary=with_notes(finding.remediation.summary, "en")
+    )
+    if finding.text:  # words by key: the notes by key too, put in a language where shown
+        notes = [text_ref("target.then_also", {"title": _title_ref(other)}) for other in needed]
+        return dataclasses.replace(finding, remediation=remediation, text=_appended(finding, "fix", notes))
     texts: dict[str, dict[str, str]] = {}
     for lang in LANGUAGES:
         own = dict(finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail})
         own["fix"] = with_notes(own.get("fix") or finding.remediation.summary, lang)
         texts[lang] = own
-    remediation = dataclasses.replace(
-        finding.remediation, summary=with_notes(finding.remediation.summary, "en")
-    )
-    notes = [text_ref("target.then_also", {"title": _title_ref(other)}) for other in needed]
-    return dataclasses.replace(
-        finding, texts=texts, remediation=remediation, text=_appended(finding, "fix", notes)
-    )
+    return dataclasses.replace(finding, texts=texts, remediation=remediation)
 
 
 def _title_ref(finding: Finding) -> dict[str, Any] | str:
@@ -228,7 +228,7 @@ def _appended(finding: Finding, part: str, notes: list[dict[str, Any]]) -> dict[
 
 
 def _title(finding: Finding, lang: str) -> str:
-    return (finding.texts.get(lang) or {}).get("title") or finding.title
+    return words_of(finding, lang)["title"]
 
 
 _FELL_BACK_TWICE = ("log.fell_back", "log.hidden.cause_not_logged")
@@ -256,17 +256,15 @@ def _as_information(finding: Finding, file: str) -> Finding:
     """The finding at information level, its detail ending with why (in every language)."""
     if finding.severity == Severity.INFO:
         return finding
+    english = render_text("target.information_only", "en", {"file": file})["detail"]
+    detail = f"{finding.detail} {english}".strip()
+    if finding.text:  # words by key: the note by key too
+        text = _appended(finding, "detail", [text_ref("target.information_only", {"file": file})])
+        return dataclasses.replace(finding, severity=Severity.INFO, detail=detail, text=text)
     texts: dict[str, dict[str, str]] = {}
     for lang in LANGUAGES:
         note = render_text("target.information_only", lang, {"file": file})["detail"]
         own = dict(finding.texts.get(lang) or {"title": finding.title, "detail": finding.detail})
         own["detail"] = f"{own.get('detail', '')} {note}".strip()
         texts[lang] = own
-    english = render_text("target.information_only", "en", {"file": file})["detail"]
-    return dataclasses.replace(
-        finding,
-        severity=Severity.INFO,
-        detail=f"{finding.detail} {english}".strip(),
-        texts=texts,
-        text=_appended(finding, "detail", [text_ref("target.information_only", {"file": file})]),
-    )
+    return dataclasses.replace(finding, severity=Severity.INFO, detail=detail, texts=texts)

@@ -139,6 +139,9 @@ def _as_document(finding: Finding, python: str | None) -> dict[str, Any]:
     from fallback_doctor.core.script import fix_script
 
     data: dict[str, Any] = {**to_jsonable(finding), "role": role_of(finding.id).value}
+    for words in ("texts", "text"):  # a finding has one of the two (core/texts.py finding_words)
+        if not data.get(words):
+            data.pop(words, None)
     if isinstance(data.get("remediation"), dict):
         data["remediation"]["script"] = fix_script(data, "en", python)
     return data

@@ -316,6 +316,23 @@ def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
     }
 
 
+def words_of(finding: Finding, lang: str) -> dict[str, str]:
+    """:func:`finding_words` of a finding not yet in a document (a check's, the judge's)."""
+    remediation = finding.remediation
+    return finding_words(
+        {
+            "text": finding.text,
+            "texts": finding.texts,
+            "title": finding.title,
+            "detail": finding.detail,
+            "remediation": {"summary": remediation.summary, "verify": remediation.verify}
+            if remediation
+            else {},
+        },
+        lang,
+    )
+
+
 def _part_words(text: Mapping[str, Any], lang: str) -> dict[str, str]:
     """render_text of a ``text`` record, with its appended notes (core/judge.py) in ``lang``."""
     params = text.get("params")
@@ -323,7 +340,8 @@ def _part_words(text: Mapping[str, Any], lang: str) -> dict[str, str]:
     append = text.get("append")
     for part, notes in (append if isinstance(append, Mapping) else {}).items():
         own = words.get(str(part), "")
-        added = [note for note in (_part(ref, lang) for ref in notes if isinstance(ref, Mapping)) if note]
+        refs = [ref for ref in notes if isinstance(ref, Mapping)] if isinstance(notes, list) else []
+        added = [note for note in (_part(ref, lang) for ref in refs) if note]
         words[str(part)] = " ".join([own, *(note for note in added if note not in own)]).strip()
     return words
 
@@ -354,11 +372,12 @@ def make_finding(
     verify: str | None = None,
     steps: tuple[Step, ...] = (),
 ) -> Finding:
-    """Build a finding whose words come from resources/texts in every language.
+    """Build a finding whose words are a key (its id) and ``params``, put in a language where shown.
 
-    The English text fills title, detail and remediation summary; every language
-    (English included) is kept in ``texts`` so a renderer can pick one. How to verify the
-    fix by hand comes from the data when it has a "verify" text (in every language), else
+    The English text fills title, detail and remediation summary (for machine readers of the
+    document); a renderer picks its language with :func:`finding_words`, so no language's words
+    are fixed here. How to verify the fix by hand comes from the data when it has a "verify"
+    text (in every language), else
     from the check's own ``verify`` (English only). ``steps`` (typed records) give ``commands``
     their shell form when no commands are passed. The id must be declared in core/findings/
     with this cause, layer and severity (UndeclaredFindingError otherwise).
@@ -368,8 +387,7 @@ def make_finding(
 
     check_declared(finding_id, cause, layer, severity)
     values = dict(params or {})
-    texts = {lang: render_text(finding_id, lang, values) for lang in LANGUAGES}
-    english = texts["en"]
+    english = render_text(finding_id, ENGLISH, values)
     verify = english.get("verify") or verify
     remediation = None
     if steps and not commands:
@@ -386,5 +404,4 @@ def make_finding(
         detail=english["detail"],
         evidence=evidence,
         remediation=remediation,
-        texts=texts,
     )

@@ -27,7 +27,7 @@ from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import finding_words, label
+from fallback_doctor.core.texts import label, words_of
 
 
 class State(IntEnum):
@@ -141,9 +141,7 @@ def _cause_phrase(finding: Finding | None, log: LogFacts | None, lang: str) -> s
             library = candidate.fields.get("library")
             if candidate.cause == finding.cause and library:
                 return _text("watch.library_missing", lang, library=library)
-    return finding_words({"text": finding.text, "texts": finding.texts, "title": finding.title}, lang)[
-        "title"
-    ]
+    return words_of(finding, lang)["title"]
 
 
 def _judge(

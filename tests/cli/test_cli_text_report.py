@@ -12,7 +12,7 @@ import pytest
 from fallback_doctor.cli.test_inference_text import _finding_lines
 from fallback_doctor.core.model import Layer, Severity
 from fallback_doctor.core.report import SUMMARY_FULL_CAUSES, render_text
-from fallback_doctor.core.texts import label, make_finding
+from fallback_doctor.core.texts import finding_words, label, make_finding
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "bundle"))
 
@@ -46,7 +46,7 @@ def test_the_default_text_is_one_screen_with_causes_fixes_and_verify(
     verdict_word = "Verdict" if lang == "en" else "판정"
     assert lines[0].startswith(f"{verdict_word}: {label('verdict.' + many['verdict'], lang)}")
     assert many["verdict"] not in lines[0]  # the code is --json's (issue 26: "Verdict: gpu_unusable —")
-    first = many["findings"][0]["texts"][lang]
+    first = finding_words(many["findings"][0], lang)
     assert first["title"] in text
     assert first["fix"].split()[0] in text
     if first.get("verify"):
@@ -55,7 +55,7 @@ def test_the_default_text_is_one_screen_with_causes_fixes_and_verify(
     assert evidence_word not in text
     # the first causes in full, every other one on a line of its own, nothing cut with "…"
     for finding in many["findings"][SUMMARY_FULL_CAUSES:]:
-        assert any(line.endswith(finding["texts"][lang]["title"]) for line in lines)
+        assert any(line.endswith(finding_words(finding, lang)["title"]) for line in lines)
     assert "--verbose" in text
     assert len(lines) <= ONE_SCREEN, text
 
@@ -65,7 +65,7 @@ def test_verbose_has_every_finding_with_its_evidence(document: dict[str, Any]) -
     assert "Evidence:" in text
     for finding in document["findings"]:
         assert finding["id"] in text
-        assert finding["texts"]["en"]["detail"][:40] in text
+        assert finding_words(finding, "en")["detail"][:40] in text
     assert len(text.splitlines()) > len(render_text(document, "en").splitlines())
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
+from fallback_doctor.core.texts import finding_words
 
 SYSTEM_LABELS = (
     "ONNX Runtime said",
@@ -127,7 +128,7 @@ def text_leftovers(document: Mapping[str, Any]) -> Iterator[tuple[str, str, str]
     """(finding id, part, the Korean text) for each Korean title, detail, fix or verify line of
     ``document`` with English words left."""
     for finding in document.get("findings") or []:
-        korean = (finding.get("texts") or {}).get("ko") or {}
+        korean = finding_words(finding, "ko")
         for part in ("title", "detail", "fix", "verify"):
             text = str(korean.get(part) or "")
             if leftovers(text):

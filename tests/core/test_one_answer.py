@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from fallback_doctor.core.judge import SettleContext, first_cause, settle_findings
 from fallback_doctor.core.model import Evidence, Layer, Severity
-from fallback_doctor.core.texts import load_texts, make_finding
+from fallback_doctor.core.texts import finding_words, load_texts, make_finding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "targets"))
 
@@ -110,8 +110,8 @@ def test_with_the_cpu_asked_for_too_the_first_fix_says_the_libpath_must_follow(
     assert ids[:2] == ["config.cpu_by_configuration", LIBPATH]
     assert document["first_cause"] == "config.cpu_by_configuration"
     first, second = document["findings"][:2]
-    assert second["texts"][lang]["title"] in first["texts"][lang]["fix"]
-    assert second["texts"]["en"]["title"] in first["remediation"]["summary"]
+    assert finding_words(second, lang)["title"] in finding_words(first, lang)["fix"]
+    assert finding_words(second, "en")["title"] in first["remediation"]["summary"]
 
 
 def _finding(finding_id: str, cause: str, layer: Layer, severity: Severity, **params: Any) -> Any:

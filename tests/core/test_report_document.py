@@ -175,7 +175,11 @@ def test_findings_read_back_are_the_findings_written(static: dict[str, Any]) -> 
         written = {key: value for key, value in item.items() if key != "role"}
         if isinstance(written.get("remediation"), dict):
             written["remediation"] = {k: v for k, v in written["remediation"].items() if k != "script"}
-        assert to_jsonable(finding_from_dict(item)) == written
+        read = to_jsonable(finding_from_dict(item))
+        for words in ("texts", "text"):  # a finding has one of the two; the other is left out
+            if not read[words]:
+                del read[words]
+        assert read == written
 
 
 def test_a_document_of_the_wrong_shape_is_refused_with_the_field_path(static: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ import string
 import pytest
 from fallback_doctor.core.findings.registry import declared
 from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.texts import LANGUAGES, load_texts, make_finding
+from fallback_doctor.core.texts import LANGUAGES, load_texts, make_finding, words_of
 
 TEXTS = load_texts()
 
@@ -48,9 +48,9 @@ def test_verify_comes_from_the_data_in_every_language_when_the_data_has_it() -> 
     spec = declared()[finding_id]  # a finding is made with its declared cause, layer and severity
     assert spec.cause is not None and spec.layer is not None
     finding = make_finding(finding_id, spec.cause, spec.layer, spec.severities[0], verify="from the code")
-    assert finding.texts["ko"]["verify"]
+    assert words_of(finding, "ko")["verify"]
     assert finding.remediation is not None
-    assert finding.remediation.verify == finding.texts["en"]["verify"]
+    assert finding.remediation.verify == words_of(finding, "en")["verify"]
 
 
 def test_make_finding_fills_fields_in_every_language() -> None:
@@ -62,7 +62,7 @@ def test_make_finding_fills_fields_in_every_language() -> None:
         params={"collector": "driver", "reason": "boom"},
     )
     assert "driver" in finding.title
-    assert "boom" in finding.texts["ko"]["detail"]
+    assert "boom" in words_of(finding, "ko")["detail"]
     assert finding.remediation is not None
 
 

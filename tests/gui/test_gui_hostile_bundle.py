@@ -38,14 +38,13 @@ def _hostile_document() -> dict[str, Any]:
     document["verdict_text"] = {"en": CRAFTED, "ko": CRAFTED}
     for index, finding in enumerate(document["findings"]):
         finding["title"] = CRAFTED
-        if index == 0:
-            del finding["text"]  # its words per language only, as a previous version wrote them
+        if index == 0:  # its words per language only, as a previous version wrote them
+            del finding["text"]
+            crafted = {"title": CRAFTED, "detail": f"<a href='{IMAGE}'>{CRAFTED}</a>"}
+            finding["texts"] = {"en": dict(crafted), "ko": dict(crafted)}
         else:  # the words by key: markup in every parameter
             params = finding["text"]["params"]
             params.update({name: CRAFTED for name, value in params.items() if isinstance(value, str)})
-        for words in finding["texts"].values():
-            words["title"] = CRAFTED
-            words["detail"] = f"<a href='{IMAGE}'>{CRAFTED}</a>"
         for item in finding["evidence"]:
             item["value"] = CRAFTED
     document["target"]["python"] = CRAFTED
@@ -101,7 +100,7 @@ def test_a_bundle_of_the_wrong_shape_is_refused_in_words(qtbot: Any, tmp_path: P
     with zipfile.ZipFile(good) as archive:
         members = {name: archive.read(name) for name in archive.namelist()}
     report = json.loads(members["report.json"])
-    report["findings"][0]["texts"]["en"]["detail"] = 5
+    report["findings"][0]["text"]["params"] = 5
     members["report.json"] = json.dumps(report).encode()
     manifest = json.loads(members["manifest.json"])
     for entry in manifest["members"]:
@@ -120,7 +119,7 @@ def test_a_bundle_of_the_wrong_shape_is_refused_in_words(qtbot: Any, tmp_path: P
         wizard.flush_rendering()
         assert wizard.document is None
         status = wizard.pages[Page.CONFIG].status.text()
-        assert "findings[0].texts.en.detail" in status and "Traceback" not in status, status
+        assert "findings[0].text.params" in status and "Traceback" not in status, status
     finally:
         wizard.shutdown()
         set_language("en")

@@ -11,7 +11,7 @@ import pytest
 from fallback_doctor.core import facade
 from fallback_doctor.core.sampling.recordings import load_recording
 from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.core.texts import load_labels
+from fallback_doctor.core.texts import finding_words, load_labels
 from fallback_doctor.gui.app import build_parser, target_from_args
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
@@ -123,10 +123,11 @@ def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type:
     assert "$ session" not in diagnosis.detail.toPlainText()
     # Every finding, fix and verdict shown has its Korean words.
     for finding in facade.all_findings(wizard.document):
-        korean = (finding.get("texts") or {}).get("ko") or {}
-        assert korean.get("title") and korean.get("detail"), finding["id"]
+        korean = finding_words(finding, "ko")  # chosen from the finding's key, as the page does
+        assert any("\uac00" <= ch <= "\ud7a3" for ch in korean["title"]), finding["id"]
+        assert korean["detail"], finding["id"]
         if finding.get("remediation"):
-            assert korean.get("fix"), finding["id"]
+            assert korean["fix"], finding["id"]
     assert wizard.document["verdict_text"]["ko"]
     wizard.switch_language("ko")
     wizard.flush_rendering()

@@ -27,6 +27,7 @@ from fallback_doctor.core.bundle.export import (
     write_bundle,
 )
 from fallback_doctor.core.bundle.words import is_common_word
+from fallback_doctor.core.texts import finding_words
 
 pytestmark = pytest.mark.scenario
 
@@ -46,7 +47,8 @@ def _exported(document: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
 def _fix_lines(finding: dict[str, Any]) -> dict[str, str]:
     """Everything a finding tells the technician to do, by where it stands."""
     lines: dict[str, str] = {}
-    for lang, words in (finding.get("texts") or {}).items():
+    for lang in ("en", "ko"):  # the words as every language shows them (from the finding's key)
+        words = finding_words(finding, lang)
         for part in ("fix", "verify"):
             lines[f"texts.{lang}.{part}"] = str(words.get(part) or "")
     remediation = finding.get("remediation") or {}

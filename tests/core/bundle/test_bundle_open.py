@@ -397,8 +397,8 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 @pytest.mark.parametrize(
     ("field", "value", "shown"),
     [
-        ("findings.0.texts.en.detail", 5, "findings[0].texts.en.detail"),
-        ("findings.0.texts.en.fix", {"a": 1}, "findings[0].texts.en.fix"),
+        ("findings.0.text.params", 5, "findings[0].text.params"),
+        ("findings.0.text.key", {"a": 1}, "findings[0].text.key"),
         ("findings.0.remediation", {"summary": 7}, "findings[0].remediation"),
         ("verdict", ["gpu_verified"], "verdict"),
         ("verdict_text.en", {"x": 1}, "verdict_text.en"),

@@ -7,6 +7,7 @@ from pathlib import Path
 from checks_layouts import by_id, ld_path, make_site, run, snapshot
 from fallback_doctor.core.checks import cuda
 from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.texts import words_of
 
 
 def test_nothing_installed_one_finding_names_every_library(tmp_path: Path) -> None:
@@ -27,7 +28,7 @@ def test_nothing_installed_one_finding_names_every_library(tmp_path: Path) -> No
     assert finding.remediation.verify and "ldd " in finding.remediation.verify
     assert "cuBLAS" in finding.remediation.summary
     assert any(e.label == "searched" for e in finding.evidence)
-    assert "ko" in finding.texts and "CUDA 13" in finding.texts["ko"]["title"]
+    assert "CUDA 13" in words_of(finding, "ko")["title"]
     # Those opened at run time are part of the same fix: in its evidence and its install, not a
     # second finding with the same cause and the same steps.
     assert not by_id(findings, "cuda.optional_runtime_missing")

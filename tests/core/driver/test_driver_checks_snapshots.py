@@ -11,6 +11,7 @@ from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.platform import PlatformFacts
 from fallback_doctor.core.model import Finding, Layer, Severity, rank_findings
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_of
 
 NO_NVML = DriverFacts(
     "library_not_found",
@@ -82,7 +83,7 @@ def test_no_driver_on_a_host_names_the_driver_for_the_build() -> None:
     labels = {e.label: e.value for e in finding.evidence}
     assert labels["libcuda.so.1"].startswith("libcuda.so.1: cannot open shared object file")
     assert labels["NVIDIA GPUs on the PCI bus"] == "0000:17:00.0"
-    assert "580.65.06" in finding.texts["ko"]["fix"]
+    assert "580.65.06" in words_of(finding, "ko")["fix"]
 
 
 def test_no_driver_variants() -> None:
@@ -158,7 +159,7 @@ def test_unsupported_arch_and_ptx_only() -> None:
     )
     (finding,) = run(snapshot)
     assert finding.id == "device.unsupported_arch" and finding.cause == "unsupported_arch"
-    assert "Tesla P40" in finding.title and "6.1" in finding.texts["ko"]["title"]
+    assert "Tesla P40" in finding.title and "6.1" in words_of(finding, "ko")["title"]
     assert finding.remediation is not None
     assert finding.remediation.commands[0].startswith('pip install "onnxruntime-gpu==1.26.*"')
     hopper = GpuInfo(0, "NVIDIA H100", (9, 0), 81559, "GPU-2")

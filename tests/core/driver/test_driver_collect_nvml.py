@@ -14,6 +14,7 @@ import pytest
 from fakebuild import finding_ids, run_collectors
 from fallback_doctor.core.collect.driver import collect_driver, library_version, parse_proc_driver_version
 from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error
+from fallback_doctor.core.texts import finding_words
 
 PROC_570 = (
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 2025\n"
@@ -56,7 +57,7 @@ def test_rm_version_mismatch_names_both_versions(fake_nvml, tmp_path: Path) -> N
     assert finding["cause"] == "nvml_driver_library_mismatch"
     assert "570.86.15" in finding["detail"] and "580.95.05" in finding["detail"]
     assert "sudo reboot" in finding["remediation"]["commands"]
-    assert "570.86.15" in finding["texts"]["ko"]["detail"]
+    assert "570.86.15" in finding_words(finding, "ko")["detail"]
 
 
 def test_working_old_driver_is_read_and_too_old_for_cuda_12(fake_nvml, fake_libcuda, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from fallback_doctor.core.checks.visible_devices import hides_all_gpus
 from fallback_doctor.core.collect.device import collect_device
 from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_of
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -92,7 +93,7 @@ def test_container_without_device_nodes_is_a_finding(tmp_path: Path) -> None:
     assert [f.id for f in findings] == ["device.container_without_gpu"]
     assert findings[0].cause == "container_no_device"
     assert "docker run --rm --gpus all <image> nvidia-smi" in findings[0].remediation.commands  # type: ignore[union-attr]
-    assert "docker" in findings[0].texts["ko"]["title"]
+    assert "docker" in words_of(findings[0], "ko")["title"]
 
 
 def test_container_with_device_nodes_or_dxg_is_fine(tmp_path: Path) -> None:

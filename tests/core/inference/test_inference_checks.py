@@ -30,6 +30,7 @@ from fallback_doctor.core.inference.result import (
     StrictRun,
     Verdict,
 )
+from fallback_doctor.core.texts import words_of
 
 
 def _latency(p50: float) -> LatencyStats:
@@ -79,7 +80,7 @@ def test_crash_is_a_probe_layer_finding() -> None:
     (finding,) = inference_findings(result)
     assert finding.id == "inference.probe_failed" and finding.layer.value == "probe"
     assert "SIGSEGV while creating the CUDA session" in finding.title
-    assert finding.texts["ko"]["title"]
+    assert words_of(finding, "ko")["title"]
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from fallback_doctor.core.inference.run import plan_inference
 from fallback_doctor.core.inference.sampled import gpu_occupancy, run_sampled_inference
 from fallback_doctor.core.sampling.sampler import SamplingSeries
 from fallback_doctor.core.sampling.sources import NvmlSource
+from fallback_doctor.core.texts import words_of
 
 SMALL = {"batch": 2, "seq": 16}
 MIB = 1024 * 1024
@@ -170,7 +171,7 @@ def test_other_processes_on_the_gpu_before_the_probe_are_a_note() -> None:
     assert finding.severity.value == "info"
     assert "PID 4242 on GPU 0: 1100 MiB" in finding.detail and "PID 77 on GPU 0: ? MiB" in finding.detail
     assert "1100 MiB" in finding.title
-    assert "MiB" in finding.texts["ko"]["title"]
+    assert "MiB" in words_of(finding, "ko")["title"]
 
 
 def test_no_note_when_the_gpu_is_free_or_unknown() -> None:

@@ -20,6 +20,7 @@ from fallback_doctor.core.collect.process import collect_process
 from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_of
 from process_children import base_env, ort_core, private_copy, running_child, stack_dir
 
 pytestmark = pytest.mark.timeout(120)
@@ -83,7 +84,7 @@ def test_child_maps_and_environment_are_read(gpu12: Path) -> None:
     mapped = found["process.mapped_libraries"]
     assert any("libcudart.so.12" in e.value for e in mapped.evidence)  # type: ignore[attr-defined]
     assert "process.cuda_major_mapped" not in found and "process.cudnn_major_mapped" not in found
-    assert all(f.texts["ko"]["title"] for f in found.values())  # type: ignore[attr-defined]
+    assert all(words_of(f, "ko")["title"] for f in found.values())  # type: ignore[attr-defined]
 
 
 def test_mapped_cuda_of_another_major_is_a_mismatch(gpu12: Path) -> None:

@@ -18,7 +18,7 @@ from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Evidence, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.texts import make_finding, words_of
 from process_children import stack_dir
 
 pytestmark = pytest.mark.timeout(120)
@@ -95,7 +95,7 @@ def test_cuda12_installed_settles_to_a_major_mismatch(log_file: Path) -> None:
     quoted = [e for e in finding.evidence if e.label.startswith("log line")]  # type: ignore[attr-defined]
     assert quoted[0].source == str(log_file) and quoted[0].line == 2
     assert "libcublasLt.so.11" in quoted[0].value
-    assert finding.texts["ko"]["title"] != finding.texts["en"]["title"]  # type: ignore[attr-defined]
+    assert words_of(finding, "ko")["title"] != words_of(finding, "en")["title"]  # type: ignore[attr-defined]
 
 
 def test_no_cuda_at_all_settles_to_a_missing_runtime(log_file: Path) -> None:
@@ -144,7 +144,7 @@ def test_hidden_signal_and_fallback_without_cause(tmp_path: Path) -> None:
     hidden = found["log.hidden.log_severity"]
     assert hidden.severity == Severity.INFO  # type: ignore[attr-defined]
     assert hidden.evidence[0].line == 1 and hidden.evidence[0].source == str(path)  # type: ignore[attr-defined]
-    assert "WARNING" in hidden.detail and "WARNING" in hidden.texts["ko"]["detail"]  # type: ignore[attr-defined]
+    assert "WARNING" in hidden.detail and "WARNING" in words_of(hidden, "ko")["detail"]  # type: ignore[attr-defined]
 
 
 def test_clean_and_unreadable_logs(tmp_path: Path) -> None:

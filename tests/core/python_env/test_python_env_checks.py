@@ -21,6 +21,7 @@ from fallback_doctor.core.facts.driver import DriverFacts
 from fallback_doctor.core.facts.libraries import LibraryCopy, LibraryFacts
 from fallback_doctor.core.model import Finding
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_of
 from python_env_venvs import files_missing, scenario, site_packages, venv_python
 
 
@@ -73,7 +74,7 @@ def test_cpu_only_package_is_ep_not_in_build() -> None:
     assert install[:5] == [python, "-m", "pip", "install", "onnxruntime-gpu==1.31.1"]
     assert {"nvidia-cublas", "nvidia-cudnn-cu13"} <= set(install[5:])
     assert finding.remediation.verify is not None and python in finding.remediation.verify
-    assert finding.texts["ko"]["title"] != finding.title
+    assert words_of(finding, "ko")["title"] != finding.title
 
 
 def test_both_packages_are_a_conflict_whatever_the_order() -> None:

@@ -16,6 +16,7 @@ from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
 from fallback_doctor.core.collect.python_env import collect_python_env
 from fallback_doctor.core.collect.torch import collect_torch
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_of
 from python_env_venvs import scenario, venv_python
 
 LINUX_MARKER = '; platform_system == "Linux" and platform_machine == "x86_64"'
@@ -98,7 +99,7 @@ def test_linux_torch_for_cuda_12_beside_onnxruntime_gpu_for_cuda_13(tmp_path: Pa
     assert finding.remediation is not None
     python = str(venv_python(scenario("gpu_1_31_1")))
     assert finding.remediation.commands == (f'"{python}" -m pip install "onnxruntime-gpu==1.26.0"',)
-    assert "preload_dlls" in finding.detail and "preload_dlls" in finding.texts["ko"]["detail"]
+    assert "preload_dlls" in finding.detail and "preload_dlls" in words_of(finding, "ko")["detail"]
     assert list(torch_cudnn_major_differs(snapshot)) == []  # both cuDNN 9
 
 

@@ -21,6 +21,7 @@ from fallback_doctor.core.targets.libpath import inspect_lib_path, lib_path_ort_
 from fallback_doctor.core.targets.profile import TargetNotFound
 from fallback_doctor.core.targets.resolve import resolve_target
 from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.texts import words_of
 
 NO_ROOTS: tuple[str, ...] = ()
 
@@ -225,7 +226,7 @@ def test_a_log_older_than_the_gpu_lib_path_is_an_earlier_state_not_a_cause(tmp_p
     now = next(item for item in outdated.evidence if item.label == "machine now")  # type: ignore[attr-defined]
     assert "CUDAExecutionProvider" in now.value and str(root / "lib") in now.value
     assert any(item.line == 4 for item in outdated.evidence if item.label.startswith("log line"))  # type: ignore[attr-defined]
-    assert "이전 상태" in outdated.texts["ko"]["title"]  # type: ignore[attr-defined]
+    assert "이전 상태" in words_of(outdated, "ko")["title"]  # type: ignore[attr-defined]
 
 
 def test_cpu_by_configuration_comes_first_and_the_rest_is_information(tmp_path: Path) -> None:
@@ -244,7 +245,7 @@ def test_cpu_by_configuration_comes_first_and_the_rest_is_information(tmp_path: 
     for finding in gpu:
         assert finding.severity == Severity.INFO  # type: ignore[attr-defined]
     libpath = next(f for f in gpu if f.id == "target.libpath_cpu_only")  # type: ignore[attr-defined]
-    assert "Information only" in libpath.detail and "참고용" in libpath.texts["ko"]["detail"]  # type: ignore[attr-defined]
+    assert "Information only" in libpath.detail and "참고용" in words_of(libpath, "ko")["detail"]  # type: ignore[attr-defined]
 
 
 def test_string_form_cpu_is_cpu_by_configuration(tmp_path: Path) -> None:
