@@ -281,11 +281,12 @@ def _part(ref: Mapping[str, Any], lang: str) -> str:
     if ref.get("part") == "label":
         params = ref.get("params")
         key = str(ref.get("key"))
-        return (
-            label(key, lang, **(dict(params) if isinstance(params, Mapping) else {}))
-            if has_label(key)
-            else ""
-        )
+        if not has_label(key):
+            return ""
+        try:
+            return label(key, lang, **(dict(params) if isinstance(params, Mapping) else {}))
+        except (KeyError, ValueError, IndexError, AttributeError):  # a document's parameters that do not fit
+            return label(key, lang)
     if str(ref.get("key")) not in load_texts():
         return ""  # a key this version does not know (a document of a later one)
     params = ref.get("params")
