@@ -107,6 +107,7 @@ def test_a_catalogue_folder_is_a_language_and_a_lang_choice(xx: str) -> None:
 def test_every_renderer_shows_a_document_in_the_pseudo_language(xx: str, document: dict[str, Any]) -> None:
     from fallback_doctor.core import pages
     from fallback_doctor.core.bundle.html import render_html
+    from fallback_doctor.core.pages_stack import fact_rows, layer_line, layer_parts, stack_layers
     from fallback_doctor.core.report import render_text
     from fallback_doctor.core.script import fix_script
 
@@ -118,8 +119,14 @@ def test_every_renderer_shows_a_document_in_the_pseudo_language(xx: str, documen
             " ".join(pages.finding_words(finding, xx).values()) for finding in document["findings"]
         )
         + pages.verdict_words(document, xx),
+        "stack page": "\n".join(
+            "\n".join([layer_line(layer, xx), *layer_parts(layer, xx).values()])
+            + "\n".join(f"{name}: {value}" for name, value in fact_rows(layer, xx))
+            for layer in stack_layers(document)
+        ),
     }
     for where, words in shown.items():
+        assert words.strip(), where
         assert _english_left(words) == [], where
     first = document["findings"][0]
     assert (
