@@ -71,8 +71,8 @@ _QUOTE_CAUSES: tuple[tuple[str, Cause], ...] = (
 
 
 def stage_words(stage: Stage, lang: str = "en") -> str:
-    """A stage in words, for people, in ``lang`` (labels/stages.json's ``inference.stage.*``)."""
-    return label(f"inference.stage.{Stage(stage).value}", lang)
+    """A stage in words, for people, in ``lang`` (labels/stages.json's ``reached.stage.*``)."""
+    return label(f"reached.stage.{Stage(stage).value}", lang)
 
 
 def cause_from_quote(lines: Iterable[str]) -> Cause:
@@ -431,8 +431,8 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
             Severity.INFO,
             params={
                 "strategy": best.name.value,
-                "stage": label_ref(f"inference.stage.{best.stage.value}"),
-                "as_is_stage": label_ref(f"inference.stage.{as_is.stage.value}"),
+                "stage": label_ref(f"reached.stage.{best.stage.value}"),
+                "as_is_stage": label_ref(f"reached.stage.{as_is.stage.value}"),
                 "description": best.description or best.name.value,
                 "quote": quote,
                 "how": how,

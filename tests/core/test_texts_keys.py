@@ -54,10 +54,10 @@ def test_a_label_parameter_is_put_in_the_reader_s_language() -> None:
         "collection_failed",
         Layer.PROBE,
         Severity.WARNING,
-        params={"collector": label_ref("inference.stage.session_created"), "reason": "boom"},
+        params={"collector": label_ref("reached.stage.session_created"), "reason": "boom"},
     )
-    assert label("inference.stage.session_created", "ko") in words_of(finding, "ko")["title"]
-    assert label("inference.stage.session_created", "en") in words_of(finding, "en")["title"]
+    assert label("reached.stage.session_created", "ko") in words_of(finding, "ko")["title"]
+    assert label("reached.stage.session_created", "en") in words_of(finding, "en")["title"]
 
 
 @pytest.mark.parametrize(
