@@ -26,8 +26,11 @@ def set_language(lang: str) -> None:
 
 
 def language_names() -> list[tuple[str, str]]:
-    """(code, the language's own name) of every catalogue language, for the language menu."""
-    return [(lang, facade.label("language.name", lang)) for lang in LANGUAGES]
+    """(code, the language's own name) of every catalogue language, for the language menu (its code
+    where its catalogue does not name it yet: not a second "English")."""
+    english = facade.label("language.name", "en")
+    named = [(lang, facade.label("language.name", lang)) for lang in LANGUAGES]
+    return [(lang, name if lang == "en" or name != english else lang) for lang, name in named]
 
 
 def language() -> str:

@@ -120,3 +120,18 @@ def test_the_shipped_catalogues_have_no_bilingual_file_left() -> None:
     from split_catalogues import TEXTS, bilingual_files
 
     assert bilingual_files(TEXTS) == []
+
+
+def test_a_language_lacking_a_key_shows_it_in_english(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fallback_doctor.core import texts
+
+    (tmp_path / "yy" / "labels").mkdir(parents=True)
+    (tmp_path / "yy" / "labels" / "ui.json").write_text('{"button.next": "yy-next"}', encoding="utf-8")
+    monkeypatch.setenv(texts.CATALOGUES_VARIABLE, str(tmp_path))
+    assert "yy" in texts.languages()
+    assert label("button.next", "yy") == "yy-next"
+    assert label("button.back", "yy") == label("button.back", "en")
+    finding = _collect_failed()
+    assert words_of(finding, "yy") == words_of(finding, "en")

@@ -57,3 +57,12 @@ def test_choosing_a_language_re_words_the_window_and_is_remembered(wizard: Docto
     assert wizard.settings.value("language") == "ko"
     assert wizard.buttonText(QWizard.WizardButton.NextButton) == texts.label("button.next", "ko")
     assert [action.isChecked() for action in wizard.language_menu.actions()] == [False, True, False]
+
+
+def test_a_catalogue_without_its_own_name_is_listed_by_its_code(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from fallback_doctor.gui.i18n import language_names
+
+    (tmp_path / "yy" / "labels").mkdir(parents=True)
+    (tmp_path / "yy" / "labels" / "ui.json").write_text('{"button.next": "yy-next"}', encoding="utf-8")
+    monkeypatch.setenv(texts.CATALOGUES_VARIABLE, str(tmp_path))
+    assert language_names() == [("en", "English"), ("ko", "한국어"), ("yy", "yy")]
