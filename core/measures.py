@@ -12,14 +12,9 @@ from typing import Any
 
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.texts import has_label, label
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+from fallback_doctor.core.view import Document, view_of
+from fallback_doctor.core.view import as_dict as _dict
+from fallback_doctor.core.view import as_list as _list
 
 
 def latency_rows(session: Mapping[str, Any] | None) -> dict[str, float | None]:
@@ -48,53 +43,46 @@ def runs_text(session: Mapping[str, Any] | None, lang: str) -> str:
     return label("table.runs.warmed" if latency.get("warmup") else "table.runs.cold", lang, runs=runs)
 
 
-def inference(document: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The document's test inference ({} parts where a step has not run)."""
-    return _dict(_dict(document).get("inference"))
-
-
-def cpu_view(document: Mapping[str, Any] | None) -> dict[str, Any]:
+def cpu_view(document: Document) -> dict[str, Any]:
     """The CPU page: the baseline session, the model, and why it failed when it did."""
-    part = inference(document)
-    baseline = _dict(part.get("cpu_baseline"))
+    part = view_of(document).inference
+    baseline = part.cpu_baseline
     session = _dict(baseline.get("session"))
     failure = _dict(baseline.get("failure"))
-    model = _dict(part.get("model"))
     return {
         "ran": bool(baseline),
         "session": session,
         "runs": _dict(session.get("latency")).get("runs"),
-        "model": model.get("name"),
+        "model": part.model.get("name"),
         "failure": str(failure.get("sentence") or session.get("error") or "") or None,
         "measured_by": baseline.get("measured_by"),
-        "skipped": part.get("skipped"),
+        "skipped": part.raw.get("skipped"),
     }
 
 
-def no_inference_words(document: Mapping[str, Any] | None, lang: str) -> str:
+def no_inference_words(document: Document, lang: str) -> str:
     """Why no test inference can run for the document's target, as a sentence for the CPU and GPU
     pages ("" where one can): a target with nothing to run (TargetProfile.probe None, a log) says
     so instead of a table of dashes."""
     from fallback_doctor.core.targets.registry import find_profile
 
-    target = _dict(_dict(document).get("target"))
-    kind = target.get("kind") or _dict(_dict(_dict(document).get("environment")).get("target")).get("kind")
-    profile = find_profile(str(kind or ""))
+    profile = find_profile(view_of(document).target_kind)
     if profile is None or profile.probe is not None:
         return ""
     key = profile.no_inference_label
     return label(key if has_label(key) else "nothing_to_run.other", lang)
 
 
-def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
+def gpu_summary(document: Document) -> dict[str, Any]:
     """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
 
     The CPU column is the document's one CPU figure (``inference.cpu_baseline``), the one the CPU
     page shows.
     """
-    part = inference(document)
-    result = _dict(part.get("gpu_retry"))
-    cpu = _dict(_dict(part.get("cpu_baseline")).get("session"))
+    report = view_of(document)
+    part = report.inference
+    result = part.gpu_retry
+    cpu = _dict(part.cpu_baseline.get("session"))
     as_is: dict[str, Any] = {}
     for strategy in _list(result.get("strategies")):
         if _dict(strategy).get("name") == "as_is":
@@ -108,16 +96,12 @@ def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
     comparable = not one_run(gpu) and not one_run(cpu)
     speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu and comparable else None
     comparison = _dict(gpu.get("comparison"))
-    findings = [
-        _dict(f)
-        for f in _list(_dict(document).get("findings"))
-        if str(_dict(f).get("id", "")).startswith("inference.")
-    ]
+    findings = [f.raw for f in report.findings if f.id.startswith("inference.")]
     return {
         "ran": bool(result),
         "baseline_ran": bool(cpu),
-        "verdict": part.get("verdict"),
-        "gpu_verified": bool(part.get("gpu_verified")),
+        "verdict": part.verdict,
+        "gpu_verified": part.gpu_verified,
         "cpu": cpu,
         "gpu": gpu,
         "cpu_p50": cpu_p50,
@@ -134,7 +118,7 @@ def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
         "messages": list(gpu.get("ort_messages") or []) + list(result.get("log_excerpt") or [])[:6],
         "findings": findings,
         "failure": _dict(result.get("failure")),
-        "series": _dict(part.get("series")) or None,
+        "series": dict(part.series) or None,
     }
 
 

@@ -1,0 +1,84 @@
+"""The typed view of the report document: read once, as tolerant as the readers it replaced."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from fallback_doctor.core.document import to_jsonable
+from fallback_doctor.core.model import Evidence, Layer, Severity
+from fallback_doctor.core.report import render_text
+from fallback_doctor.core.steps import empty_inference
+from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.view import Report, evidence_words, finding_words, view_of
+
+
+def _document() -> dict[str, Any]:
+    finding = make_finding(
+        "driver.missing",
+        "driver_missing",
+        Layer.DRIVER,
+        Severity.ERROR,
+        params={},
+        evidence=(Evidence("libcuda.so.1", "not found", source="dlopen", line=7),),
+    )
+    return {
+        "verdict": "gpu_unusable",
+        "created": "2026-12-05T14:00:00Z",
+        "target": {"kind": "python"},
+        "findings": [to_jsonable(finding)],
+        "first_cause": "driver.missing",
+        "environment": {"platform": {"machine": "x86_64"}, "log": None},
+        "inference": empty_inference("no model"),
+    }
+
+
+def test_a_document_is_read_into_typed_fields_once() -> None:
+    report = view_of(_document())
+    assert isinstance(report, Report) and view_of(report) is report  # a view is not read again
+    (finding,) = report.findings
+    assert (finding.id, finding.layer, finding.severity) == ("driver.missing", "driver", "error")
+    assert finding.evidence[0].label == "libcuda.so.1"
+    assert (finding.evidence[0].source, finding.evidence[0].line) == ("dlopen", 7)
+    assert report.first_cause == "driver.missing" and report.target_kind == "python"
+    assert report.part("platform") == {"machine": "x86_64"} and report.part("log") == {}
+    assert report.inference.skipped == "no model" and not report.inference.gpu_verified
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.verdict = "no_problem_found"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        None,
+        {},
+        {"findings": "not a list", "environment": [], "inference": 3, "target": None},
+        {"findings": [None, 7, {"evidence": [None, {"line": True}], "remediation": "x", "texts": []}]},
+    ],
+)
+def test_an_old_or_hand_edited_document_reads_as_empty_parts(document: Any) -> None:
+    report = view_of(document)
+    assert report.part("target") == {} and report.target_kind == ""
+    for finding in report.findings:
+        assert finding.id == "" and finding.remediation.steps == () and finding.texts == {}
+        assert all(item.line is None for item in finding.evidence)
+    assert render_text(report, "en")  # the text report still says something
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_words_of_a_finding_are_its_texts_in_the_language_else_english(lang: str) -> None:
+    (finding,) = view_of(_document()).findings
+    words = finding_words(finding, lang)
+    assert words["title"] == finding.texts[lang]["title"] != ""
+    assert finding_words(finding.raw, lang) == words  # a finding read from JSON says the same
+    english_only = {**finding.raw, "texts": {"en": finding.texts["en"]}}
+    assert finding_words(english_only, lang)["title"] == finding.texts["en"]["title"]
+
+
+def test_the_words_of_an_evidence_item_name_its_source_only_when_it_has_one() -> None:
+    (finding,) = view_of(_document()).findings
+    words = evidence_words(finding.evidence[0], "en")
+    assert words == ("libcuda.so.1", "not found", "dlopen")
+    bare = view_of({"findings": [{"evidence": [{"label": "a", "value": "b"}]}]}).findings[0].evidence[0]
+    assert evidence_words(bare, "en").source is None
