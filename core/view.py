@@ -21,6 +21,10 @@ from fallback_doctor.core.evidence_words import evidence_label, evidence_source,
 
 _EMPTY: Mapping[str, Any] = {}
 
+JsonDocument: TypeAlias = dict[str, Any]
+"""The report document as JSON (what ``diagnose --json`` prints and a bundle's report.json holds):
+its leaves are JSON values, so ``Any`` here is JSON's, named once; readers take :class:`Report`."""
+
 
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else {} (the one defensive reader of a document's part)."""
