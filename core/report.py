@@ -168,7 +168,7 @@ def _machine_line(report: Report, lang: str) -> list[str]:
     if not machine:
         from fallback_doctor.core.pages_log_stack import inspected_elsewhere
 
-        machine = label("summary.elsewhere", lang) if inspected_elsewhere(report.raw) else "?"
+        machine = label("summary.elsewhere", lang) if inspected_elsewhere(report) else "?"
     return [
         label(
             "summary.machine",
