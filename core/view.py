@@ -41,6 +41,11 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _string(value: Any) -> str:
+    """A string field that must be one ("" for anything else: a number where a word belongs)."""
+    return value if isinstance(value, str) else ""
+
+
 def _optional(value: Any) -> str | None:
     """A string field that may be absent (None), as the schema's ``["string", "null"]``."""
     return None if value is None or value == "" else str(value)
@@ -124,6 +129,10 @@ class Report:
         """One part of the environment snapshot ({} when it was not collected): "target", "log"…"""
         return self.environment.get(name, _EMPTY)
 
+    def has_part(self, name: str) -> bool:
+        """Whether the environment snapshot recorded ``name`` (as an object; null: not recorded)."""
+        return name in self.environment
+
     @property
     def target_kind(self) -> str:
         """The target's kind ("python", "bareun", "native", "log"…): the document's, else the snapshot's."""
@@ -202,13 +211,13 @@ def view_of(document: Document) -> Report:
     first = data.get("first_cause")
     return Report(
         schema_version=version if isinstance(version, int) and not isinstance(version, bool) else None,
-        created=_text(data.get("created")),
-        verdict=_text(data.get("verdict")),
+        created=_string(data.get("created")),
+        verdict=_string(data.get("verdict")),
         quick=bool(data.get("quick")),
         target=as_dict(data.get("target")),
         findings=tuple(finding_of(f) for f in as_list(data.get("findings"))),
         first_cause=first if isinstance(first, str) and first else None,
-        environment={str(k): as_dict(v) for k, v in as_dict(data.get("environment")).items()},
+        environment={str(k): v for k, v in as_dict(data.get("environment")).items() if isinstance(v, dict)},
         inference=inference_of(data.get("inference")),
         raw=data,
     )
