@@ -27,6 +27,7 @@ from typing import Any
 
 from fallback_doctor.core.evidence_words import manual_text
 from fallback_doctor.core.texts import label
+from fallback_doctor.core.view import finding_words
 
 WIDTH = 78
 """Comment lines are wrapped here (a terminal's width, less the prompt)."""
@@ -73,17 +74,10 @@ def fix_script(finding: Mapping[str, Any], lang: str = "en", python: str | None 
 
 
 def _words(finding: Mapping[str, Any], remediation: Mapping[str, Any], lang: str) -> dict[str, str]:
-    """Title, fix and verify line in ``lang`` (English where missing): as core/report.py's
-    ``finding_text``, read here so that the document's builder (core/steps.py) needs no view."""
-    texts = finding.get("texts")
-    texts = texts if isinstance(texts, Mapping) else {}
-    chosen = texts.get(lang) or texts.get("en") or {}
-    chosen = chosen if isinstance(chosen, Mapping) else {}
-    return {
-        "title": str(chosen.get("title") or finding.get("title") or ""),
-        "fix": str(chosen.get("fix") or remediation.get("summary") or ""),
-        "verify": str(chosen.get("verify") or remediation.get("verify") or ""),
-    }
+    """Title, fix and verify line in ``lang`` (English where missing): core/view.py's
+    ``finding_words``, as every renderer's."""
+    words = finding_words({**finding, "remediation": remediation}, lang)
+    return {"title": words["title"], "fix": words["fix"], "verify": words["verify"]}
 
 
 def _body(remediation: Mapping[str, Any], lang: str) -> Iterator[str]:
