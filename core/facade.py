@@ -16,6 +16,7 @@ from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_langu
 _PAGES = "fallback_doctor.core.pages"
 _REMEDY = "fallback_doctor.core.remedy"
 _TARGETS = "fallback_doctor.core.targets.registry"
+_VIEW = "fallback_doctor.core.view"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -134,7 +135,13 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.targets.registry import (
         wizard_target as wizard_target,
     )
+    from fallback_doctor.core.view import Evidence as Evidence
+    from fallback_doctor.core.view import Finding as Finding
     from fallback_doctor.core.view import JsonDocument
+    from fallback_doctor.core.view import Report as Report
+    from fallback_doctor.core.view import evidence_words as evidence_words
+    from fallback_doctor.core.view import finding_of as finding_of
+    from fallback_doctor.core.view import view_of as view_of
 else:  # what runs: each imported on first call
     all_findings = _on_first_use(_PAGES, "all_findings")
     check_again_step = _on_first_use(_PAGES, "check_again_step")
@@ -168,6 +175,9 @@ else:  # what runs: each imported on first call
     placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
     remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
     remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
+    view_of = _on_first_use(_VIEW, "view_of")
+    finding_of = _on_first_use(_VIEW, "finding_of")
+    evidence_words = _on_first_use(_VIEW, "evidence_words")
 
     def __getattr__(name: str) -> object:
         """``STACK_LAYERS`` (core/pages.py), also imported on first use."""
@@ -193,10 +203,12 @@ __all__ = [
     "evidence_label",
     "evidence_source",
     "evidence_value",
+    "evidence_words",
     "export_available",
     "export_bundle",
     "fact_rows",
     "find_installations",
+    "finding_of",
     "finding_words",
     "first_cause",
     "fix_script",
@@ -225,6 +237,7 @@ __all__ = [
     "strategy_lines",
     "system_language",
     "verdict_words",
+    "view_of",
     "wizard_field",
     "wizard_profiles",
     "wizard_target",
