@@ -144,7 +144,7 @@ class ConfigPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The file with its marks; the provider, issues and findings (a piece each)."""
-        document = self.doctor.document
+        document = self.doctor.report
         self.view.setAccessibleName(t("config.name"))
         self.file.setAccessibleName(t("config.text.name"))
         self.legend.setText(t("config.legend"))

@@ -115,9 +115,8 @@ class DiagnosisPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The verdict; the list of findings; the selected finding in full (made, then set): a piece each."""
-        document = self.doctor.document
+        report = self.doctor.report
         lang = language()
-        report = facade.view_of(document) if document is not None else None
         self.findings = report.findings if report is not None else ()
         if report is not None:
             self.verdict.setText(verdict_html(report, lang))
@@ -186,8 +185,8 @@ class DiagnosisPage(StepPage):
         """Say whether the finding checked again is gone."""
         if self.checking is None:
             return
-        document = self.doctor.document  # (the list may not be drawn anew yet: the document says)
-        present = any(f.id == self.checking for f in facade.view_of(document).findings)
+        # (the list may not be drawn anew yet: the document says)
+        present = any(f.id == self.checking for f in facade.view_of(self.doctor.report).findings)
         self._say("diag.again.still" if present else "diag.again.gone")
         self.checking = None
 
