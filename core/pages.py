@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.document_parts import all_findings
 from fallback_doctor.core.measures import (
     cpu_view,
     gpu_headline,
@@ -61,6 +60,12 @@ __all__ = [
     "strategy_lines",
     "verdict_words",
 ]
+
+
+def all_findings(document: Document) -> list[Mapping[str, Any]]:
+    """The document's findings as it holds them (the static ones and the test inference's), in the
+    document's ranking; the view's :class:`Finding` is the typed reading of each."""
+    return [f.raw for f in view_of(document).findings]
 
 
 def config_view(document: Document) -> dict[str, Any]:
