@@ -82,3 +82,32 @@ def test_the_words_of_an_evidence_item_name_its_source_only_when_it_has_one() ->
     assert words == ("libcuda.so.1", "not found", "dlopen")
     bare = view_of({"findings": [{"evidence": [{"label": "a", "value": "b"}]}]}).findings[0].evidence[0]
     assert evidence_words(bare, "en").source is None
+
+
+RENDERERS = (
+    "core/report.py",
+    "core/bundle/html.py",
+    "core/pages.py",
+    "core/pages_python.py",
+    "core/pages_stack.py",
+    "core/pages_log_stack.py",
+    "core/measures.py",
+    "core/script.py",
+    "core/fleet/fields.py",
+    "gui/page_html.py",
+    "gui/page_diagnosis.py",
+    "gui/page_gpu.py",
+)
+
+
+@pytest.mark.parametrize("name", RENDERERS)
+def test_no_renderer_picks_a_findings_words_itself(name: str) -> None:
+    """A finding's words come from core/view.py's finding_words, an evidence item's from its
+    evidence_words: a renderer that read ``texts`` or worded an evidence label itself would not
+    follow a change of how words are chosen."""
+    from pathlib import Path
+
+    source = (Path(__file__).parents[2] / name).read_text(encoding="utf-8")
+    assert '"texts"' not in source and "'texts'" not in source
+    if name != "core/pages_stack.py":  # its fact rows word a fact's key (no evidence item) by that catalogue
+        assert "evidence_label(" not in source and "evidence_source(" not in source
