@@ -97,6 +97,63 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Session:
+    """One measured ONNX Runtime session (the CPU baseline's, a GPU strategy's): its providers, how
+    its nodes were placed, its latency (``latency``: p50_ms, runs…), the outputs compared, its error."""
+
+    active_providers: tuple[str, ...]
+    nodes_per_provider: Mapping[str, Any]
+    latency: Mapping[str, Any]
+    comparison: Mapping[str, Any]
+    ort_messages: tuple[str, ...]
+    error: str | None
+    raw: Mapping[str, Any]
+
+    @property
+    def runs(self) -> int | None:
+        """How many timed runs the latency is made of (None: not measured)."""
+        runs = self.latency.get("runs")
+        return runs if isinstance(runs, int) and not isinstance(runs, bool) else None
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way the GPU retry tried the GPU ("as_is", "preload_dlls"…): how far it got, or why skipped."""
+
+    name: str
+    stage: str
+    skipped: str | None
+    gpu: Session
+    raw: Mapping[str, Any]
+
+
+def session_of(value: Any) -> Session:
+    """A measured session read from the document (tolerant: a non-object is an unmeasured one)."""
+    data = as_dict(value)
+    return Session(
+        active_providers=tuple(str(p) for p in as_list(data.get("active_providers"))),
+        nodes_per_provider=as_dict(data.get("nodes_per_provider")),
+        latency=as_dict(data.get("latency")),
+        comparison=as_dict(data.get("comparison")),
+        ort_messages=tuple(str(m) for m in as_list(data.get("ort_messages"))),
+        error=_optional(data.get("error")),
+        raw=data,
+    )
+
+
+def strategy_of(value: Any) -> Strategy:
+    """A GPU strategy read from the document."""
+    data = as_dict(value)
+    return Strategy(
+        name=_text(data.get("name")),
+        stage=_text(data.get("stage")),
+        skipped=_optional(data.get("skipped")),
+        gpu=session_of(data.get("gpu")),
+        raw=data,
+    )
+
+
+@dataclass(frozen=True)
 class Inference:
     """The document's test inference: the model, the CPU baseline, the GPU retry, the recorded series."""
 
@@ -107,7 +164,17 @@ class Inference:
     verdict: str | None
     gpu_verified: bool
     series: Mapping[str, Any]
+    cpu: Session
+    """The CPU baseline's session (unmeasured where the step has not run)."""
+    strategies: tuple[Strategy, ...]
+    """The GPU retry's strategies, in the order they were tried."""
     raw: Mapping[str, Any]
+
+    @property
+    def as_is(self) -> Strategy:
+        """The strategy "as the application runs" (the last one so named; empty where none ran)."""
+        found = [s for s in self.strategies if s.name == "as_is"]
+        return found[-1] if found else strategy_of(None)
 
 
 @dataclass(frozen=True)
@@ -194,6 +261,8 @@ def inference_of(value: Any) -> Inference:
         verdict=_optional(data.get("verdict")),
         gpu_verified=bool(data.get("gpu_verified")),
         series=as_dict(data.get("series")),
+        cpu=session_of(as_dict(data.get("cpu_baseline")).get("session")),
+        strategies=tuple(strategy_of(s) for s in as_list(as_dict(data.get("gpu_retry")).get("strategies"))),
         raw=data,
     )
 

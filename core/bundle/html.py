@@ -12,7 +12,7 @@ from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
 from fallback_doctor.core.evidence_words import evidence_value
-from fallback_doctor.core.measures import gpu_summary, ms_text, one_run, runs_text
+from fallback_doctor.core.measures import ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
 from fallback_doctor.core.report import process_lines
@@ -21,9 +21,13 @@ from fallback_doctor.core.view import (
     Document,
     Finding,
     Report,
+    Session,
+    Strategy,
     as_dict,
     evidence_words,
     finding_words,
+    session_of,
+    strategy_of,
     view_of,
 )
 
@@ -202,21 +206,20 @@ def _finding(
 
 def _comparison(document: Report, labels: dict[str, str], lang: str) -> str:
     """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page, results in words."""
-    summary = gpu_summary(document)
-    rows: list[tuple[str, str, str, Any]] = []
-    cpu = summary["cpu"]
-    if cpu:
+    part = document.inference
+    rows: list[tuple[str, str, str, tuple[str, ...]]] = []
+    if part.cpu.raw:
         rows.append(
-            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(cpu, lang), cpu.get("active_providers"))
+            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(part.cpu, lang), part.cpu.active_providers)
         )
-    for strategy in summary["strategies"]:
-        gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
+    for strategy in part.strategies:
+        name = f"GPU ({_strategy_words(strategy.name, lang)})"
         rows.append(
             (
-                f"GPU ({_strategy_words(str(strategy.get('name')), lang)})",
-                _result(strategy, gpu or {}, lang),
-                _p50(gpu or {}, lang),
-                (gpu or {}).get("active_providers"),
+                name,
+                _result(strategy, strategy.gpu, lang),
+                _p50(strategy.gpu, lang),
+                strategy.gpu.active_providers,
             )
         )
     if not rows:
@@ -227,21 +230,23 @@ def _comparison(document: Report, labels: dict[str, str], lang: str) -> str:
     )
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{_e(verdict)}</td><td>{_e(p50)}</td>"
-        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else '')}</td></tr>"
+        f"<td>{_e(', '.join(providers))}</td></tr>"
         for name, verdict, p50, providers in rows
     )
     return f"<table>{head}{body}</table>"
 
 
-def _result(strategy: Mapping[str, Any], gpu: Mapping[str, Any], lang: str) -> str:
+def _result(strategy: Strategy | Mapping[str, Any], gpu: Session | Mapping[str, Any], lang: str) -> str:
     """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
-    if strategy.get("skipped"):
-        return label("run_verdict.skipped", lang, why=evidence_value(strategy["skipped"], lang))
+    strategy = strategy if isinstance(strategy, Strategy) else strategy_of(strategy)
+    gpu = gpu if isinstance(gpu, Session) else session_of(gpu)
+    if strategy.skipped:
+        return label("run_verdict.skipped", lang, why=evidence_value(strategy.skipped, lang))
     words = []
-    verdict = str(gpu.get("verdict") or "")
+    verdict = str(gpu.raw.get("verdict") or "")
     if has_label(f"run_verdict.{verdict}"):
         words.append(label(f"run_verdict.{verdict}", lang))
-    stage = str(strategy.get("stage") or "")
+    stage = strategy.stage
     if has_label(f"stage.{stage}") and verdict != "gpu_active":
         words.append(label(f"stage.{stage}", lang))
     return "; ".join(words) or verdict or stage or "—"
@@ -252,11 +257,10 @@ def _strategy_words(name: str, lang: str) -> str:
     return label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
 
 
-def _p50(run: Mapping[str, Any], lang: str) -> str:
+def _p50(run: Session, lang: str) -> str:
     if one_run(run):  # one cold run is shown as one run, never as a median
         return runs_text(run, lang)
-    latency = run.get("latency")
-    value = latency.get("p50_ms") if isinstance(latency, dict) else None
+    value = run.latency.get("p50_ms")
     return ms_text(value, lang) if isinstance(value, int | float) else "—"
 
 
