@@ -111,3 +111,23 @@ def test_no_renderer_picks_a_findings_words_itself(name: str) -> None:
     assert '"texts"' not in source and "'texts'" not in source
     if name != "core/pages_stack.py":  # its fact rows word a fact's key (no evidence item) by that catalogue
         assert "evidence_label(" not in source and "evidence_source(" not in source
+
+
+def test_the_test_inference_is_read_with_its_sessions_and_strategies() -> None:
+    session = {"active_providers": ["CUDAExecutionProvider"], "latency": {"runs": 1, "p50_ms": 4.0}}
+    inference = {
+        "cpu_baseline": {"session": {"active_providers": ["CPUExecutionProvider"], "latency": {"runs": 20}}},
+        "gpu_retry": {
+            "strategies": [
+                {"name": "preload_dlls", "skipped": "no folder"},
+                {"name": "as_is", "gpu": session},
+            ]
+        },
+    }
+    part = view_of({"inference": inference}).inference
+    assert part.cpu.runs == 20 and part.cpu.active_providers == ("CPUExecutionProvider",)
+    assert [s.name for s in part.strategies] == ["preload_dlls", "as_is"]
+    assert part.strategies[0].skipped == "no folder" and part.strategies[0].gpu.runs is None
+    assert part.as_is.gpu.runs == 1 and part.as_is.gpu.latency["p50_ms"] == 4.0
+    nothing = view_of({"inference": {"gpu_retry": {"strategies": [None, "as_is"]}}}).inference
+    assert nothing.as_is.gpu.active_providers == () and nothing.cpu.raw == {}
