@@ -12,7 +12,7 @@ from typing import Any
 
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.texts import has_label, label
-from fallback_doctor.core.view import Document, Session, session_of, strategy_of, view_of
+from fallback_doctor.core.view import Document, Session, session_of, view_of
 from fallback_doctor.core.view import as_dict as _dict
 from fallback_doctor.core.view import as_list as _list
 
@@ -167,13 +167,13 @@ def session_rows(session: Session | Mapping[str, Any] | None, lang: str) -> list
 def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
     """Each strategy tried and how far it got, in words."""
     lines = []
-    for strategy in map(strategy_of, summary["strategies"]):
-        name = strategy.name
+    for strategy in summary["strategies"]:
+        name = str(strategy.get("name"))
         words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
-        stage = strategy.stage
+        stage = str(strategy.get("stage") or "")
         state = (
-            label("strategy.skipped", lang, why=evidence_value(strategy.skipped, lang))
-            if strategy.skipped
+            label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
+            if strategy.get("skipped")
             else (label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage)
         )
         lines.append(f"{words}: {state}")

@@ -307,7 +307,8 @@ def finding_words(finding: Finding | Mapping[str, Any], lang: str) -> dict[str, 
 
 
 class EvidenceWords(NamedTuple):
-    """An evidence item in a language: its label, its value and its source (None: none recorded)."""
+    """An evidence item in a language: its label, its value and its source (None or "": none
+    recorded; renderers test it for truth)."""
 
     label: str
     value: str

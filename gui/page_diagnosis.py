@@ -115,11 +115,11 @@ class DiagnosisPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The verdict; the list of findings; the selected finding in full (made, then set): a piece each."""
-        report = self.doctor.report
+        document = self.doctor.report
         lang = language()
-        self.findings = report.findings if report is not None else ()
-        if report is not None:
-            self.verdict.setText(verdict_html(report, lang))
+        self.findings = document.findings if document is not None else ()
+        if document is not None:
+            self.verdict.setText(verdict_html(document, lang))
         yield
         row = max(self.list.currentRow(), 0)
         self.list.blockSignals(True)

@@ -84,7 +84,7 @@ def evidence_html(finding: Finding | Mapping[str, Any]) -> str:
 def _evidence_row(line: int | None, words: tuple[str, str, str | None]) -> str:
     """One evidence item as a table row: label, value, and where it was read (file:line)."""
     name, value, source = words
-    where = f" <i>({esc(source)}{':' + esc(line) if line else ''})</i>" if source is not None else ""
+    where = f" <i>({esc(source)}{':' + esc(line) if line else ''})</i>" if source else ""
     return f"<tr><td>{esc(name)}</td><td style='font-family:{mono()}'>{esc(value)}{where}</td></tr>"
 
 

@@ -176,7 +176,7 @@ def _finding(
         for item in finding.evidence:
             words = evidence_words(item, lang)
             where = ""
-            if words.source is not None:
+            if words.source:
                 where = f' <span class="meta">({_e(words.source)}'
                 where += f":{_e(item.line)})</span>" if item.line else ")</span>"
             out.append(f"<li>{_e(words.label)}: <code>{_e(words.value)}</code>{where}</li>")
