@@ -195,8 +195,7 @@ def fix_script(document: Document, finding: ViewFinding | Mapping[str, Any], lan
     from fallback_doctor.core.script import finding_script
     from fallback_doctor.core.steps import application_python
 
-    raw = finding.raw if isinstance(finding, ViewFinding) else finding
-    return finding_script(raw, lang, application_python(view_of(document).raw))
+    return finding_script(finding, lang, application_python(view_of(document).raw))
 
 
 def first_cause(document: Document) -> dict[str, Any] | None:

@@ -128,7 +128,7 @@ def render_text(
 
         for number, finding in enumerate(findings, start=1):
             lines.extend(_finding_lines(number, finding, lang, (width, prose), labels, verbose=True))
-            script = finding_script(finding.raw, lang, application_python(report.raw))
+            script = finding_script(finding, lang, application_python(report.raw))
             if script:  # what "Copy the fix" copies and remediation.script holds (core/script.py)
                 lines.append(f"   {label('script.title', lang)}:")
                 lines.extend(f"     {line}".rstrip() for line in script.splitlines())

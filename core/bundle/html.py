@@ -194,7 +194,7 @@ def _finding(
         out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(text['verify'])}</p>")
     from fallback_doctor.core.script import finding_script
 
-    script = finding_script(finding.raw, lang, python)
+    script = finding_script(finding, lang, python)
     if script:  # the same text as "Copy the fix" and remediation.script (core/script.py)
         out.append(
             f"<details><summary>{_e(label('script.title', lang))}</summary>"
