@@ -60,9 +60,17 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
         placement_words as placement_words,
     )
     from fallback_doctor.core.measures import (
+        CpuView as CpuView,
+    )
+    from fallback_doctor.core.measures import (
+        GpuSummary as GpuSummary,
+    )
+    from fallback_doctor.core.measures import (
         progress_words as progress_words,
     )
     from fallback_doctor.core.pages import STACK_LAYERS as STACK_LAYERS
+    from fallback_doctor.core.pages import ConfigView as ConfigView
+    from fallback_doctor.core.pages import LogView as LogView
     from fallback_doctor.core.pages import (
         all_findings as all_findings,
     )

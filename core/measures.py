@@ -8,13 +8,51 @@ latency reads the same everywhere ("12.3 ms").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.texts import has_label, label
 from fallback_doctor.core.view import Document, Session, session_of, view_of
 from fallback_doctor.core.view import as_dict as _dict
 from fallback_doctor.core.view import as_list as _list
+
+
+class CpuView(TypedDict):
+    """The CPU page: the baseline session (the document's object), its runs, the model, why it failed."""
+
+    ran: bool
+    session: Mapping[str, Any]
+    runs: Any
+    model: Any
+    failure: str | None
+    measured_by: Any
+    skipped: Any
+
+
+class GpuSummary(TypedDict):
+    """The GPU page's verdict block (:func:`gpu_summary`): each key as the pages and reports read it."""
+
+    ran: bool
+    baseline_ran: bool
+    verdict: str | None
+    gpu_verified: bool
+    cpu: Mapping[str, Any]
+    gpu: Mapping[str, Any]
+    cpu_p50: float | None
+    gpu_p50: float | None
+    speedup: float | None
+    on_gpu: bool
+    gpu_one_run: bool
+    outputs_equal: Any
+    cpu_providers: list[str]
+    gpu_providers: list[str]
+    cpu_nodes: Mapping[str, Any]
+    gpu_nodes: Mapping[str, Any]
+    strategies: list[Mapping[str, Any]]
+    messages: list[Any]
+    findings: list[Mapping[str, Any]]
+    failure: dict[str, Any]
+    series: dict[str, Any] | None
 
 
 def _session(session: Session | Mapping[str, Any] | None) -> Session:
@@ -47,7 +85,7 @@ def runs_text(session: Session | Mapping[str, Any] | None, lang: str) -> str:
     return label("table.runs.warmed" if latency.get("warmup") else "table.runs.cold", lang, runs=runs)
 
 
-def cpu_view(document: Document) -> dict[str, Any]:
+def cpu_view(document: Document) -> CpuView:
     """The CPU page: the baseline session, the model, and why it failed when it did."""
     part = view_of(document).inference
     baseline, session = part.cpu_baseline, part.cpu
@@ -76,7 +114,7 @@ def no_inference_words(document: Document, lang: str) -> str:
     return label(key if has_label(key) else "nothing_to_run.other", lang)
 
 
-def gpu_summary(document: Document) -> dict[str, Any]:
+def gpu_summary(document: Document) -> GpuSummary:
     """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
 
     The CPU column is the document's one CPU figure (``inference.cpu_baseline``), the one the CPU

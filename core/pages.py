@@ -9,7 +9,7 @@ document's (core/judge.py ranked them); nothing here re-orders or re-judges.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from fallback_doctor.core.measures import (
     cpu_view,
@@ -62,13 +62,47 @@ __all__ = [
 ]
 
 
+class ConfigView(TypedDict):
+    """The configuration page (:func:`config_view`): the file, the provider setting, the issues and
+    the findings (the document's own objects), the marks per line."""
+
+    text: str | None
+    key_lines: dict[str, int]
+    marks: dict[int, str]
+    path: Any
+    kind: Any
+    provider: Any
+    provider_raw: Any
+    provider_line: Any
+    wants_cpu: bool
+    lib_path: Any
+    paths: dict[str, Any]
+    issues: list[dict[str, Any]]
+    highlight: dict[int, str]
+    findings: list[Mapping[str, Any]]
+    settings: list[dict[str, Any]]
+
+
+class LogView(TypedDict):
+    """The log page (:func:`log_view`): the quoted lines in file order, the causes, the findings."""
+
+    collected: bool
+    sources: list[Any]
+    lines: list[dict[str, Any]]
+    causes: list[dict[str, Any]]
+    hidden: list[dict[str, Any]]
+    unreadable: list[Any]
+    examined: Any
+    findings: list[Mapping[str, Any]]
+
+
 def all_findings(document: Document) -> list[Mapping[str, Any]]:
     """The document's findings as it holds them (the static ones and the test inference's), in the
     document's ranking; the view's :class:`Finding` is the typed reading of each."""
     return [f.raw for f in view_of(document).findings]
 
 
-def config_view(document: Document) -> dict[str, Any]:
+def config_view(document: Document) -> ConfigView:
     """The configuration page: the file, the provider setting, the issues with their lines, the findings."""
     report = view_of(document)
     target = report.part("target")
@@ -128,7 +162,7 @@ def config_view(document: Document) -> dict[str, Any]:
     }
 
 
-def log_view(document: Document) -> dict[str, Any]:
+def log_view(document: Document) -> LogView:
     """The log page: the quoted lines (cause, fallback, context, start-up), in file order, and the causes."""
     report = view_of(document)
     log = report.part("log")

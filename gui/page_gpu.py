@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.facade import Report
+    from fallback_doctor.core.facade import GpuSummary, Report
 
 
 class GpuPage(StepPage):
@@ -102,7 +102,7 @@ class GpuPage(StepPage):
         self.status.setText(self.doctor.failures.get("gpu") or "")
         yield
 
-    def _fill_table(self, summary: dict[str, Any]) -> None:
+    def _fill_table(self, summary: GpuSummary) -> None:
         """The CPU baseline (the CPU page's figures) beside the GPU retry, the speed-up, equal outputs."""
         lang = language()
         self.table.setColumnCount(3)
@@ -143,7 +143,7 @@ class GpuPage(StepPage):
         self.table.setMinimumWidth(width + frame)
         header.setStretchLastSection(True)
 
-    def _verdict_html(self, document: Report | None, summary: dict[str, Any]) -> str:
+    def _verdict_html(self, document: Report | None, summary: GpuSummary) -> str:
         """What the retry showed, the top cause, each strategy tried (our markup, values escaped)."""
         lang = language()
         headline = facade.gpu_headline(summary)
