@@ -8,7 +8,7 @@ imported when first called, so the window still opens in about a second.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core.frozen import module_argv
 from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_language
@@ -16,6 +16,7 @@ from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_langu
 _PAGES = "fallback_doctor.core.pages"
 _REMEDY = "fallback_doctor.core.remedy"
 _TARGETS = "fallback_doctor.core.targets.registry"
+_VIEW = "fallback_doctor.core.view"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -32,47 +33,167 @@ def _on_first_use(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-all_findings = _on_first_use(_PAGES, "all_findings")
-check_again_step = _on_first_use(_PAGES, "check_again_step")
-config_view = _on_first_use(_PAGES, "config_view")
-cpu_view = _on_first_use(_PAGES, "cpu_view")
-elsewhere_note = _on_first_use(_PAGES, "elsewhere_note")
-no_inference_words = _on_first_use(_PAGES, "no_inference_words")
-finding_words = _on_first_use(_PAGES, "finding_words")
-first_cause = _on_first_use(_PAGES, "first_cause")
-fix_script = _on_first_use(_PAGES, "fix_script")
-gpu_headline = _on_first_use(_PAGES, "gpu_headline")
-gpu_summary = _on_first_use(_PAGES, "gpu_summary")
-issue_words = _on_first_use(_PAGES, "issue_words")
-layer_parts = _on_first_use(_PAGES, "layer_parts")
-progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
-fact_rows = _on_first_use(_PAGES, "fact_rows")
-evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
-evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
-evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
-phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
-log_view = _on_first_use(_PAGES, "log_view")
-session_rows = _on_first_use(_PAGES, "session_rows")
-stack_layers = _on_first_use(_PAGES, "stack_layers")
-strategy_lines = _on_first_use(_PAGES, "strategy_lines")
-verdict_words = _on_first_use(_PAGES, "verdict_words")
-default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
-wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
-wizard_target = _on_first_use(_TARGETS, "wizard_target")
-model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
-model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
-placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
-remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
-remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
+if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real signature
+    from fallback_doctor.core.bundle.html_graph import (
+        phase_name as phase_name,
+    )
+    from fallback_doctor.core.bundle.naming import (
+        default_bundle_name as default_bundle_name,
+    )
+    from fallback_doctor.core.bundle.preview import BundleOptions, BundlePreview, ExtraMember
+    from fallback_doctor.core.evidence_words import (
+        evidence_label as evidence_label,
+    )
+    from fallback_doctor.core.evidence_words import (
+        evidence_source as evidence_source,
+    )
+    from fallback_doctor.core.evidence_words import (
+        evidence_value as evidence_value,
+    )
+    from fallback_doctor.core.inference.model_words import (
+        model_choice as model_choice,
+    )
+    from fallback_doctor.core.inference.model_words import (
+        model_line as model_line,
+    )
+    from fallback_doctor.core.inference.model_words import (
+        placement_words as placement_words,
+    )
+    from fallback_doctor.core.measures import (
+        CpuView as CpuView,
+    )
+    from fallback_doctor.core.measures import (
+        GpuSummary as GpuSummary,
+    )
+    from fallback_doctor.core.measures import (
+        progress_words as progress_words,
+    )
+    from fallback_doctor.core.pages import STACK_LAYERS as STACK_LAYERS
+    from fallback_doctor.core.pages import ConfigView as ConfigView
+    from fallback_doctor.core.pages import LogView as LogView
+    from fallback_doctor.core.pages import (
+        all_findings as all_findings,
+    )
+    from fallback_doctor.core.pages import (
+        check_again_step as check_again_step,
+    )
+    from fallback_doctor.core.pages import (
+        config_view as config_view,
+    )
+    from fallback_doctor.core.pages import (
+        cpu_view as cpu_view,
+    )
+    from fallback_doctor.core.pages import (
+        elsewhere_note as elsewhere_note,
+    )
+    from fallback_doctor.core.pages import (
+        fact_rows as fact_rows,
+    )
+    from fallback_doctor.core.pages import (
+        finding_words as finding_words,
+    )
+    from fallback_doctor.core.pages import (
+        first_cause as first_cause,
+    )
+    from fallback_doctor.core.pages import (
+        fix_script as fix_script,
+    )
+    from fallback_doctor.core.pages import (
+        gpu_headline as gpu_headline,
+    )
+    from fallback_doctor.core.pages import (
+        gpu_summary as gpu_summary,
+    )
+    from fallback_doctor.core.pages import (
+        issue_words as issue_words,
+    )
+    from fallback_doctor.core.pages import (
+        layer_parts as layer_parts,
+    )
+    from fallback_doctor.core.pages import (
+        log_view as log_view,
+    )
+    from fallback_doctor.core.pages import (
+        no_inference_words as no_inference_words,
+    )
+    from fallback_doctor.core.pages import (
+        session_rows as session_rows,
+    )
+    from fallback_doctor.core.pages import (
+        stack_layers as stack_layers,
+    )
+    from fallback_doctor.core.pages import (
+        strategy_lines as strategy_lines,
+    )
+    from fallback_doctor.core.pages import (
+        verdict_words as verdict_words,
+    )
+    from fallback_doctor.core.remedy import (
+        remedy_lines as remedy_lines,
+    )
+    from fallback_doctor.core.remedy import (
+        remedy_plain as remedy_plain,
+    )
+    from fallback_doctor.core.sampling.sampler import Sampler
+    from fallback_doctor.core.sampling.sources import SampleSource
+    from fallback_doctor.core.targets.profile import TargetProfile, WizardField
+    from fallback_doctor.core.targets.registry import (
+        wizard_profiles as wizard_profiles,
+    )
+    from fallback_doctor.core.targets.registry import (
+        wizard_target as wizard_target,
+    )
+    from fallback_doctor.core.view import Evidence as Evidence
+    from fallback_doctor.core.view import Finding as Finding
+    from fallback_doctor.core.view import JsonDocument
+    from fallback_doctor.core.view import Report as Report
+    from fallback_doctor.core.view import evidence_words as evidence_words
+    from fallback_doctor.core.view import finding_of as finding_of
+    from fallback_doctor.core.view import view_of as view_of
+else:  # what runs: each imported on first call
+    all_findings = _on_first_use(_PAGES, "all_findings")
+    check_again_step = _on_first_use(_PAGES, "check_again_step")
+    config_view = _on_first_use(_PAGES, "config_view")
+    cpu_view = _on_first_use(_PAGES, "cpu_view")
+    elsewhere_note = _on_first_use(_PAGES, "elsewhere_note")
+    no_inference_words = _on_first_use(_PAGES, "no_inference_words")
+    finding_words = _on_first_use(_PAGES, "finding_words")
+    first_cause = _on_first_use(_PAGES, "first_cause")
+    fix_script = _on_first_use(_PAGES, "fix_script")
+    gpu_headline = _on_first_use(_PAGES, "gpu_headline")
+    gpu_summary = _on_first_use(_PAGES, "gpu_summary")
+    issue_words = _on_first_use(_PAGES, "issue_words")
+    layer_parts = _on_first_use(_PAGES, "layer_parts")
+    progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
+    fact_rows = _on_first_use(_PAGES, "fact_rows")
+    evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
+    evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
+    evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
+    phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
+    log_view = _on_first_use(_PAGES, "log_view")
+    session_rows = _on_first_use(_PAGES, "session_rows")
+    stack_layers = _on_first_use(_PAGES, "stack_layers")
+    strategy_lines = _on_first_use(_PAGES, "strategy_lines")
+    verdict_words = _on_first_use(_PAGES, "verdict_words")
+    default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
+    wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
+    wizard_target = _on_first_use(_TARGETS, "wizard_target")
+    model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
+    model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
+    placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
+    remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
+    remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
+    view_of = _on_first_use(_VIEW, "view_of")
+    finding_of = _on_first_use(_VIEW, "finding_of")
+    evidence_words = _on_first_use(_VIEW, "evidence_words")
 
+    def __getattr__(name: str) -> object:
+        """``STACK_LAYERS`` (core/pages.py), also imported on first use."""
+        if name == "STACK_LAYERS":
+            from fallback_doctor.core.pages import STACK_LAYERS
 
-def __getattr__(name: str) -> Any:
-    """``STACK_LAYERS`` (core/pages.py), also imported on first use."""
-    if name == "STACK_LAYERS":
-        from fallback_doctor.core.pages import STACK_LAYERS
-
-        return STACK_LAYERS
-    raise AttributeError(name)
+            return STACK_LAYERS
+        raise AttributeError(name)
 
 
 __all__ = [
@@ -90,10 +211,12 @@ __all__ = [
     "evidence_label",
     "evidence_source",
     "evidence_value",
+    "evidence_words",
     "export_available",
     "export_bundle",
     "fact_rows",
     "find_installations",
+    "finding_of",
     "finding_words",
     "first_cause",
     "fix_script",
@@ -122,6 +245,8 @@ __all__ = [
     "strategy_lines",
     "system_language",
     "verdict_words",
+    "view_of",
+    "wizard_field",
     "wizard_profiles",
     "wizard_target",
 ]
@@ -130,44 +255,57 @@ STEP_CHILD_MODULE = "fallback_doctor.core.step_child"
 """``python -m`` this to run one step in a child process (core/step_child.py)."""
 
 
-def apply_outcome(document: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+def wizard_field(profile: TargetProfile) -> WizardField:
+    """The page-1 field of a profile that ``wizard_profiles`` listed (each of those has one)."""
+    if profile.wizard is None:
+        raise ValueError(f"target kind {profile.kind!r} has no field on the wizard's first page")
+    return profile.wizard
+
+
+def apply_outcome(document: JsonDocument, outcome: JsonDocument) -> JsonDocument:
     """The document with a CPU-baseline or GPU-retry outcome added, re-ranked and re-judged."""
     from fallback_doctor.core.steps import StepOutcome, apply_step
 
     return apply_step(document, StepOutcome.from_json(outcome))
 
 
-def apply_inspection(previous: dict[str, Any] | None, static: dict[str, Any]) -> dict[str, Any]:
+def apply_inspection(previous: JsonDocument | None, static: JsonDocument) -> JsonDocument:
     """A new static inspection, the test inference done so far kept, re-judged."""
     from fallback_doctor.core.steps import apply_inspection as apply
 
     return apply(previous, static)
 
 
-def open_bundle(path: str) -> dict[str, Any]:
+def open_bundle(path: str) -> JsonDocument:
     """``{"document", "info"}`` of a bundle (refused with the reason when it is not a valid one)."""
     from fallback_doctor.core.bundle.replay import open_for_showing
 
     return open_for_showing(path)
 
 
-def bundle_members(document: dict[str, Any]) -> list[Any]:
+def bundle_members(document: JsonDocument) -> list[ExtraMember]:
     """The bundle's members besides the report, from the document (as `diagnose --bundle` makes them)."""
     from fallback_doctor.core.bundle.members import bundle_members as members
 
     return members(document)
 
 
-def bundle_options(**options: Any) -> Any:
-    """BundleOptions (core/bundle/export.py) for the preview."""
+def bundle_options(
+    *,
+    redact: bool = True,
+    exclude: frozenset[str] = frozenset(),
+    redact_more: tuple[str, ...] = (),
+    lang: str = "en",
+) -> BundleOptions:
+    """BundleOptions (core/bundle/preview.py) for the preview: the choices the dialog offers."""
     from fallback_doctor.core.bundle.preview import BundleOptions
 
-    return BundleOptions(**options)
+    return BundleOptions(redact=redact, exclude=exclude, redact_more=redact_more, lang=lang)
 
 
 def prepare_bundle(
-    document: dict[str, Any], members: list[Any] | None, options: Any
-) -> tuple[Any, list[Any]]:
+    document: JsonDocument, members: list[ExtraMember] | None, options: BundleOptions
+) -> tuple[BundlePreview, list[ExtraMember]]:
     """The preview of a bundle (nothing written) and the members it was made from."""
     from fallback_doctor.core.bundle.export import prepare_bundle as prepare
 
@@ -182,14 +320,14 @@ def required_members() -> frozenset[str]:
     return frozenset(REQUIRED_MEMBERS)
 
 
-def write_bundle(preview: Any, path: str, force: bool) -> str:
+def write_bundle(preview: BundlePreview, path: str, force: bool) -> str:
     """Write a prepared bundle; returns the path written."""
     from fallback_doctor.core.bundle.write import write_bundle as write
 
     return str(write(preview, path, force=force).path)
 
 
-def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
+def export_bundle(document: JsonDocument, path: str, lang: str) -> str:
     """Write the document as a redacted bundle without a preview; never replaces a file."""
     from fallback_doctor.core.bundle.export import export_bundle as export
     from fallback_doctor.core.bundle.preview import BundleOptions
@@ -198,7 +336,7 @@ def export_bundle(document: dict[str, Any], path: str, lang: str) -> str:
     return str(getattr(result, "path", path))
 
 
-def save_report_html(document: dict[str, Any], path: str, lang: str) -> str:
+def save_report_html(document: JsonDocument, path: str, lang: str) -> str:
     """Write the bundle's report.html alone (redacted as in the bundle); returns the path written."""
     from fallback_doctor.core.bundle.report_file import save_report_html as save
 
@@ -215,7 +353,7 @@ def export_available() -> bool:
         return False
 
 
-def new_sampler(source_factory: Callable[[], Any] | None = None) -> Any:
+def new_sampler(source_factory: Callable[[], SampleSource] | None = None) -> Sampler:
     """A sampler for the live graph: NVML (or ``source_factory()``) and the probe's CPU, 5 Hz."""
     from fallback_doctor.core.sampling.sampler import Sampler
     from fallback_doctor.core.sampling.sources import NvmlSource, PsutilCpuSource

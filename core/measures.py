@@ -8,38 +8,75 @@ latency reads the same everywhere ("12.3 ms").
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.view import Document, Session, session_of, view_of
+from fallback_doctor.core.view import as_dict as _dict
+from fallback_doctor.core.view import as_list as _list
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
+class CpuView(TypedDict):
+    """The CPU page: the baseline session (the document's object), its runs, the model, why it failed."""
+
+    ran: bool
+    session: Mapping[str, Any]
+    runs: Any
+    model: Any
+    failure: str | None
+    measured_by: Any
+    skipped: Any
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
+class GpuSummary(TypedDict):
+    """The GPU page's verdict block (:func:`gpu_summary`): each key as the pages and reports read it."""
+
+    ran: bool
+    baseline_ran: bool
+    verdict: str | None
+    gpu_verified: bool
+    cpu: Mapping[str, Any]
+    gpu: Mapping[str, Any]
+    cpu_p50: float | None
+    gpu_p50: float | None
+    speedup: float | None
+    on_gpu: bool
+    gpu_one_run: bool
+    outputs_equal: Any
+    cpu_providers: list[str]
+    gpu_providers: list[str]
+    cpu_nodes: Mapping[str, Any]
+    gpu_nodes: Mapping[str, Any]
+    strategies: list[Mapping[str, Any]]
+    messages: list[Any]
+    findings: list[Mapping[str, Any]]
+    failure: dict[str, Any]
+    series: dict[str, Any] | None
 
 
-def latency_rows(session: Mapping[str, Any] | None) -> dict[str, float | None]:
+def _session(session: Session | Mapping[str, Any] | None) -> Session:
+    return session if isinstance(session, Session) else session_of(session)
+
+
+def latency_rows(session: Session | Mapping[str, Any] | None) -> dict[str, float | None]:
     """p50/p95/p99/mean in ms and batches per second of one measured session (None where absent)."""
-    latency = _dict(_dict(session).get("latency"))
+    latency = _session(session).latency
     return {
         key: latency.get(key)
         for key in ("p50_ms", "p95_ms", "p99_ms", "mean_ms", "batches_per_s", "items_per_s")
     }
 
 
-def one_run(session: Mapping[str, Any] | None) -> bool:
+def one_run(session: Session | Mapping[str, Any] | None) -> bool:
     """Whether a session was measured by a single run (the GPU retry's cold run): it has no median,
     no percentiles and no mean, and it is no match for a warmed baseline."""
-    return _dict(_dict(session).get("latency")).get("runs") == 1
+    return _session(session).latency.get("runs") == 1
 
 
-def runs_text(session: Mapping[str, Any] | None, lang: str) -> str:
+def runs_text(session: Session | Mapping[str, Any] | None, lang: str) -> str:
     """How a session was measured: "20 runs, after warm-up", "one run, not warmed up: 47.4 ms"."""
-    latency = _dict(_dict(session).get("latency"))
+    latency = _session(session).latency
     runs = latency.get("runs")
     if not isinstance(runs, int) or runs < 1:
         return "-"
@@ -48,93 +85,75 @@ def runs_text(session: Mapping[str, Any] | None, lang: str) -> str:
     return label("table.runs.warmed" if latency.get("warmup") else "table.runs.cold", lang, runs=runs)
 
 
-def inference(document: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The document's test inference ({} parts where a step has not run)."""
-    return _dict(_dict(document).get("inference"))
-
-
-def cpu_view(document: Mapping[str, Any] | None) -> dict[str, Any]:
+def cpu_view(document: Document) -> CpuView:
     """The CPU page: the baseline session, the model, and why it failed when it did."""
-    part = inference(document)
-    baseline = _dict(part.get("cpu_baseline"))
-    session = _dict(baseline.get("session"))
+    part = view_of(document).inference
+    baseline, session = part.cpu_baseline, part.cpu
     failure = _dict(baseline.get("failure"))
-    model = _dict(part.get("model"))
     return {
         "ran": bool(baseline),
-        "session": session,
-        "runs": _dict(session.get("latency")).get("runs"),
-        "model": model.get("name"),
-        "failure": str(failure.get("sentence") or session.get("error") or "") or None,
+        "session": session.raw,
+        "runs": session.latency.get("runs"),
+        "model": part.model.get("name"),
+        "failure": str(failure.get("sentence") or session.error or "") or None,
         "measured_by": baseline.get("measured_by"),
-        "skipped": part.get("skipped"),
+        "skipped": part.raw.get("skipped"),
     }
 
 
-def no_inference_words(document: Mapping[str, Any] | None, lang: str) -> str:
+def no_inference_words(document: Document, lang: str) -> str:
     """Why no test inference can run for the document's target, as a sentence for the CPU and GPU
     pages ("" where one can): a target with nothing to run (TargetProfile.probe None, a log) says
     so instead of a table of dashes."""
     from fallback_doctor.core.targets.registry import find_profile
 
-    target = _dict(_dict(document).get("target"))
-    kind = target.get("kind") or _dict(_dict(_dict(document).get("environment")).get("target")).get("kind")
-    profile = find_profile(str(kind or ""))
+    profile = find_profile(view_of(document).target_kind)
     if profile is None or profile.probe is not None:
         return ""
     key = profile.no_inference_label
     return label(key if has_label(key) else "nothing_to_run.other", lang)
 
 
-def gpu_summary(document: Mapping[str, Any] | None) -> dict[str, Any]:
+def gpu_summary(document: Document) -> GpuSummary:
     """The GPU page's verdict block: the CPU baseline beside the GPU retry (as is), speed-up, equal outputs.
 
     The CPU column is the document's one CPU figure (``inference.cpu_baseline``), the one the CPU
     page shows.
     """
-    part = inference(document)
-    result = _dict(part.get("gpu_retry"))
-    cpu = _dict(_dict(part.get("cpu_baseline")).get("session"))
-    as_is: dict[str, Any] = {}
-    for strategy in _list(result.get("strategies")):
-        if _dict(strategy).get("name") == "as_is":
-            as_is = _dict(strategy)
-    gpu = _dict(as_is.get("gpu"))
+    report = view_of(document)
+    part = report.inference
+    result = part.gpu_retry
+    cpu, gpu = part.cpu, part.as_is.gpu
     cpu_p50 = latency_rows(cpu)["p50_ms"]
     gpu_p50 = latency_rows(gpu)["p50_ms"]
-    on_gpu = any(provider != "CPUExecutionProvider" for provider in gpu.get("active_providers") or [])
+    on_gpu = any(provider != "CPUExecutionProvider" for provider in gpu.active_providers)
     # A ratio of two CPU runs is noise, not a speed-up: it is shown only when the retry ran on the GPU,
     # and one cold run set against a warmed baseline is no speed-up either.
     comparable = not one_run(gpu) and not one_run(cpu)
     speedup = cpu_p50 / gpu_p50 if cpu_p50 and gpu_p50 and on_gpu and comparable else None
-    comparison = _dict(gpu.get("comparison"))
-    findings = [
-        _dict(f)
-        for f in _list(_dict(document).get("findings"))
-        if str(_dict(f).get("id", "")).startswith("inference.")
-    ]
+    findings = [f.raw for f in report.findings if f.id.startswith("inference.")]
     return {
         "ran": bool(result),
-        "baseline_ran": bool(cpu),
-        "verdict": part.get("verdict"),
-        "gpu_verified": bool(part.get("gpu_verified")),
-        "cpu": cpu,
-        "gpu": gpu,
+        "baseline_ran": bool(cpu.raw),
+        "verdict": part.verdict,
+        "gpu_verified": part.gpu_verified,
+        "cpu": cpu.raw,
+        "gpu": gpu.raw,
         "cpu_p50": cpu_p50,
         "gpu_p50": gpu_p50,
         "speedup": speedup,
         "on_gpu": on_gpu,
         "gpu_one_run": one_run(gpu),
-        "outputs_equal": comparison.get("equal") if comparison else None,
-        "cpu_providers": list(cpu.get("active_providers") or []),
-        "gpu_providers": list(gpu.get("active_providers") or []),
-        "cpu_nodes": _dict(cpu.get("nodes_per_provider")),
-        "gpu_nodes": _dict(gpu.get("nodes_per_provider")),
-        "strategies": [_dict(s) for s in _list(result.get("strategies"))],
-        "messages": list(gpu.get("ort_messages") or []) + list(result.get("log_excerpt") or [])[:6],
+        "outputs_equal": gpu.comparison.get("equal") if gpu.comparison else None,
+        "cpu_providers": list(cpu.active_providers),
+        "gpu_providers": list(gpu.active_providers),
+        "cpu_nodes": cpu.nodes_per_provider,
+        "gpu_nodes": gpu.nodes_per_provider,
+        "strategies": [s.raw for s in part.strategies],
+        "messages": list(gpu.ort_messages) + list(_list(result.get("log_excerpt")))[:6],
         "findings": findings,
         "failure": _dict(result.get("failure")),
-        "series": _dict(part.get("series")) or None,
+        "series": dict(part.series) or None,
     }
 
 
@@ -157,20 +176,18 @@ def ms_text(value: float | None, lang: str = "en") -> str:
     return label("ms", lang, value=value) if isinstance(value, int | float) else "-"
 
 
-def session_rows(session: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
+def session_rows(session: Session | Mapping[str, Any] | None, lang: str) -> list[tuple[str, str]]:
     """A measured session as (label, value) rows, in ``lang``."""
+    session = _session(session)
     latency = latency_rows(session)
     single = one_run(session)  # one run is shown as one run: no p50, p95, p99 or mean made from it
 
     def ms(value: float | None) -> str:
         return "-" if single else ms_text(value, lang)
 
-    providers = ", ".join(
-        str(p).replace("ExecutionProvider", "") for p in session.get("active_providers") or []
-    )
+    providers = ", ".join(p.replace("ExecutionProvider", "") for p in session.active_providers)
     nodes = ", ".join(
-        f"{str(k).replace('ExecutionProvider', '')}: {v}"
-        for k, v in (session.get("nodes_per_provider") or {}).items()
+        f"{str(k).replace('ExecutionProvider', '')}: {v}" for k, v in session.nodes_per_provider.items()
     )
     rate = latency["batches_per_s"]
     return [

@@ -9,9 +9,8 @@ document's (core/judge.py ranked them); nothing here re-orders or re-judges.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
-from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
 from fallback_doctor.core.measures import (
     cpu_view,
     gpu_headline,
@@ -31,8 +30,10 @@ from fallback_doctor.core.pages_stack import (
     layer_parts,
     stack_layers,
 )
-from fallback_doctor.core.report import finding_text
 from fallback_doctor.core.texts import has_label, label, load_texts, render_text
+from fallback_doctor.core.view import Document, as_dict, as_list, finding_of, view_of
+from fallback_doctor.core.view import Finding as ViewFinding
+from fallback_doctor.core.view import finding_words as _finding_words
 
 __all__ = [
     "STACK_LAYERS",
@@ -61,16 +62,53 @@ __all__ = [
 ]
 
 
-def config_view(document: dict[str, Any]) -> dict[str, Any]:
+class ConfigView(TypedDict):
+    """The configuration page (:func:`config_view`): the file, the provider setting, the issues and
+    the findings (the document's own objects), the marks per line."""
+
+    text: str | None
+    key_lines: dict[str, int]
+    marks: dict[int, str]
+    path: Any
+    kind: Any
+    provider: Any
+    provider_raw: Any
+    provider_line: Any
+    wants_cpu: bool
+    lib_path: Any
+    paths: dict[str, Any]
+    issues: list[dict[str, Any]]
+    highlight: dict[int, str]
+    findings: list[Mapping[str, Any]]
+    settings: list[dict[str, Any]]
+
+
+class LogView(TypedDict):
+    """The log page (:func:`log_view`): the quoted lines in file order, the causes, the findings."""
+
+    collected: bool
+    sources: list[Any]
+    lines: list[dict[str, Any]]
+    causes: list[dict[str, Any]]
+    hidden: list[dict[str, Any]]
+    unreadable: list[Any]
+    examined: Any
+    findings: list[Mapping[str, Any]]
+
+
+def all_findings(document: Document) -> list[Mapping[str, Any]]:
+    """The document's findings as it holds them (the static ones and the test inference's), in the
+    document's ranking; the view's :class:`Finding` is the typed reading of each."""
+    return [f.raw for f in view_of(document).findings]
+
+
+def config_view(document: Document) -> ConfigView:
     """The configuration page: the file, the provider setting, the issues with their lines, the findings."""
-    target = environment(document, "target")
+    report = view_of(document)
+    target = report.part("target")
     setting = as_dict(target.get("provider_setting"))
     issues = [as_dict(i) for i in as_list(target.get("config_issues"))]
-    findings = [
-        f
-        for f in all_findings(document)
-        if f.get("layer") == "config" or str(f.get("id", "")).startswith(("config.", "target."))
-    ]
+    about = [f for f in report.findings if f.layer == "config" or f.id.startswith(("config.", "target."))]
     highlight: dict[int, str] = {}
     if setting.get("line"):
         highlight[int(setting["line"])] = "provider"
@@ -96,14 +134,15 @@ def config_view(document: dict[str, Any]) -> dict[str, Any]:
     for issue in issues:
         mark(issue.get("line"), issue.get("severity"))
     config_path = target.get("config_path")
-    for finding in findings:
-        for evidence in as_list(finding.get("evidence")):
-            evidence = as_dict(evidence)
-            if evidence.get("line") and (not config_path or evidence.get("source") == config_path):
-                mark(evidence.get("line"), finding.get("severity"))
+    for finding in about:
+        for evidence in finding.evidence:
+            if evidence.line and (not config_path or evidence.source == config_path):
+                mark(evidence.line, finding.severity)
     text = target.get("config_text")
-    settings = python_settings(document, all_findings(document))
-    findings += [f for f in settings_findings(settings, all_findings(document)) if f not in findings]
+    every = [f.raw for f in report.findings]
+    findings = [f.raw for f in about]
+    settings = python_settings(report, every)
+    findings += [f for f in settings_findings(settings, every) if f not in findings]
     return {
         "text": text if isinstance(text, str) else None,
         "key_lines": key_lines,
@@ -123,9 +162,10 @@ def config_view(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def log_view(document: dict[str, Any]) -> dict[str, Any]:
+def log_view(document: Document) -> LogView:
     """The log page: the quoted lines (cause, fallback, context, start-up), in file order, and the causes."""
-    log = environment(document, "log")
+    report = view_of(document)
+    log = report.part("log")
     quotes: dict[tuple[str, int | None, str], dict[str, Any]] = {}
 
     def add(quote: Any) -> None:
@@ -147,7 +187,7 @@ def log_view(document: dict[str, Any]) -> dict[str, Any]:
         for quote in as_list(as_dict(hidden).get("evidence")):
             add(quote)
     lines = sorted(quotes.values(), key=lambda q: (str(q.get("file") or ""), q.get("line") or 0))
-    findings = [f for f in all_findings(document) if str(f.get("id", "")).startswith("log.")]
+    findings = [f.raw for f in report.findings if f.id.startswith("log.")]
     return {
         "collected": bool(log),
         "sources": as_list(log.get("sources")),
@@ -173,37 +213,34 @@ def issue_words(issue: Mapping[str, Any], lang: str) -> str:
     return str(issue.get("message") or "")
 
 
-def check_again_step(finding: dict[str, Any]) -> str:
+def check_again_step(finding: ViewFinding | Mapping[str, Any]) -> str:
     """What "check again" re-runs for a finding: "gpu" (the GPU retry) or "diagnose" (the static checks)."""
-    return (
-        "gpu"
-        if str(finding.get("id", "")).startswith("inference.") or finding.get("layer") == "probe"
-        else "diagnose"
-    )
+    finding = finding if isinstance(finding, ViewFinding) else finding_of(finding)
+    return "gpu" if finding.id.startswith("inference.") or finding.layer == "probe" else "diagnose"
 
 
-def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:
+def finding_words(finding: ViewFinding | Mapping[str, Any], lang: str) -> dict[str, str]:
     """A finding's title, detail, fix and verify line in ``lang`` (English where the language is missing)."""
-    return finding_text(dict(finding), lang)
+    return _finding_words(finding, lang)
 
 
-def fix_script(document: Mapping[str, Any], finding: Mapping[str, Any], lang: str) -> str:
+def fix_script(document: Document, finding: ViewFinding | Mapping[str, Any], lang: str) -> str:
     """What "Copy the fix" copies: the finding's fix as the document's script (core/script.py)."""
     from fallback_doctor.core.script import finding_script
     from fallback_doctor.core.steps import application_python
 
-    return finding_script(finding, lang, application_python(document))
+    return finding_script(finding, lang, application_python(view_of(document).raw))
 
 
-def first_cause(document: Mapping[str, Any]) -> dict[str, Any] | None:
+def first_cause(document: Document) -> dict[str, Any] | None:
     """The one answer shown first ("Why" on the GPU page, the diagnosis page's first row): core's
     (core/judge.py), the same as the text report, report.html, the fleet summary and ``check``."""
     from fallback_doctor.core.judge import document_first_cause
 
-    return document_first_cause(document)
+    return document_first_cause(view_of(document).raw)
 
 
-def verdict_words(document: Mapping[str, Any], lang: str) -> str:
+def verdict_words(document: Document, lang: str) -> str:
     """The verdict in words, from the catalog by the verdict's code (never the document's own text)."""
-    verdict = str(document.get("verdict") or "")
+    verdict = view_of(document).verdict
     return label(f"verdict.{verdict}", lang) if has_label(f"verdict.{verdict}") else verdict

@@ -12,27 +12,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.document_parts import as_dict, as_list, environment
+from fallback_doctor.core.targets.profile import TargetProfile
 from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.view import Document, as_dict, as_list, view_of
 
 _CUDNN_PREFIXES = ("libcudnn", "cudnn")
 _ORT_PREFIXES = ("libonnxruntime", "onnxruntime")
 
 
-def _profile_of(document: Mapping[str, Any]) -> Any:
-    kind = as_dict(document.get("target")).get("kind") or environment(dict(document), "target").get("kind")
-    return find_profile(str(kind or ""))
+def _profile_of(document: Document) -> TargetProfile | None:
+    return find_profile(view_of(document).target_kind)
 
 
-def inspected_elsewhere(document: Mapping[str, Any]) -> bool:
+def inspected_elsewhere(document: Document) -> bool:
     """Whether the document's evidence comes from another machine (TargetProfile.inspects_machine
     False: a log), so that no layer of the machine the tool ran on belongs on its pages."""
     profile = _profile_of(document)
     return profile is not None and not profile.inspects_machine
 
 
-def elsewhere_note(document: Mapping[str, Any], lang: str) -> str:
+def elsewhere_note(document: Document, lang: str) -> str:
     """The stack page's sentence for a target from elsewhere ("" for one inspected here): this
     machine's layers were not inspected, because the evidence is a log from another machine."""
     profile = _profile_of(document)
@@ -42,7 +42,7 @@ def elsewhere_note(document: Mapping[str, Any], lang: str) -> str:
     return label(key, lang)
 
 
-def _needed_majors(log: dict[str, Any]) -> dict[str, str]:
+def _needed_majors(log: Mapping[str, Any]) -> dict[str, str]:
     """The CUDA and cuDNN majors the log says the build needs (its "Require" line, else the
     major of the library a cause quotes)."""
     needed: dict[str, str] = {}
@@ -57,7 +57,7 @@ def _needed_majors(log: dict[str, Any]) -> dict[str, str]:
     return needed
 
 
-def _not_loaded(log: dict[str, Any], named: dict[str, Any]) -> dict[str, list[str]]:
+def _not_loaded(log: Mapping[str, Any], named: Mapping[str, Any]) -> dict[str, list[str]]:
     """The libraries the log says could not be loaded, by layer."""
     names = [str(n) for n in as_list(named.get("missing_libraries"))]
     for cause in as_list(log.get("causes")):
@@ -82,11 +82,11 @@ def _first(values: Any) -> str | None:
     return str(items[0]) if items else None
 
 
-def log_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
+def log_layers(document: Document) -> list[dict[str, Any]]:
     """The driver, CUDA, cuDNN and ONNX Runtime layers as the log names them: a version the log
     names, the major it says the build needs, the libraries it could not load. Never "ok": the
     machine was not inspected (``collected`` False: the status is its findings', else unknown)."""
-    log = environment(document, "log")
+    log = view_of(document).part("log")
     named = as_dict(log.get("named"))
     needed = _needed_majors(log)
     not_loaded = _not_loaded(log, named)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fallback_doctor.core.document_parts import as_dict, as_list
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import probe_of
+from fallback_doctor.core.view import Document, as_dict, as_list, view_of
 
 #: The variables that change which GPU is visible or where the CUDA libraries are found; each is
 #: shown, set or not (resources/redaction/environment.json allows them into the report).
@@ -56,21 +56,19 @@ def _about(findings: Sequence[Mapping[str, Any]], name: str) -> list[Mapping[str
     ]
 
 
-def python_settings(
-    document: Mapping[str, Any], findings: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def python_settings(document: Document, findings: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The settings that decide CPU or GPU for a Python target: rows of ``key`` (a label of
     resources/texts/labels/ui.json ``config.python.<key>``, or a variable's name), ``value`` (None:
     not known / not set), ``severity`` (the worst finding about it, or None) and ``findings`` (those).
 
     Empty for any other target (its configuration file is shown instead).
     """
-    environment = as_dict(document.get("environment"))
-    target = as_dict(environment.get("target"))
-    if probe_of(str(as_dict(document.get("target")).get("kind") or target.get("kind") or "")) != Probe.PYTHON:
+    report = view_of(document)
+    target = report.part("target")
+    if probe_of(report.target_kind) != Probe.PYTHON:
         return []
-    python, ort = as_dict(environment.get("python")), as_dict(environment.get("onnxruntime"))
-    variables = {str(k): str(v) for k, v in as_dict(environment.get("environment")).items()}
+    python, ort = report.part("python"), report.part("onnxruntime")
+    variables = {str(k): str(v) for k, v in report.part("environment").items()}
     packages = [
         f"{as_dict(d).get('name')} {as_dict(d).get('version')}"
         for d in as_list(ort.get("distributions")) or as_list(python.get("distributions"))

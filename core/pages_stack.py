@@ -10,13 +10,14 @@ print(o.__version__, o.get_available_providers())"``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fallback_doctor.core.document_parts import all_findings, as_dict, as_list, environment
 from fallback_doctor.core.pages_log_stack import inspected_elsewhere, log_layer_parts, log_layers
 from fallback_doctor.core.targets.profile import Probe
 from fallback_doctor.core.targets.registry import find_profile, probe_of
 from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.view import Document, Finding, Report, as_dict, as_list, finding_of, view_of
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 """For a layer's status (its worst finding), not for ordering findings."""
@@ -55,33 +56,34 @@ _ELSEWHERE = "installed elsewhere"
 the findings cuda.runtime_not_on_loader_path and cudnn.not_on_loader_path(.lazy) carry it."""
 
 
-def _installed_elsewhere(findings: list[dict[str, Any]]) -> set[str]:
+def _installed_elsewhere(findings: Sequence[Finding]) -> set[str]:
     """The file names of the libraries a layer's findings say are installed but not on the loader
     path (so the card says what the finding says, never "missing" for them)."""
     return {
-        str(item.get("value") or "").rsplit("/", 1)[-1]
+        item.value.rsplit("/", 1)[-1]
         for finding in findings
-        for item in as_list(finding.get("evidence"))
-        if isinstance(item, dict) and item.get("label") == _ELSEWHERE
+        for item in finding.evidence
+        if item.label == _ELSEWHERE
     }
 
 
-def stack_layer_of(finding: dict[str, Any]) -> str:
+def stack_layer_of(finding: Finding | Mapping[str, Any]) -> str:
     """Which drawn layer a finding belongs to (driver, cuda, cudnn, onnxruntime, application)."""
-    return _FINDING_LAYERS.get(str(finding.get("layer")), "application")
+    finding = finding if isinstance(finding, Finding) else finding_of(finding)
+    return _FINDING_LAYERS.get(finding.layer, "application")
 
 
-def _worst(findings: list[dict[str, Any]]) -> str:
+def _worst(findings: Sequence[Finding]) -> str:
     if not findings:
         return "ok"
-    best = min(SEVERITY_RANK.get(str(f.get("severity")), 3) for f in findings)
+    best = min(SEVERITY_RANK.get(f.severity, 3) for f in findings)
     return {0: "error", 1: "warning"}.get(best, "info")
 
 
-def _resolutions(document: dict[str, Any]) -> list[dict[str, Any]]:
+def _resolutions(document: Report) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for report in as_list(environment(document, "libraries").get("reports")):
+    for report in as_list(document.part("libraries").get("reports")):
         for raw in as_list(as_dict(report).get("resolutions")):
             item = as_dict(raw)
             name = str(item.get("name") or "")
@@ -91,7 +93,7 @@ def _resolutions(document: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _libraries(document: dict[str, Any], prefixes: tuple[str, ...]) -> list[dict[str, str | None]]:
+def _libraries(document: Report, prefixes: tuple[str, ...]) -> list[dict[str, str | None]]:
     rows: list[dict[str, str | None]] = []
     for item in _resolutions(document):
         name = str(item.get("name"))
@@ -105,7 +107,7 @@ def _ort_library(item: Any) -> dict[str, str | None]:
     return {"name": path.rsplit("/", 1)[-1], "path": path or None, "lazy": None}
 
 
-def _resolved_version(document: dict[str, Any], prefixes: tuple[str, ...] | str) -> str | None:
+def _resolved_version(document: Report, prefixes: tuple[str, ...] | str) -> str | None:
     """The version of the first library found whose name starts with ``prefixes``."""
     return next(
         (
@@ -117,8 +119,8 @@ def _resolved_version(document: dict[str, Any], prefixes: tuple[str, ...] | str)
     )
 
 
-def _driver_layer(document: dict[str, Any], cuda_major: Any) -> dict[str, Any]:
-    driver, native = environment(document, "driver"), environment(document, "native")
+def _driver_layer(document: Report, cuda_major: Any) -> dict[str, Any]:
+    driver, native = document.part("driver"), document.part("native")
     libcuda = as_dict(native.get("libcuda"))
     libraries: list[dict[str, str | None]] = (
         [
@@ -142,11 +144,11 @@ def _driver_layer(document: dict[str, Any], cuda_major: Any) -> dict[str, Any]:
     }
 
 
-def _library_layers(document: dict[str, Any], ort: dict[str, Any]) -> list[dict[str, Any]]:
+def _library_layers(document: Report, ort: Mapping[str, Any]) -> list[dict[str, Any]]:
     cuda_major, cudnn_major = ort.get("required_cuda_major"), ort.get("required_cudnn_major")
     cuda_found = [r for r in _libraries(document, _CUDA_PREFIXES) if r["path"]]
     collected = bool(_resolutions(document))
-    lib_ort = as_dict(environment(document, "target").get("lib_ort"))
+    lib_ort = as_dict(document.part("target").get("lib_ort"))
     # Nothing looked up: an ONNX Runtime that asks for no CUDA library (a CPU-only one), or nothing read.
     asked = bool(ort or lib_ort) and not (cuda_major or cudnn_major or collected)
     why = "not_required" if asked else "not_collected"
@@ -172,7 +174,7 @@ def _library_layers(document: dict[str, Any], ort: dict[str, Any]) -> list[dict[
     ]
 
 
-def _ort_layer(ort: dict[str, Any], lib_ort: dict[str, Any]) -> dict[str, Any]:
+def _ort_layer(ort: Mapping[str, Any], lib_ort: Mapping[str, Any]) -> dict[str, Any]:
     libraries = [_ort_library(item) for item in as_list(ort.get("provider_libraries"))]
     if not libraries:
         libraries = [_ort_library(item) for item in as_list(lib_ort.get("provider_libraries"))]
@@ -195,29 +197,30 @@ def _ort_layer(ort: dict[str, Any], lib_ort: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _application_layer(document: dict[str, Any], target: dict[str, Any]) -> dict[str, Any]:
-    kind = str(as_dict(document.get("target")).get("kind") or target.get("kind") or "")
-    python = environment(document, "python")
+def _application_layer(document: Report, target: Mapping[str, Any]) -> dict[str, Any]:
+    kind = document.target_kind
+    python = document.part("python")
     return {
         "layer": "application",
         "version": python.get("version") if probe_of(kind) == Probe.PYTHON else None,
         "kind": kind or None,
         "needed": target.get("requested_provider"),
         "libraries": [],
-        "facts": {k: v for k, v in as_dict(document.get("target")).items() if v},
+        "facts": {k: v for k, v in document.target.items() if v},
         "collected": True,
     }
 
 
-def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
+def stack_layers(document: Document) -> list[dict[str, Any]]:
     """The five layers, bottom-up: status, version found, version needed, libraries, findings, facts.
 
     ``status`` is "error", "warning", "info", "ok" or "unknown" (nothing was collected about it).
     """
-    by_layer: dict[str, list[dict[str, Any]]] = {name: [] for name in STACK_LAYERS}
-    for finding in all_findings(document):
+    document = view_of(document)
+    by_layer: dict[str, list[Finding]] = {name: [] for name in STACK_LAYERS}
+    for finding in document.findings:
         by_layer[stack_layer_of(finding)].append(finding)
-    ort, target = environment(document, "onnxruntime"), environment(document, "target")
+    ort, target = document.part("onnxruntime"), document.part("target")
     if inspected_elsewhere(document):
         layers = [*log_layers(document), _application_layer(document, target)]
     else:
@@ -229,7 +232,7 @@ def stack_layers(document: dict[str, Any]) -> list[dict[str, Any]]:
         ]
     for layer in layers:
         name = layer["layer"]
-        layer["findings"] = by_layer[name]
+        layer["findings"] = [f.raw for f in by_layer[name]]
         status = _worst(by_layer[name])
         if status == "ok" and not layer.pop("collected"):
             status = "unknown"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core.document import (
@@ -22,7 +22,17 @@ from fallback_doctor.core.document import (
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.model import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_terminal
-from fallback_doctor.core.texts import finding_words, has_label, label
+from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.view import (
+    Document,
+    Evidence,
+    Remediation,
+    Report,
+    evidence_words,
+    finding_words,
+    view_of,
+)
+from fallback_doctor.core.view import Finding as ViewFinding
 
 if TYPE_CHECKING:
     from fallback_doctor.core.model import Finding
@@ -73,9 +83,8 @@ def diagnosis_document(diagnosis: Any) -> dict[str, Any]:
     return checked(dict(diagnosis.document))
 
 
-def finding_text(finding: dict[str, Any], lang: str) -> dict[str, str]:
-    """A finding's title, detail and fix in ``lang``, chosen now from its text key and parameters
-    (core/texts.py ``finding_words``), falling back to English."""
+def finding_text(finding: ViewFinding | Mapping[str, Any], lang: str) -> dict[str, str]:
+    """A finding's title, detail and fix in ``lang``, falling back to English (core/view.py's words)."""
     return finding_words(finding, lang)
 
 
@@ -84,7 +93,7 @@ SUMMARY_FULL_CAUSES = 3
 
 
 def render_text(
-    document: dict[str, Any],
+    document: Document,
     lang: str = "en",
     width: int = 100,
     *,
@@ -99,16 +108,17 @@ def render_text(
     Details and fixes wrap at ``width``; ``wrap_prose`` (a terminal, whose width is known) wraps
     every other line of prose too, where a pipe gets them whole, one line each, for grep.
     """
+    report = view_of(document)
     labels = {key: label(f"report.{key}", lang) for key in _REPORT_LABELS}
-    verdict = document["verdict"]
+    verdict = report.verdict
     prose = width if wrap_prose else None
     lines = _wrap(f"{labels['verdict']}: {_verdict_words(verdict, lang)}", prose, "", "  ")  # code: --json
-    for line in [*_machine_line(document, lang), *process_lines(document, lang)]:
+    for line in [*_machine_line(report, lang), *process_lines(report, lang)]:
         lines.extend(_wrap(line, prose, "", "  "))
     lines.append("")
-    for line in inference_lines(document, lang):
+    for line in inference_lines(report, lang):
         lines.extend(_wrap(line, prose, "", "  ") if line else [""])
-    findings = document.get("findings", [])
+    findings = list(report.findings)
     if not findings:
         lines.append(labels["none"])
     elif verbose:
@@ -118,7 +128,7 @@ def render_text(
 
         for number, finding in enumerate(findings, start=1):
             lines.extend(_finding_lines(number, finding, lang, (width, prose), labels, verbose=True))
-            script = finding_script(finding, lang, application_python(document))
+            script = finding_script(finding, lang, application_python(report.raw))
             if script:  # what "Copy the fix" copies and remediation.script holds (core/script.py)
                 lines.append(f"   {label('script.title', lang)}:")
                 lines.extend(f"     {line}".rstrip() for line in script.splitlines())
@@ -144,38 +154,36 @@ def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
     return [line.replace("\0", " ") for line in wrapped] or [first.rstrip()]
 
 
-def _machine_line(document: Mapping[str, Any], lang: str) -> list[str]:
-    platform = (document.get("environment") or {}).get("platform") or {}
-    if not isinstance(platform, Mapping):
-        return []
+def _machine_line(report: Report, lang: str) -> list[str]:
+    platform = report.part("platform")
     machine = ", ".join(
         str(part)
         for part in (platform.get("os_name") or platform.get("system"), platform.get("machine"))
         if part
     )
-    target = document.get("target") or {}
+    target = report.target
     what = " ".join(str(target.get(key)) for key in ("kind", "python", "bareun_root") if target.get(key))
     if not machine and not what:
         return []
     if not machine:
         from fallback_doctor.core.pages_log_stack import inspected_elsewhere
 
-        machine = label("summary.elsewhere", lang) if inspected_elsewhere(document) else "?"
+        machine = label("summary.elsewhere", lang) if inspected_elsewhere(report) else "?"
     return [
         label(
             "summary.machine",
             lang,
             machine=machine,
             target=what or "?",
-            created=document.get("created", ""),
+            created=report.created,
         )
     ]
 
 
-def process_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+def process_lines(document: Document, lang: str) -> list[str]:
     """Which process, interpreter and environment the report describes (``--pid``), in ``lang``."""
-    target = document.get("target") or {}
-    if not isinstance(target, Mapping) or not target.get("pid") or not target.get("environment"):
+    target = view_of(document).target
+    if not target.get("pid") or not target.get("environment"):
         return []
     pid = str(target["pid"])
     how = str(target.get("python_found_by") or "")
@@ -200,7 +208,7 @@ def process_lines(document: Mapping[str, Any], lang: str) -> list[str]:
 
 
 def _summary_lines(
-    findings: list[dict[str, Any]], lang: str, widths: tuple[int, int | None], labels: dict[str, str]
+    findings: list[ViewFinding], lang: str, widths: tuple[int, int | None], labels: dict[str, str]
 ) -> list[str]:
     from fallback_doctor.core.judge import can_be_first
 
@@ -208,12 +216,7 @@ def _summary_lines(
     causes = [
         finding
         for finding in findings
-        if can_be_first(
-            str(finding.get("id")),
-            str(finding.get("cause")),
-            str(finding.get("severity")),
-            finding.get("role"),
-        )
+        if can_be_first(finding.id, finding.cause, finding.severity, finding.role)
     ]
     # The document's order (core/judge.py ranked it): the causes lead, the context follows them.
     full = (causes or findings)[:SUMMARY_FULL_CAUSES]
@@ -225,7 +228,7 @@ def _summary_lines(
         lines.extend(["", label("summary.also", lang, count=len(rest))])
         for finding in rest:
             title = finding_text(finding, lang)["title"]
-            tag = _severity_tag(finding["severity"], lang)
+            tag = _severity_tag(finding.severity, lang)
             lines.extend(_wrap(f"  - [{tag}] {title}", prose, "", "    "))
     lines.extend(["", *_wrap(label("summary.more", lang), prose, "", "  ")])
     return lines
@@ -240,7 +243,7 @@ def _severity_tag(severity: str, lang: str) -> str:
 
 def _finding_lines(
     number: int,
-    finding: dict[str, Any],
+    finding: ViewFinding,
     lang: str,
     widths: tuple[int, int | None],
     labels: dict[str, str],
@@ -249,31 +252,30 @@ def _finding_lines(
 ) -> list[str]:
     width, prose = widths
     text = finding_text(finding, lang)
-    where = f"{finding['layer']} / {finding['cause']} / {finding['id']}" if verbose else finding["id"]
-    heading = f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"
+    where = f"{finding.layer} / {finding.cause} / {finding.id}" if verbose else finding.id
+    heading = f"{number}. [{_severity_tag(finding.severity, lang)}] {text['title']}  ({where})"
     lines = ["", *_wrap(heading, prose, "", "   ")]
     if verbose:
         lines.extend(
             textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
         )
-        lines.extend(_evidence_lines(finding.get("evidence") or [], labels, lang))
-    remediation = finding.get("remediation") or {}
+        lines.extend(_evidence_lines(finding.evidence, labels, lang))
     if text["fix"]:
         lines.extend(
             textwrap.wrap(
                 text["fix"], width=width, initial_indent=f"   {labels['fix']}: ", subsequent_indent="        "
             )
         )
-    shown, other_options = _options_shown(remediation, verbose)
+    shown, other_options = _options_shown(finding.remediation, verbose)
     lines.extend(remedy_terminal(shown, lang, "     "))
     if other_options:
         key = "remedy.more_options.one" if other_options == 1 else "remedy.more_options.many"
         lines.append("     " + label(key, lang, count=other_options))
-    for item in finding.get("evidence") or ():
-        if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
+    for item in finding.evidence:
+        if item.label == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
                 textwrap.wrap(
-                    evidence_value(item.get("value"), lang),
+                    evidence_words(item, lang).value,
                     width=width,
                     initial_indent=f"   {labels['tried']}: ",
                     subsequent_indent="        ",
@@ -284,33 +286,28 @@ def _finding_lines(
     return lines
 
 
-def _options_shown(remediation: dict[str, Any], verbose: bool) -> tuple[dict[str, Any], int]:
+def _options_shown(remediation: Remediation, verbose: bool) -> tuple[Mapping[str, Any], int]:
     """The remediation as the summary shows it: its first option only (one screen), and how many
     other options ``--verbose`` adds; every option when verbose."""
-    steps = [step for step in remediation.get("steps") or [] if isinstance(step, dict)]
+    steps = remediation.steps
     options = {int(step.get("option") or 1) for step in steps}
     if verbose or len(options) < 2:
-        return remediation, 0
+        return remediation.raw, 0
     first = min(options)
     kept = [step for step in steps if int(step.get("option") or 1) == first]
-    return {**remediation, "steps": kept}, len(options) - 1
+    return {**remediation.raw, "steps": kept}, len(options) - 1
 
 
-def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str], lang: str = "en") -> list[str]:
-    from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
-
+def _evidence_lines(evidence: Sequence[Evidence], labels: dict[str, str], lang: str = "en") -> list[str]:
     if not evidence:
         return []
     lines = [f"   {labels['evidence']}:"]
     for item in evidence[:12]:
+        words = evidence_words(item, lang)
         where = ""
-        source = item.get("source")
-        if source and str(source) != str(item.get("value")):  # "log: X (X)" says X once
-            where = (
-                f" ({evidence_source(source, lang)}" + (f":{item['line']}" if item.get("line") else "") + ")"
-            )
-        value = evidence_value(item["value"], lang)
-        lines.append(f"     - {evidence_label(item['label'], lang)}: {value}{where}")
+        if item.source and item.source != item.value:  # "log: X (X)" says X once
+            where = f" ({words.source}" + (f":{item.line}" if item.line else "") + ")"
+        lines.append(f"     - {words.label}: {words.value}{where}")
     if len(evidence) > 12:
         lines.append(f"     … {len(evidence) - 12} more in --json")
     return lines
@@ -328,20 +325,21 @@ def _run_verdict_words(verdict: Any, lang: str) -> str:
     return str(verdict)
 
 
-def inference_lines(document: Mapping[str, Any], lang: str) -> list[str]:
+def inference_lines(document: Document, lang: str) -> list[str]:
     """The test inference in two lines: the CPU baseline and the GPU retry as is ([] when none ran)."""
     from fallback_doctor.core.inference.model_words import placement_words
     from fallback_doctor.core.measures import gpu_summary, ms_text, no_inference_words
 
-    summary = gpu_summary(document)
+    report = view_of(document)
+    summary = gpu_summary(report)
     if not summary["baseline_ran"] and not summary["ran"]:
-        nothing_to_run = no_inference_words(document, lang)
+        nothing_to_run = no_inference_words(report, lang)
         if nothing_to_run:
             return [nothing_to_run, ""]
-        skipped = (document.get("inference") or {}).get("skipped")
+        skipped = report.inference.skipped
         why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
         return [label("report.inference.skipped", lang, why=why), ""] if skipped else []
-    lines = _model_lines(document, lang)
+    lines = _model_lines(report.raw, lang)
     lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))
     if summary["ran"]:
         lines.append(

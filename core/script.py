@@ -26,7 +26,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from fallback_doctor.core.evidence_words import manual_text
-from fallback_doctor.core.texts import finding_words, label
+from fallback_doctor.core.texts import label
+from fallback_doctor.core.view import Finding, finding_words
 
 WIDTH = 78
 """Comment lines are wrapped here (a terminal's width, less the prompt)."""
@@ -73,8 +74,8 @@ def fix_script(finding: Mapping[str, Any], lang: str = "en", python: str | None 
 
 
 def _words(finding: Mapping[str, Any], remediation: Mapping[str, Any], lang: str) -> dict[str, str]:
-    """Title, fix and verify line in ``lang`` (English where missing): core/texts.py's
-    ``finding_words``, as core/report.py's ``finding_text``."""
+    """Title, fix and verify line in ``lang`` (English where missing): core/view.py's
+    ``finding_words``, as every renderer's."""
     words = finding_words({**finding, "remediation": remediation}, lang)
     return {"title": words["title"], "fix": words["fix"], "verify": words["verify"]}
 
@@ -306,9 +307,10 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def finding_script(finding: Mapping[str, Any], lang: str = "en", python: str | None = None) -> str:
+def finding_script(finding: Finding | Mapping[str, Any], lang: str = "en", python: str | None = None) -> str:
     """The script a surface shows and copies: the document's own (``remediation.script``) in
     English, the same script with its comments in ``lang`` otherwise."""
+    finding = finding.raw if isinstance(finding, Finding) else finding
     remediation = finding.get("remediation")
     stored = remediation.get("script") if isinstance(remediation, Mapping) else None
     if lang == "en" and isinstance(stored, str):

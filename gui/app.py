@@ -35,7 +35,11 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
         # The first kind (in the registry's order) whose page-1 field the options fill.
         given = {"bareun_root": args.bareun_root, "config": args.config, "python": args.python,
                  "logs": args.log, "lib_dir": args.lib_dir}  # fmt: skip
-        filled = [p.kind for p in facade.wizard_profiles() if any(given.get(k) for k in p.wizard.fills_from)]
+        filled = [
+            p.kind
+            for p in facade.wizard_profiles()
+            if any(given.get(k) for k in facade.wizard_field(p).fills_from)
+        ]
         kind = filled[0] if filled else "auto"
     target = {
         "kind": kind,

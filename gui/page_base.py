@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterator
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fallback_doctor.gui.i18n import has, t
 from PySide6.QtCore import Qt, Slot
@@ -27,6 +27,9 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Report
+
 
 class DoctorWizard(Protocol):
     """What a page uses of the window (gui/wizard.py DoctorWizard), so pages need not import it."""
@@ -37,6 +40,10 @@ class DoctorWizard(Protocol):
     bundle_mode: bool
     searching: bool
     probe_options: dict[str, Any]
+
+    @property
+    def report(self) -> Report | None:
+        """The document read once into core's typed view (gui/runner.py)."""
 
     def bundle_banner(self) -> str: ...
     def ensure(self, step: str | None) -> None: ...

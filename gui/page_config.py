@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import has, language, t
@@ -30,6 +30,9 @@ from PySide6.QtWidgets import (
     QTextBrowser,
 )
 
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import ConfigView
+
 
 class ConfigPage(StepPage):
     """1. Check the configuration."""
@@ -55,7 +58,7 @@ class ConfigPage(StepPage):
         """What the file view marks: line -> "key" (a key that matters), "cpu" (executionProvider asks
         for the CPU) or a finding's severity ("error", "warning", "info")."""
 
-    def _render_file(self, view: dict[str, Any]) -> None:
+    def _render_file(self, view: ConfigView) -> None:
         """The whole file, monospace, numbered; the keys that matter and the findings' lines marked."""
         self.line_marks = {}
         text = view["text"]
@@ -144,7 +147,7 @@ class ConfigPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The file with its marks; the provider, issues and findings (a piece each)."""
-        document = self.doctor.document
+        document = self.doctor.report
         self.view.setAccessibleName(t("config.name"))
         self.file.setAccessibleName(t("config.text.name"))
         self.legend.setText(t("config.legend"))

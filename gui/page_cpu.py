@@ -47,18 +47,19 @@ class CpuPage(StepPage):
     def draw(self) -> None:
         """The model that ran (name, dims and their sources), the latency table of the CPU baseline."""
         self.model.setEnabled(not self.doctor.bundle_mode)
+        report = self.doctor.report
         self.model_used.setText(facade.model_line(self.doctor.document, language()))
         self.table.setAccessibleName(t("table.cpu"))
         self.table.horizontalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.columns')}")
         self.table.verticalHeader().setAccessibleName(f"{t('table.cpu')}: {t('table.rows')}")
-        nothing_to_run = facade.no_inference_words(self.doctor.document, language())
+        nothing_to_run = facade.no_inference_words(report, language())
         self.model.setVisible(not nothing_to_run)
         self.model_used.setVisible(not nothing_to_run)
         self.table.setVisible(not nothing_to_run)
         if nothing_to_run:  # a log: a sentence, not a table of dashes
             self.status.setText(nothing_to_run)
             return
-        view = facade.cpu_view(self.doctor.document)
+        view = facade.cpu_view(report)
         rows = facade.session_rows(view["session"], language())
         self.table.setColumnCount(2)
         self.table.setHorizontalHeaderLabels([t("table.metric"), t("table.cpu")])

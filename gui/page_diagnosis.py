@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.handover import HandOver
@@ -32,6 +32,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
 )
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Finding
 
 
 class DiagnosisPage(StepPage):
@@ -70,7 +73,7 @@ class DiagnosisPage(StepPage):
         buttons.addWidget(self.export)
         buttons.addWidget(self.handover)  # after the export: Tab goes left to right
         self.body.addLayout(buttons)
-        self.findings: list[dict[str, Any]] = []
+        self.findings: tuple[Finding, ...] = ()
         self.checking: str | None = None
         self._said: tuple[str, str] | None = None
         """The note's catalogue key and the words shown for it, said again on a language switch."""
@@ -112,9 +115,9 @@ class DiagnosisPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The verdict; the list of findings; the selected finding in full (made, then set): a piece each."""
-        document = self.doctor.document
+        document = self.doctor.report
         lang = language()
-        self.findings = facade.all_findings(document) if document else []
+        self.findings = document.findings if document is not None else ()
         if document is not None:
             self.verdict.setText(verdict_html(document, lang))
         yield
@@ -123,7 +126,7 @@ class DiagnosisPage(StepPage):
         self.list.clear()
         for number, finding in enumerate(self.findings, start=1):
             words = facade.finding_words(finding, lang)
-            severity = str(finding.get("severity"))
+            severity = finding.severity
             item = QListWidgetItem(
                 f"{number}. {STATUS_SIGNS.get(severity, '')} [{t('severity.' + severity)}] {words['title']}"
             )
@@ -152,7 +155,7 @@ class DiagnosisPage(StepPage):
             return
         self.detail.setHtml(finding_detail_html(self.findings[row], language()))
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> Finding | None:
         """The selected finding."""
         row = self.list.currentRow()
         return self.findings[row] if 0 <= row < len(self.findings) else None
@@ -174,7 +177,7 @@ class DiagnosisPage(StepPage):
         finding = self.current()
         if finding is None:
             return
-        self.checking = str(finding.get("id"))
+        self.checking = finding.id
         self.note.setText("")
         self.doctor.run_step(facade.check_again_step(finding))
 
@@ -182,10 +185,8 @@ class DiagnosisPage(StepPage):
         """Say whether the finding checked again is gone."""
         if self.checking is None:
             return
-        document = self.doctor.document  # (the list may not be drawn anew yet: the document says)
-        present = any(
-            f.get("id") == self.checking for f in (facade.all_findings(document) if document else [])
-        )
+        # (the list may not be drawn anew yet: the document says)
+        present = any(f.id == self.checking for f in facade.view_of(self.doctor.report).findings)
         self._say("diag.again.still" if present else "diag.again.gone")
         self.checking = None
 

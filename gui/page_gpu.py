@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
@@ -25,6 +25,9 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
 )
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import GpuSummary, Report
 
 
 class GpuPage(StepPage):
@@ -75,7 +78,7 @@ class GpuPage(StepPage):
         self.table.setAccessibleName(t("table.gpu"))
         self.table.horizontalHeader().setAccessibleName(f"{t('table.gpu')}: {t('table.columns')}")
         self.verdict.setAccessibleName(t("gpu.name"))
-        document = self.doctor.document or {}
+        document = self.doctor.report
         nothing_to_run = facade.no_inference_words(document, language())
         self.measured.setVisible(not nothing_to_run)
         if nothing_to_run:  # a log: a sentence, not a graph and a table of dashes
@@ -99,7 +102,7 @@ class GpuPage(StepPage):
         self.status.setText(self.doctor.failures.get("gpu") or "")
         yield
 
-    def _fill_table(self, summary: dict[str, Any]) -> None:
+    def _fill_table(self, summary: GpuSummary) -> None:
         """The CPU baseline (the CPU page's figures) beside the GPU retry, the speed-up, equal outputs."""
         lang = language()
         self.table.setColumnCount(3)
@@ -140,7 +143,7 @@ class GpuPage(StepPage):
         self.table.setMinimumWidth(width + frame)
         header.setStretchLastSection(True)
 
-    def _verdict_html(self, document: dict[str, Any], summary: dict[str, Any]) -> str:
+    def _verdict_html(self, document: Report | None, summary: GpuSummary) -> str:
         """What the retry showed, the top cause, each strategy tried (our markup, values escaped)."""
         lang = language()
         headline = facade.gpu_headline(summary)
@@ -151,10 +154,11 @@ class GpuPage(StepPage):
         # The first cause is core's (core/judge.py), the same on every page and in every report;
         # when it ran on the GPU there is no "why", only the first thing also found.
         if headline == "gpu_verified":
-            found = facade.all_findings(document)
+            found = facade.view_of(document).findings
             said, first = "gpu.also", (found[0] if found else None)
         else:
-            said, first = "gpu.cause", facade.first_cause(document)
+            chosen = facade.first_cause(document)
+            said, first = "gpu.cause", (facade.finding_of(chosen) if chosen is not None else None)
         cause = t(said, cause=facade.finding_words(first, lang)["title"]) if first else ""
         tried = [esc(line) for line in facade.strategy_lines(summary, lang)]
         return (

@@ -6,11 +6,15 @@ document's own ``verdict_text``, so a crafted bundle cannot put a banner of its 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import STATUS_COLOURS, STATUS_SIGNS, esc, mono
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Finding, Report
 
 COMMAND_STYLE = "white-space:pre-wrap; margin:4px 0; "
 """A command or code block: its spaces and lines kept, wrapped at the pane's edge (anywhere in a long
@@ -25,31 +29,36 @@ VERDICT_COLOURS = {
 }
 
 
-def verdict_line(document: dict[str, Any], lang: str) -> str:
+def verdict_line(document: Report | Mapping[str, Any], lang: str) -> str:
     """The verdict in words (plain text), from the catalog by the verdict's code."""
-    return str(facade.verdict_words(document, lang))
+    return facade.verdict_words(document, lang)
 
 
-def verdict_html(document: dict[str, Any], lang: str) -> str:
+def verdict_html(document: Report | Mapping[str, Any], lang: str) -> str:
     """The diagnosis page's verdict banner, coloured by the verdict's code."""
-    verdict = str(document.get("verdict"))
-    colour = VERDICT_COLOURS.get(verdict, STATUS_COLOURS["unknown"])
-    line = f"<p style='font-size:large; color:{colour}'><b>{esc(verdict_line(document, lang))}</b></p>"
-    summary = facade.gpu_summary(document)
+    report = facade.view_of(document)
+    colour = VERDICT_COLOURS.get(report.verdict, STATUS_COLOURS["unknown"])
+    line = f"<p style='font-size:large; color:{colour}'><b>{esc(verdict_line(report, lang))}</b></p>"
+    summary = facade.gpu_summary(report)
     if summary["ran"]:
         key = "gpu.verdict.gpu_verified" if summary["gpu_verified"] else "gpu.verdict.fallback"
         line += f"<p>{esc(t('gpu.name'))}: {esc(t(key))}</p>"
     return line
 
 
-def findings_html(findings: list[dict[str, Any]], lang: str, evidence: bool = False) -> str:
+def _finding(finding: Finding | Mapping[str, Any]) -> Finding:
+    """A finding of a page's view (read from its JSON where a page hands that over)."""
+    return finding if not isinstance(finding, Mapping) else facade.finding_of(finding)
+
+
+def findings_html(findings: Sequence[Finding | Mapping[str, Any]], lang: str, evidence: bool = False) -> str:
     """Findings as blocks: severity, title, detail, fix (and the evidence)."""
     if not findings:
         return ""
     parts = [f"<p><b>{esc(t('stack.findings'))}</b></p>"]
-    for finding in findings:
+    for finding in map(_finding, findings):
         words = facade.finding_words(finding, lang)
-        severity = str(finding.get("severity"))
+        severity = finding.severity
         colour = STATUS_COLOURS.get(severity, STATUS_COLOURS["info"])
         parts.append(
             f"<div style='border-left:4px solid {colour}; padding-left:6px; margin-bottom:8px'>"
@@ -62,32 +71,29 @@ def findings_html(findings: list[dict[str, Any]], lang: str, evidence: bool = Fa
     return "".join(parts)
 
 
-def evidence_html(finding: dict[str, Any]) -> str:
+def evidence_html(finding: Finding | Mapping[str, Any]) -> str:
     """A finding's evidence as a table (the first 16 items)."""
-    items = finding.get("evidence") or []
+    items = _finding(finding).evidence
     if not items:
         return ""
     lang = language()  # core's catalog words (resources/texts/evidence/words.json) in the window's language
-    rows = "".join(
-        f"<tr><td>{esc(facade.evidence_label(e.get('label'), lang))}</td>"
-        f"<td style='font-family:{mono()}'>{esc(facade.evidence_value(e.get('value'), lang))}"
-        + (
-            f" <i>({esc(facade.evidence_source(e.get('source'), lang))}"
-            f"{':' + esc(e.get('line')) if e.get('line') else ''})</i>"
-            if e.get("source")
-            else ""
-        )
-        + "</td></tr>"
-        for e in items[:16]
-    )
+    rows = "".join(_evidence_row(item.line, facade.evidence_words(item, lang)) for item in items[:16])
     return f"<p><b>{esc(t('diag.evidence'))}</b></p><table cellpadding='2'>{rows}</table>"
 
 
-def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
+def _evidence_row(line: int | None, words: tuple[str, str, str | None]) -> str:
+    """One evidence item as a table row: label, value, and where it was read (file:line)."""
+    name, value, source = words
+    where = f" <i>({esc(source)}{':' + esc(line) if line else ''})</i>" if source else ""
+    return f"<tr><td>{esc(name)}</td><td style='font-family:{mono()}'>{esc(value)}{where}</td></tr>"
+
+
+def finding_detail_html(finding: Finding | Mapping[str, Any], lang: str) -> str:
     """One finding in full: cause, fix, commands, how to verify, evidence, its codes."""
+    finding = _finding(finding)
     words = facade.finding_words(finding, lang)
-    remediation = finding.get("remediation") or {}
-    severity = str(finding.get("severity"))
+    remediation = finding.remediation.raw
+    severity = finding.severity
     colour = STATUS_COLOURS.get(severity, STATUS_COLOURS["info"])
     parts = [
         f"<h3 style='color:{colour}'>{STATUS_SIGNS.get(severity, '')} {esc(words['title'])}</h3>",
@@ -111,7 +117,7 @@ def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
         )
     parts.append(evidence_html(finding))
     parts.append(
-        f"<p style='color:gray'><small>{esc(finding.get('layer'))} / {esc(finding.get('cause'))} / "
-        f"{esc(finding.get('id'))}</small></p>"
+        f"<p style='color:gray'><small>{esc(finding.layer)} / {esc(finding.cause)} / "
+        f"{esc(finding.id)}</small></p>"
     )
     return "".join(parts)

@@ -37,7 +37,7 @@ class LogPage(StepPage):
 
     def draw(self) -> None:
         """The decisive lines, highlighted by role, and the causes they point to."""
-        document = self.doctor.document
+        document = self.doctor.report
         self.view.setAccessibleName(t("log.name"))
         if document is None:
             self.view.setHtml("")

@@ -89,7 +89,7 @@ class StackPage(StepPage):
 
     def render_steps(self) -> Iterator[None]:
         """The layers' buttons; the selected layer's evidence (a piece each)."""
-        document = self.doctor.document
+        document = self.doctor.report
         self.detail.setAccessibleName(t("stack.findings"))
         self.layers = facade.stack_layers(document) if document is not None else []
         note = facade.elsewhere_note(document, language()) if document is not None else ""

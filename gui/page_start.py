@@ -45,7 +45,9 @@ class StartPage(StepPage):
         self.fields: dict[str, QLineEdit] = {}
         self.browse: dict[str, QPushButton] = {}
         self.profiles = {profile.kind: profile for profile in facade.wizard_profiles()}
-        self.found_kind = next((k for k, p in self.profiles.items() if p.wizard.lists_found), None)
+        self.found_kind = next(
+            (k for k, p in self.profiles.items() if facade.wizard_field(p).lists_found), None
+        )
         self.fields_labels: dict[str, Any] = {}
         row = 0
         for kind in (*self.profiles, "paste", "bundle"):
@@ -107,7 +109,7 @@ class StartPage(StepPage):
         for kind, radio in self.radios.items():
             radio.setText(t(f"start.{kind}"))
             radio.setAccessibleName(t(f"start.{kind}"))
-        names = {kind: profile.wizard.label_key for kind, profile in self.profiles.items()}
+        names = {kind: facade.wizard_field(profile).label_key for kind, profile in self.profiles.items()}
         for kind, key in {**names, "bundle": "start.bundlefile"}.items():
             self.fields_labels[kind].setText(t(key) + ":")
             self.fields[kind].setAccessibleName(t(key))
@@ -166,7 +168,9 @@ class StartPage(StepPage):
         """Fill the page from a target (the command line or the last one remembered)."""
         kind = target.get("kind") or "auto"
         for name, profile in self.profiles.items():
-            value = next((target[key] for key in profile.wizard.fills_from if target.get(key)), None)
+            value = next(
+                (target[key] for key in facade.wizard_field(profile).fills_from if target.get(key)), None
+            )
             if value:
                 self.fields[name].setText(value[0] if isinstance(value, list) else str(value))
         if target.get("bundle"):
@@ -193,7 +197,7 @@ class StartPage(StepPage):
         given = {"pid": pid, "config": getattr(self, "pending_config", None)}
         profile = self.profiles.get(chosen)
         if not value:
-            if profile is not None and profile.wizard.optional:
+            if profile is not None and facade.wizard_field(profile).optional:
                 return facade.wizard_target(chosen, "", given), None
             return None, t("start.missing", what=self.fields_labels[chosen].text().rstrip(":"))
         value = os.path.expanduser(value)

@@ -19,6 +19,7 @@ from PySide6.QtCore import QThreadPool, QTimer, SignalInstance, Slot
 from PySide6.QtWidgets import QWizard
 
 if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Report
     from fallback_doctor.gui.page_diagnosis import DiagnosisPage
     from fallback_doctor.gui.page_gpu import GpuPage
 
@@ -56,6 +57,18 @@ class StepRunner(QWizard):
 
     def bring_up_to_date(self, page: Any) -> None:
         raise NotImplementedError  # DoctorWizard's
+
+    _read: tuple[dict[str, Any], Report] | None = None
+
+    @property
+    def report(self) -> Report | None:
+        """The document read once into core's typed view (``facade.view_of``), for every page: read
+        again only when the document is another one (core's steps return a new document each time)."""
+        if self.document is None:
+            return None
+        if self._read is None or self._read[0] is not self.document:
+            self._read = (self.document, facade.view_of(self.document))
+        return self._read[1]
 
     @property
     def gpu_page(self) -> GpuPage:

@@ -7,15 +7,29 @@ and the utilization graph as inline SVG drawn from samples.csv. Everything quote
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
-from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
-from fallback_doctor.core.measures import gpu_summary, ms_text, one_run, runs_text
+from fallback_doctor.core.evidence_words import evidence_value
+from fallback_doctor.core.measures import ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
-from fallback_doctor.core.report import finding_text, process_lines
+from fallback_doctor.core.report import process_lines
 from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.view import (
+    Document,
+    Finding,
+    Report,
+    Session,
+    Strategy,
+    as_dict,
+    evidence_words,
+    finding_words,
+    session_of,
+    strategy_of,
+    view_of,
+)
 
 _LABEL_KEYS = (
     "title",
@@ -72,7 +86,7 @@ def _e(value: Any) -> str:
 
 
 def render_html(
-    document: dict[str, Any],
+    document: Document,
     *,
     lang: str = "en",
     samples_csv: str | None = None,
@@ -80,9 +94,10 @@ def render_html(
     redacted: bool = True,
 ) -> str:
     """The self-contained page for one report document (already redacted: it is quoted as is)."""
+    report = view_of(document)
     labels = _labels(lang)
-    verdict = str(document.get("verdict", ""))
-    verdict_text = verdict_words(document, lang)
+    verdict = report.verdict
+    verdict_text = verdict_words(report, lang)
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
@@ -92,10 +107,10 @@ def render_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(labels['title'])}</title><style>{_CSS}</style></head><body>",
         f"<h1>{_e(labels['title'])}</h1>",
-        f'<p class="meta">{_e(labels["bundle"])} · {_e(labels["created"])}: {_e(document.get("created"))}'
-        f" · {_e(labels['tool'])}: {_e(document.get('tool_version'))}</p>",
+        f'<p class="meta">{_e(labels["bundle"])} · {_e(labels["created"])}: {_e(report.raw.get("created"))}'
+        f" · {_e(labels['tool'])}: {_e(report.raw.get('tool_version'))}</p>",
     ]
-    parts.extend(f'<p class="meta">{_e(line.strip())}</p>' for line in process_lines(document, lang))
+    parts.extend(f'<p class="meta">{_e(line.strip())}</p>' for line in process_lines(report, lang))
     if not redacted:
         parts.append(f'<p class="warn">{_e(labels["redaction_off"])}</p>')
     else:
@@ -103,21 +118,21 @@ def render_html(
     parts.append(
         f'<p class="verdict v-{_e(verdict)}">{_e(labels["verdict"])}: {_e(verdict_text)}</p>'  # code: a class
     )
-    findings = [f for f in document.get("findings") or [] if isinstance(f, dict)]
+    findings = report.findings
     parts.append(f"<h2>{_e(labels['stack'])}</h2>")
-    parts.append(_stack(document, lang))
-    comparison = _comparison(document, labels, lang)
+    parts.append(_stack(report, lang))
+    comparison = _comparison(report, labels, lang)
     if comparison:
         parts.append(f"<h2>{_e(labels['comparison'])}</h2>{comparison}")
-    graph = graph_html(document, samples_csv, lang)
+    graph = graph_html(report, samples_csv, lang)
     if graph:
-        parts.append(f"<h2>{_e(labels['graph'])}</h2>{_replayed(document, lang)}{graph}")
+        parts.append(f"<h2>{_e(labels['graph'])}</h2>{_replayed(report, lang)}{graph}")
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
     from fallback_doctor.core.steps import application_python
 
-    python = application_python(document)
+    python = application_python(report.raw)
     for number, finding in enumerate(findings, start=1):
         parts.append(_finding(number, finding, lang, labels, python))
     if environment_record:
@@ -126,7 +141,7 @@ def render_html(
     return "\n".join(parts) + "\n"
 
 
-def _stack(document: dict[str, Any], lang: str) -> str:
+def _stack(document: Report, lang: str) -> str:
     """The five layers bottom-up with their states: the wizard's stack page, from the same function."""
     items = []
     for layer in stack_layers(document):
@@ -146,34 +161,29 @@ def _stack(document: dict[str, Any], lang: str) -> str:
 
 
 def _finding(
-    number: int, finding: dict[str, Any], lang: str, labels: dict[str, str], python: str | None = None
+    number: int, finding: Finding, lang: str, labels: dict[str, str], python: str | None = None
 ) -> str:
-    text = finding_text(finding, lang)
-    severity = str(finding.get("severity", "info"))
+    text = finding_words(finding, lang)
+    severity = finding.severity or "info"
     out = [
         '<div class="finding">',
         f'<p><span class="sev {_e(severity)}">{_e(severity)}</span> <b>{number}. {_e(text["title"])}</b></p>',
-        f'<p class="meta">{_e(finding.get("layer"))} / {_e(finding.get("cause"))} / '
-        f"{_e(finding.get('id'))}</p>",
+        f'<p class="meta">{_e(finding.layer)} / {_e(finding.cause)} / {_e(finding.id)}</p>',
         f"<p>{_e(text['detail'])}</p>",
     ]
-    evidence = [item for item in finding.get("evidence") or [] if isinstance(item, dict)]
-    if evidence:
+    if finding.evidence:
         out.append(f"<p><b>{_e(labels['evidence'])}</b></p><ul>")
-        for item in evidence:
+        for item in finding.evidence:
+            words = evidence_words(item, lang)
             where = ""
-            if item.get("source"):
-                where = f' <span class="meta">({_e(evidence_source(item["source"], lang))}'
-                where += f":{_e(item['line'])})</span>" if item.get("line") else ")</span>"
-            shown = evidence_value(item.get("value"), lang)
-            out.append(
-                f"<li>{_e(evidence_label(item.get('label'), lang))}: <code>{_e(shown)}</code>{where}</li>"
-            )
+            if words.source:
+                where = f' <span class="meta">({_e(words.source)}'
+                where += f":{_e(item.line)})</span>" if item.line else ")</span>"
+            out.append(f"<li>{_e(words.label)}: <code>{_e(words.value)}</code>{where}</li>")
         out.append("</ul>")
-    remediation = finding.get("remediation") or {}
     if text["fix"]:
         out.append(f"<p><b>{_e(labels['fix'])}:</b> {_e(text['fix'])}</p>")
-    for style, step_text in remedy_lines(remediation if isinstance(remediation, dict) else None, lang):
+    for style, step_text in remedy_lines(finding.remediation.raw, lang):
         if style == "command":
             out.append('<pre class="command">$ ' + _e(step_text) + "</pre>")
         elif style == "code":
@@ -194,23 +204,22 @@ def _finding(
     return "\n".join(out)
 
 
-def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> str:
+def _comparison(document: Report, labels: dict[str, str], lang: str) -> str:
     """The CPU baseline and each GPU strategy: the same figures as the wizard's GPU page, results in words."""
-    summary = gpu_summary(document)
-    rows: list[tuple[str, str, str, Any]] = []
-    cpu = summary["cpu"]
-    if cpu:
+    part = document.inference
+    rows: list[tuple[str, str, str, tuple[str, ...]]] = []
+    if part.cpu.raw:
         rows.append(
-            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(cpu, lang), cpu.get("active_providers"))
+            ("CPU", label("run_verdict.cpu_baseline", lang), _p50(part.cpu, lang), part.cpu.active_providers)
         )
-    for strategy in summary["strategies"]:
-        gpu = strategy.get("gpu") if isinstance(strategy.get("gpu"), dict) else {}
+    for strategy in part.strategies:
+        name = f"GPU ({_strategy_words(strategy.name, lang)})"
         rows.append(
             (
-                f"GPU ({_strategy_words(str(strategy.get('name')), lang)})",
-                _result(strategy, gpu or {}, lang),
-                _p50(gpu or {}, lang),
-                (gpu or {}).get("active_providers"),
+                name,
+                _result(strategy, strategy.gpu, lang),
+                _p50(strategy.gpu, lang),
+                strategy.gpu.active_providers,
             )
         )
     if not rows:
@@ -221,21 +230,23 @@ def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> 
     )
     body = "".join(
         f"<tr><td>{_e(name)}</td><td>{_e(verdict)}</td><td>{_e(p50)}</td>"
-        f"<td>{_e(', '.join(map(str, providers)) if isinstance(providers, list) else '')}</td></tr>"
+        f"<td>{_e(', '.join(providers))}</td></tr>"
         for name, verdict, p50, providers in rows
     )
     return f"<table>{head}{body}</table>"
 
 
-def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
+def _result(strategy: Strategy | Mapping[str, Any], gpu: Session | Mapping[str, Any], lang: str) -> str:
     """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
-    if strategy.get("skipped"):
-        return label("run_verdict.skipped", lang, why=evidence_value(strategy["skipped"], lang))
+    strategy = strategy if isinstance(strategy, Strategy) else strategy_of(strategy)
+    gpu = gpu if isinstance(gpu, Session) else session_of(gpu)
+    if strategy.skipped:
+        return label("run_verdict.skipped", lang, why=evidence_value(strategy.skipped, lang))
     words = []
-    verdict = str(gpu.get("verdict") or "")
+    verdict = str(gpu.raw.get("verdict") or "")
     if has_label(f"run_verdict.{verdict}"):
         words.append(label(f"run_verdict.{verdict}", lang))
-    stage = str(strategy.get("stage") or "")
+    stage = strategy.stage
     if has_label(f"stage.{stage}") and verdict != "gpu_active":
         words.append(label(f"stage.{stage}", lang))
     return "; ".join(words) or verdict or stage or "—"
@@ -246,11 +257,10 @@ def _strategy_words(name: str, lang: str) -> str:
     return label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
 
 
-def _p50(run: dict[str, Any], lang: str) -> str:
+def _p50(run: Session, lang: str) -> str:
     if one_run(run):  # one cold run is shown as one run, never as a median
         return runs_text(run, lang)
-    latency = run.get("latency")
-    value = latency.get("p50_ms") if isinstance(latency, dict) else None
+    value = run.latency.get("p50_ms")
     return ms_text(value, lang) if isinstance(value, int | float) else "—"
 
 
@@ -272,11 +282,11 @@ def _table(record: dict[str, Any]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _replayed(document: dict[str, Any], lang: str) -> str:
+def _replayed(document: Report, lang: str) -> str:
     """The line saying the GPU readings were replayed from a recording (as the wizard's graph says)."""
-    series = (document.get("inference") or {}).get("series")
-    if not isinstance(series, dict) or series.get("recorded_here", True):
+    series = document.inference.series
+    if not series or series.get("recorded_here", True):
         return ""
-    what = series.get("provenance") or (series.get("gpu_status") or {}).get("reason") or "?"
+    what = series.get("provenance") or as_dict(series.get("gpu_status")).get("reason") or "?"
     what = evidence_value(what, lang)
     return f'<p class="meta replayed">{_e(label("graph.replayed", lang, what=what))}</p>'

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from fallback_doctor.core.texts import label
+from fallback_doctor.core.view import Document, view_of
 
 GPU_COLOUR = "#0277bd"
 CPU_COLOUR = "#c62828"
@@ -76,10 +77,9 @@ def phase_name(name: str, lang: str) -> str:
     return label(f"phase.{short}", lang) if short in _PHASE_KEYS else name
 
 
-def phase_marks(document: dict[str, Any], samples_csv: str, lang: str) -> list[tuple[float, str]]:
+def phase_marks(document: Document, samples_csv: str, lang: str) -> list[tuple[float, str]]:
     """(seconds from the first sample, clamped to 0, phase in words) of each mark of the document's series."""
-    series = (document.get("inference") or {}).get("series")
-    marks = series.get("marks") if isinstance(series, dict) else None
+    marks = view_of(document).inference.series.get("marks")
     try:
         stamps = [_float(r.get("timestamp")) for r in csv.DictReader(io.StringIO(samples_csv))]
     except csv.Error:
@@ -153,7 +153,7 @@ class _Panel:
         )
 
 
-def graph_html(document: dict[str, Any], samples_csv: str | None, lang: str, width: int = 720) -> str:
+def graph_html(document: Document, samples_csv: str | None, lang: str, width: int = 720) -> str:
     """The graph block: the SVG (GPU panel or words, CPU panel, time axis) and the phases in words."""
     points = read_points(samples_csv or "")
     if len(points) < 2:

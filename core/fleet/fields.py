@@ -7,10 +7,20 @@ Each accessor tolerates a missing or oddly-typed field (a bundle is untrusted) a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fallback_doctor.core.texts import finding_words
+from fallback_doctor.core.view import (
+    Document,
+    Finding,
+    Report,
+    as_dict,
+    as_list,
+    finding_of,
+    finding_words,
+    view_of,
+)
 
 FAILING_SEVERITIES = ("error", "warning")
 """A first cause is the first error, else the first warning (information is never a cause)."""
@@ -55,48 +65,39 @@ class StackCombo:
         )
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def verdict(document: dict[str, Any]) -> str:
+def verdict(document: Document) -> str:
     """The one-word verdict (``gpu_unusable`` …)."""
-    return _str(document.get("verdict")) or "unknown"
+    return view_of(document).verdict or "unknown"
 
 
-def quick(document: dict[str, Any]) -> bool:
+def quick(document: Document) -> bool:
     """Whether the diagnosis was static only (no test inference)."""
-    return bool(document.get("quick"))
+    return view_of(document).quick
 
 
-def created(document: dict[str, Any]) -> str | None:
+def created(document: Document) -> str | None:
     """When the host was diagnosed (ISO 8601)."""
-    return _str(document.get("created"))
+    return view_of(document).created or None
 
 
-def target_kind(document: dict[str, Any]) -> str | None:
+def target_kind(document: Document) -> str | None:
     """``bareun``, ``python`` or ``log``."""
-    return _str(_dict(document.get("target")).get("kind")) or _str(
-        _dict(_environment(document).get("target")).get("kind")
-    )
+    return view_of(document).target_kind or None
 
 
-def findings(document: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ranked findings (objects only)."""
-    return [item for item in _list(document.get("findings")) if isinstance(item, dict)]
+def findings(document: Document) -> tuple[Finding, ...]:
+    """The ranked findings."""
+    return view_of(document).findings
 
 
-def finding_title(finding: dict[str, Any], lang: str = "en") -> str:
-    """A finding's title in ``lang`` (English, then the untranslated title, as fallbacks)."""
-    return finding_words(finding, lang)["title"] or str(finding.get("id", ""))
+def finding_title(finding: Finding | Mapping[str, Any], lang: str = "en") -> str:
+    """A finding's title in ``lang`` (English, then the untranslated title, then its id, as fallbacks)."""
+    finding = finding if isinstance(finding, Finding) else finding_of(finding)
+    return finding_words(finding, lang)["title"] or finding.id
 
 
 def cause_words(cause: dict[str, Any], lang: str) -> tuple[str, str]:
@@ -110,33 +111,27 @@ def cause_words(cause: dict[str, Any], lang: str) -> tuple[str, str]:
     return words["title"], words["fix"]
 
 
-def _finding_fix(finding: dict[str, Any], lang: str) -> str:
-    return finding_words(finding, lang)["fix"]
-
-
-def first_cause(document: dict[str, Any], lang: str = "en") -> FirstCause | None:
+def first_cause(document: Document, lang: str = "en") -> FirstCause | None:
     """The host's first cause, core's (core/judge.py): the one every other surface shows first.
 
     None for a host with nothing to fix (the findings are information or context only).
     """
     from fallback_doctor.core.judge import document_first_cause
 
-    chosen = document_first_cause(document)
+    chosen = document_first_cause(view_of(document).raw)
     if chosen is None:
         return None
+    finding = finding_of(chosen)
+    words = finding_words(finding, lang)
     return FirstCause(
-        cause=str(chosen.get("cause", "unknown")),
-        finding=str(chosen.get("id", "")),
-        title=finding_title(chosen, lang),
-        layer=str(chosen.get("layer", "unknown")),
-        severity=str(chosen.get("severity", "")),
-        fix=_finding_fix(chosen, lang),
-        text=_dict(chosen.get("text")),
+        cause=finding.cause or "unknown",
+        finding=finding.id,
+        title=words["title"] or finding.id,
+        layer=finding.layer or "unknown",
+        severity=finding.severity,
+        fix=words["fix"],
+        text=as_dict(chosen.get("text")),
     )
-
-
-def _environment(document: dict[str, Any]) -> dict[str, Any]:
-    return _dict(document.get("environment"))
 
 
 def _cudart_version(number: int) -> str:
@@ -151,29 +146,30 @@ def _cudnn_version(number: int) -> str:
     return f"{number // 1000}.{(number % 1000) // 100}.{number % 100}"
 
 
-def _loaded_version(document: dict[str, Any], kind: str) -> int | None:
-    for attempt in _list(_dict(_environment(document).get("native")).get("attempts")):
-        attempt = _dict(attempt)
+def _loaded_version(document: Report, kind: str) -> int | None:
+    for attempt in as_list(document.part("native").get("attempts")):
+        attempt = as_dict(attempt)
         version = attempt.get("version")
         if attempt.get("kind") == kind and attempt.get("loaded") and isinstance(version, int) and version > 0:
             return version
     return None
 
 
-def onnxruntime_label(document: dict[str, Any]) -> str | None:
+def onnxruntime_label(document: Document) -> str | None:
     """``onnxruntime-gpu 1.31.1 (CUDA 13.0 build)``, ``ONNX Runtime 1.23.2 (libPath)`` …"""
-    ort = _dict(_environment(document).get("onnxruntime"))
+    report = view_of(document)
+    ort = report.part("onnxruntime")
     version = _str(ort.get("version"))
     if version is None:
-        lib_ort = _dict(_dict(_environment(document).get("target")).get("lib_ort"))
+        lib_ort = as_dict(report.part("target").get("lib_ort"))
         version = _str(lib_ort.get("version"))
         return f"ONNX Runtime {version} (libPath)" if version else None
     name = _str(ort.get("build_package_name"))
     if name is None:
-        distributions = [_dict(d) for d in _list(ort.get("distributions"))]
+        distributions = [as_dict(d) for d in as_list(ort.get("distributions"))]
         name = _str(distributions[0].get("name")) if distributions else None
     build = _str(ort.get("cuda_build_version"))
-    providers = [p for p in _list(ort.get("providers_in_build")) if isinstance(p, str)]
+    providers = [p for p in as_list(ort.get("providers_in_build")) if isinstance(p, str)]
     if build:
         flavour = f"CUDA {build} build"
     elif providers and "CUDAExecutionProvider" not in providers:
@@ -184,32 +180,33 @@ def onnxruntime_label(document: dict[str, Any]) -> str | None:
     return f"{label} ({flavour})" if flavour else label
 
 
-def driver_version(document: dict[str, Any]) -> str | None:
+def driver_version(document: Document) -> str | None:
     """The NVIDIA driver version NVML (or /proc) reported, None when there is no driver."""
-    driver = _dict(_environment(document).get("driver"))
+    driver = view_of(document).part("driver")
     return _str(driver.get("driver_version")) or _str(driver.get("proc_driver_version"))
 
 
-def gpu_names(document: dict[str, Any]) -> tuple[str, ...]:
+def gpu_names(document: Document) -> tuple[str, ...]:
     """The GPU model names NVML listed."""
     names: list[str] = []
-    for gpu in _list(_dict(_environment(document).get("driver")).get("gpus")):
-        name = _str(_dict(gpu).get("name"))
+    for gpu in as_list(view_of(document).part("driver").get("gpus")):
+        name = _str(as_dict(gpu).get("name"))
         if name:
             names.append(name)
     return tuple(names)
 
 
-def sees_a_gpu(document: dict[str, Any]) -> bool | None:
+def sees_a_gpu(document: Document) -> bool | None:
     """Whether the tool saw an NVIDIA GPU on the host (NVML listed one); None when not recorded."""
-    driver = _environment(document).get("driver")
-    if not isinstance(driver, dict):
+    report = view_of(document)
+    if not report.has_part("driver"):
         return None
-    return bool(gpu_names(document)) or bool(_list(driver.get("gpus")))
+    return bool(gpu_names(report)) or bool(as_list(report.part("driver").get("gpus")))
 
 
-def stack_combo(document: dict[str, Any]) -> StackCombo:
+def stack_combo(document: Document) -> StackCombo:
     """The host's ONNX Runtime / CUDA runtime / cuDNN / driver combination."""
+    document = view_of(document)
     cudart = _loaded_version(document, "cudart")
     cudnn = _loaded_version(document, "cudnn")
     return StackCombo(

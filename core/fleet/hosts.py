@@ -27,6 +27,7 @@ from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundl
 from fallback_doctor.core.facts.files import read_regular_file
 from fallback_doctor.core.fleet import fields
 from fallback_doctor.core.fleet.fields import FirstCause, StackCombo
+from fallback_doctor.core.view import view_of
 
 STATUS_SCHEMA = "gpu-fallback-doctor/fleet-host"
 STATUS_SUFFIX = ".status.json"
@@ -149,7 +150,7 @@ def row_from_bundle(
     if identity == "mismatch":
         message = f"{path.name}: made for another host than {host} (its manifest records another name)"
         return HostRow(host, "refused", message=message, rc=rc, identity=identity, files=files)
-    document = opened.document
+    document = view_of(opened.document)  # read once, by every field below
     return HostRow(
         host=host,
         state="diagnosed",

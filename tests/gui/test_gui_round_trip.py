@@ -92,7 +92,7 @@ def _shown(wizard: DoctorWizard) -> dict[str, Any]:
     gpu = wizard.pages[Page.GPU]
     diagnosis = wizard.pages[Page.DIAGNOSIS]
     return {
-        "findings": [f["id"] for f in diagnosis.findings],
+        "findings": [f.id for f in diagnosis.findings],
         "list": [diagnosis.list.item(row).text() for row in range(diagnosis.list.count())],
         "verdict": diagnosis.verdict.text(),
         "layers": {layer["layer"]: layer["status"] for layer in stack.layers},

@@ -108,7 +108,7 @@ def test_full_walk_through_on_this_machine(qtbot, make_wizard) -> None:  # type:
     assert series["samples"] and all(s["utilization_percent"] is None for s in series["samples"])
     _next(qtbot, wizard)
     diagnosis = wizard.pages[Page.DIAGNOSIS]
-    ids = [f["id"] for f in diagnosis.findings]
+    ids = [f.id for f in diagnosis.findings]
     assert "inference.fell_back" in ids and ids[0].startswith(("driver.", "device."))
     assert "The fix" in diagnosis.detail.toPlainText()
     assert diagnosis.fix_text()
