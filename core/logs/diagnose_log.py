@@ -129,9 +129,9 @@ def _rejoin_wrapped(
     The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
     written: a prefix is part of what was wrapped; none after the first starting a record of
     its own with a time stamp or another prefix) and a shorter rest, ``MAX_PIECES`` at most.
-    A piece may also carry the very prefix of the first line (journald, syslog and a
-    container runtime tag each line of one write alike). One line and a shorter one after it
-    are joined only where the cut shows (``_cut_between``): that is what any two lines of a log
+    One line and a shorter one after it (which may carry the very prefix of the first line:
+    journald, syslog and a container runtime tag each line of one write alike) are joined
+    only where the cut shows (``_cut_between``): that is what any two lines of a log
     look like, another process's included. Joined, the message's matches go to its first line
     (quoted as the whole message) and the pieces after it are dropped; only when the joined
     message matches something. Returns the joined messages by the index of their first line.
@@ -146,20 +146,21 @@ def _rejoin_wrapped(
             width >= WRAP_WIDTH
             and last < min(len(texts) - 1, index + MAX_PIECES)
             and widths[last] == width
-            and _piece(texts[last], written[last], prefix)
+            and texts[last] == written[last]  # a piece starts no record of its own (no time stamp)
         ):
             last += 1
+        once = last == index + 1
+        """Wrapped once: the rest is shorter, and may repeat the first line's tag."""
         if (
             width >= WRAP_WIDTH
-            and last > index
-            and 0 < widths[last] <= width
-            and _piece(texts[last], written[last], prefix)
+            and 0 < widths[last] < width + (not once)
+            and _piece(texts[last], written[last], prefix if once else "")
         ):
             message = texts[index] + "".join(texts[index + 1 : last + 1])
             found = match_text(message, base)
             found = found + general_matches(message, found, base)
             if found and (
-                last > index + 1 or _cut_between(texts[index], texts[last], found, matches[index : last + 1])
+                not once or _cut_between(texts[index], texts[last], found, matches[index : last + 1])
             ):
                 matches[index], messages[index] = found, written[index] + "".join(texts[index + 1 : last + 1])
                 for dropped in range(index + 1, last + 1):
@@ -175,7 +176,7 @@ def _piece(text: str, written: str, prefix: str) -> bool:
     return text == written or (bool(prefix) and written == prefix + text)
 
 
-_PAIRED = ("()", "[]", "{}", "\u2018\u2019", "\u201c\u201d")
+_PAIRED = (("(", ")"), ("[", "]"), ("{", "}"), ("\u2018", "\u2019"), ("\u201c", "\u201d"))
 """Brackets and typographic quotes: one opened in a piece and closed in the next spans the cut."""
 
 
