@@ -8,7 +8,7 @@ import io
 
 import pytest
 from fallback_doctor.core.logs.scan import scan_keywords, scan_stream, to_text
-from fallback_doctor.core.logs.search import ENGINES, Finder
+from fallback_doctor.core.logs.search import ENGINES, LARGE, PIECE, Finder, newlines_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +93,12 @@ def test_the_scan_keeps_the_same_text_with_each_engine() -> None:
     assert any("libcudnn.so.9" in line.text for line in first.lines)
     for engine, text in texts.items():
         assert text == first, engine
+
+
+@pytest.mark.parametrize("size", [0, 9, LARGE - 1, LARGE, LARGE + PIECE + 7, 3 * LARGE + 1])
+@pytest.mark.parametrize("shift", [0, 5])
+def test_newlines_are_counted_as_bytes_count_counts_them(size: int, shift: int) -> None:
+    pattern = b"2026-01-04 INFO served\n\n x\r\n" * (size // 28 + 1)
+    block = pattern[:size]
+    lo, hi = min(shift, size), max(min(shift, size), size - shift)
+    assert newlines_in(block, lo, hi) == block.count(b"\n", lo, hi)
