@@ -10,6 +10,7 @@ By hand: ``grep -c -i -F -f keywords.txt app.log``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,8 @@ class Finder:
         self._starts = tuple(index < startup for index in range(len(self.words)))
         self._regex: Any = None
         self._database: Any = None
+        self._scratch = threading.local()
+        """Hyperscan's scratch space, one per thread (a scan in use cannot share it)."""
         self.engine = "find"
         for name in (engine,) if engine else ENGINES:
             if name == "hyperscan" and self._use_hyperscan():
@@ -59,6 +62,14 @@ class Finder:
         self.engine = "re2"
         return True
 
+    def _own_scratch(self) -> Any:
+        scratch = getattr(self._scratch, "space", None)
+        if scratch is None:
+            import hyperscan  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+            scratch = self._scratch.space = hyperscan.Scratch(self._database)
+        return scratch
+
     @property
     def threaded(self) -> bool:
         """Whether blocks are searched in threads (RE2 lets go of the GIL while it searches;
@@ -73,7 +84,7 @@ class Finder:
             import hyperscan  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
             try:
-                self._database.scan(data, match_event_handler=_stop)
+                self._database.scan(data, match_event_handler=_stop, scratch=self._own_scratch())
             except hyperscan.ScanTerminated:
                 return True
             return False
@@ -97,7 +108,9 @@ class Finder:
             def seen(index: int, _start: int, end: int, _flags: int, _context: object) -> None:
                 found.append((lo + end - len(words[index]), starts[index]))
 
-            self._database.scan(memoryview(block)[lo:hi], match_event_handler=seen)
+            self._database.scan(
+                memoryview(block)[lo:hi], match_event_handler=seen, scratch=self._own_scratch()
+            )
             return sorted(found, key=_startup_first)
         lowered = block[lo:hi].lower()
         for word in self.words:

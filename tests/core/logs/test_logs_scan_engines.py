@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from fallback_doctor.core.logs.scan import scan_keywords, scan_stream, to_text
@@ -102,3 +103,15 @@ def test_newlines_are_counted_as_bytes_count_counts_them(size: int, shift: int) 
     block = pattern[:size]
     lo, hi = min(shift, size), max(min(shift, size), size - shift)
     assert newlines_in(block, lo, hi) == block.count(b"\n", lo, hi)
+
+
+def test_one_finder_searches_in_several_threads_at_once() -> None:
+    """Hyperscan's scratch space is per thread: searches side by side neither fail nor mix."""
+    finder = FINDERS[INSTALLED[0]]
+    text = (b"request served in 41 ms\n" * 20000 + b"CUDA failure 35: driver\n") * 8
+    expected = finder.hits(text)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(finder.hits, [text] * 16))
+    assert all(result == expected for result in results) and len(expected) == 8 * len(
+        finder.hits(b"CUDA failure")
+    )
