@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.logs.extract import negated_providers, provider_names
+from fallback_doctor.core.logs.extract import TRIGGER, negated_providers, provider_names, trigger_lines
 
 CORPUS = next(
     (
@@ -343,3 +343,17 @@ def test_lines_of_one_width_are_not_taken_for_one_wrapped_line() -> None:
     request = "2026-01-04 10:00:02.117 INFO [worker-3] request served in 41 ms path=/v1/analyze status=200"
     diagnosis = explain_text("\n".join([failure, *[request] * 500, "done"]))
     assert diagnosis.top.evidence[0].line == 1 and diagnosis.top.evidence[0].text == failure
+
+
+@pytest.mark.skipif(
+    not all(path.is_file() for path in CORPUS_FILES), reason="shared corpus not beside the repository"
+)
+def test_the_lines_worth_a_closer_look_are_those_python_s_re_finds_over_the_development_set() -> None:
+    """trigger_lines runs TRIGGER by RE2 over all lines at once: the same lines as ``re``, line by line."""
+    found = 0
+    for entry in _entries():
+        texts = entry["log"].split("\n")
+        expected = [index for index, text in enumerate(texts) if TRIGGER.search(text)]
+        assert trigger_lines(texts) == expected, entry["id"]
+        found += len(expected)
+    assert found >= 80  # the test compares real lines, not nothing
