@@ -126,6 +126,11 @@ def _rejoin_wrapped(
 ) -> dict[int, str]:
     """Read a line that a terminal wrapped at its width as the one line it was.
 
+    Source: a terminal's automatic wrap (DECAWM, on by default; xterm's ctlseqs, "Wraparound
+    Mode") goes on at the next row when a line reaches the last column, wherever that falls in
+    a word; a screen copied as text has one line per row, so a piece ends mid-word, inside
+    quotes or brackets, or on a space that its writer did not end the line with.
+
     The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
     written: a prefix is part of what was wrapped; none after the first starting a record of
     its own with a time stamp or another prefix) and a shorter rest, ``MAX_PIECES`` at most.
