@@ -220,9 +220,29 @@ def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
     )
 
 
+_SETTLED = ("machine_none", "machine_other", "machine_same")
+"""Machine facts that decide between a missing library and one of another major."""
+
+
+def wording(outcome: str, machine: str) -> str:
+    """How the finding words the log: by what its text settles (core/logs/results.py's outcome:
+    named, several_open, not_said, no_failure), or ``settled`` where the text leaves causes
+    open and this machine's libraries decide."""
+    if outcome == "several_open" and machine in _SETTLED:
+        return "settled"
+    return outcome if outcome in ("named", "several_open", "not_said", "no_failure") else "named"
+
+
 def _cause_params(
-    top: LogCandidate, lang: str, where: str, sources: str, machine: str, majors: frozenset[int] | None
+    ranked: Sequence[LogCandidate],
+    lang: str,
+    where: str,
+    sources: str,
+    machine: str,
+    majors: frozenset[int] | None,
+    outcome: str,
 ) -> dict[str, Any]:
+    top = ranked[0]
     words = _cause_texts(top.cause, lang)
     params: dict[str, Any] = {
         "cause": top.cause,
@@ -238,6 +258,12 @@ def _cause_params(
         "installed": sorted(majors) if majors else "-",
     }
     params["machine"] = _phrase(machine, lang, params) if machine else ""
+    others = [_cause_texts(other.cause, lang).get("title", other.cause) for other in ranked[1:3]]
+    quoted = ", ".join(f"\u201c{title}\u201d" for title in others)
+    params["others"] = quoted if others else _phrase("others_unnamed", lang, params)
+    said = wording(outcome, machine)
+    params["headline"] = _phrase(f"title_{said}", lang, params)
+    params["reading"] = _phrase(f"detail_{said}", lang, params)
     return params
 
 
@@ -272,7 +298,8 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         machine = "machine_elsewhere"
     majors = cudnn if top.cause.startswith("cudnn") else cuda
     per_lang = {
-        lang: _cause_params(top, lang, where or sources, sources, machine, majors) for lang in LANGUAGES
+        lang: _cause_params(ranked, lang, where or sources, sources, machine, majors, log.outcome)
+        for lang in LANGUAGES
     }
     now = None if _log_read_alone(snapshot) else gpu_build_now(snapshot, top.cause)
     if now is not None:

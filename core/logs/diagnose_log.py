@@ -126,21 +126,27 @@ def _rejoin_wrapped(
 ) -> dict[int, str]:
     """Read a line that a terminal wrapped at its width as the one line it was.
 
+    Source: a terminal's automatic wrap (DECAWM, on by default; xterm's ctlseqs, "Wraparound
+    Mode") goes on at the next row when a line reaches the last column, wherever that falls in
+    a word; a screen copied as text has one line per row, so a piece ends mid-word, inside
+    quotes or brackets, or on a space that its writer did not end the line with.
+
     The pieces are a run of two or more lines of one width (``WRAP_WIDTH`` or more, as
     written: a prefix is part of what was wrapped; none after the first starting a record of
     its own with a time stamp or another prefix) and a shorter rest, ``MAX_PIECES`` at most.
-    One line and a shorter one after it are not joined: that is what any two lines of a log
-    look like, another process's included (a line wrapped once stays two lines, each read on
-    its own). Joined,
-    the message's matches go to its first line (quoted as the whole message, as written) and
-    the pieces after it are dropped; only when the joined message matches something. Returns
-    the joined messages by the index of their first line.
+    One line and a shorter one after it (which may carry the very prefix of the first line:
+    journald, syslog and a container runtime tag each line of one write alike) are joined
+    only where the cut shows (``_cut_between``): that is what any two lines of a log
+    look like, another process's included. Joined, the message's matches go to its first line
+    (quoted as the whole message) and the pieces after it are dropped; only when the joined
+    message matches something. Returns the joined messages by the index of their first line.
     """
     messages: dict[int, str] = {}
     widths = [len(text) for text in written]
     index = 0
     while index < len(texts) - 1:
         width, last = widths[index], index + 1
+        prefix = written[index][: len(written[index]) - len(texts[index])]
         while (
             width >= WRAP_WIDTH
             and last < min(len(texts) - 1, index + MAX_PIECES)
@@ -148,18 +154,64 @@ def _rejoin_wrapped(
             and texts[last] == written[last]  # a piece starts no record of its own (no time stamp)
         ):
             last += 1
-        if width >= WRAP_WIDTH and last > index + 1 and 0 < widths[last] <= width:
-            message = texts[index] + "".join(written[index + 1 : last + 1])
+        once = last == index + 1
+        """Wrapped once: the rest is shorter, and may repeat the first line's tag."""
+        if (
+            width >= WRAP_WIDTH
+            and 0 < widths[last] < width + (not once)
+            and _piece(texts[last], written[last], prefix if once else "")
+        ):
+            message = texts[index] + "".join(texts[index + 1 : last + 1])
             found = match_text(message, base)
             found = found + general_matches(message, found, base)
-            if found:
-                matches[index], messages[index] = found, "".join(written[index : last + 1])
+            if found and (
+                not once or _cut_between(texts[index], texts[last], found, matches[index : last + 1])
+            ):
+                matches[index], messages[index] = found, written[index] + "".join(texts[index + 1 : last + 1])
                 for dropped in range(index + 1, last + 1):
                     matches[dropped] = []
                 index = last + 1
                 continue
         index += 1
     return messages
+
+
+def _piece(text: str, written: str, prefix: str) -> bool:
+    """A piece starts no record of its own (no time stamp), or repeats the first line's tag."""
+    return text == written or (bool(prefix) and written == prefix + text)
+
+
+_PAIRED = (("(", ")"), ("[", "]"), ("{", "}"), ("\u2018", "\u2019"), ("\u201c", "\u201d"))
+"""Brackets and typographic quotes: one opened in a piece and closed in the next spans the cut."""
+
+
+def _cut_between(first: str, second: str, found: list[Match], pieces: list[list[Match]]) -> bool:
+    """Whether a line and the shorter one after it are one line wrapped once (any two lines of
+    a log look like a wide line and a shorter one; these say it was cut): a bracket or quote
+    opened in the first closes in the second, or the joined message says more than the pieces
+    (a signature neither matched, or a field a piece captured up to the cut that goes on
+    across it)."""
+    if first[-1:].isspace():
+        return True  # a line its writer ended is stripped; a terminal cuts where the width ends
+    for opening, closing in _PAIRED:
+        if first.count(opening) > first.count(closing) and second.count(closing) > second.count(opening):
+            return True
+    if any(first.count(quote) % 2 == 1 and second.count(quote) % 2 == 1 for quote in "'\""):
+        return True
+    had = {match.signature.id: match.fields for piece in pieces for match in piece}
+    for match in found:
+        before = had.get(match.signature.id)
+        if before is None:
+            return True
+        for name, value in before.items():
+            grown = match.fields.get(name, "")
+            # (an empty field at the cut was cut too)
+            if len(grown) > len(value) and (
+                (first.endswith(value) and grown.startswith(value))
+                or (second.startswith(value) and grown.endswith(value))
+            ):
+                return True
+    return False
 
 
 def _diagnose(lines: Sequence[LogLine], base: SignatureBase, scope_to_latest_start: bool) -> LogDiagnosis:

@@ -37,6 +37,7 @@ import re
 import sys
 import zlib
 from collections import deque
+from itertools import accumulate
 from typing import BinaryIO, Protocol
 
 from fallback_doctor.core.logs.lines import (
@@ -216,14 +217,13 @@ def build_lines(
     if pieces and pieces[-1] == b"":
         pieces.pop()
     result: list[tuple[str, int, int]] = []
-    positions = [offset + start]
-    for raw in pieces[:-1]:
-        positions.append(positions[-1] + len(raw) + 1)
-    for index in _lines_worth_decoding([(raw, None) for raw in pieces]):
+    ends = list(accumulate(map(len, pieces), initial=offset + start))
+    """``ends[i] + i``: where line ``i`` starts (each line before it and its newline)."""
+    for index in _byte_lines_worth_decoding(pieces):
         text, form = unwrap(clean_text(decode_line(pieces[index])[0]))
         if form != "plain":
             text = clean_text(text)
-        result.append((text, first_line + index, positions[index]))
+        result.append((text, first_line + index, ends[index] + index))
     return result
 
 
@@ -244,17 +244,24 @@ LAST_LINES = 2_000
 
 
 def _lines_worth_decoding(pieces: list[tuple[bytes | str, int | None]]) -> list[int]:
+    """Every line of a small window; of a large one, the keyword lines and the last ones."""
+    if len(pieces) <= DENSE_LINES or not isinstance(pieces[0][0], bytes):
+        return list(range(len(pieces)))
+    return _byte_lines_worth_decoding([raw for raw, _ in pieces if isinstance(raw, bytes)])
+
+
+def _byte_lines_worth_decoding(pieces: list[bytes]) -> list[int]:
     """Every line of a small window; of a large one, the keyword lines and the last ones.
 
     A line without any signature keyword matches no signature: decoding it would only cost
     time and memory (8 MiB of ``x``s is four million lines).
     """
     count = len(pieces)
-    if count <= DENSE_LINES or not isinstance(pieces[0][0], bytes):
+    if count <= DENSE_LINES:
         return list(range(count))
     from fallback_doctor.core.logs.signatures import keyword_lines
 
-    found = keyword_lines([raw for raw, _ in pieces if isinstance(raw, bytes)])
+    found = keyword_lines(pieces)
     if found is None:
         return list(range(count))
     return sorted(found | set(range(max(0, count - LAST_LINES), count)))

@@ -3,9 +3,9 @@
 A server that has run for weeks has its start-up (and the provider failure right after it) at
 the head of a 1 GiB log; reading only the end would miss it. The scan reads the whole file (a
 ``.gz`` inflated, up to its cap) in large blocks and looks for the signatures' literal keywords
-in each block at once (one case-insensitive alternation run by RE2's DFA, ``google-re2``, else
-``bytes.find`` per keyword over the lower-cased block). Only the lines where a keyword occurs are
-matched fully, later, by the diagnosis. What it keeps, whatever the file's size:
+in each block at once (core/logs/search.py: hyperscan's literal matcher, else RE2's DFA, else
+``bytes.find`` per keyword). Only the lines where a keyword occurs are matched fully, later, by
+the diagnosis. What it keeps, whatever the file's size:
 
 - the most recent start-up line and up to ``HEAD_BYTES`` after it (the start-up's own report:
   versions, provider lists, the first failure); when the file shows no start-up, its first
@@ -25,7 +25,6 @@ import errno
 import gzip
 import os
 from collections import deque
-from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache
@@ -41,6 +40,7 @@ from fallback_doctor.core.logs.reader import (
     not_a_log,
     open_regular,
 )
+from fallback_doctor.core.logs.search import Finder, newlines_in
 from fallback_doctor.core.logs.signatures import SignatureBase, load_signatures
 
 BLOCK = 16 * 1024 * 1024
@@ -76,48 +76,6 @@ def scan_keywords(base: SignatureBase | None = None) -> tuple[tuple[bytes, ...],
     return tuple(sorted(w.encode() for w in startup)), tuple(sorted(w.encode() for w in others - startup))
 
 
-class _Finder:
-    """Where any of several literals occurs in a block, case-insensitively, and whether it is a
-    start-up word (RE2's DFA when ``google-re2`` is installed, else ``bytes.find`` per word)."""
-
-    def __init__(self, words: Sequence[bytes], startup: int) -> None:
-        self.words = tuple(words)
-        self.startup = frozenset(words[:startup])
-        self._regex: Any = None
-        try:
-            import re2  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
-            self._regex = re2.compile(b"(?i)" + b"|".join(re2.escape(word) for word in self.words))
-        except ImportError:  # pragma: no cover - the dependency is declared; fallback stays correct
-            self._regex = None
-
-    @property
-    def threaded(self) -> bool:
-        """Whether searches can run beside each other (RE2 lets go of the GIL while it searches)."""
-        return self._regex is not None
-
-    def first(self, data: bytes) -> bool:
-        """Whether any of the words occurs in ``data`` (RE2 only)."""
-        return self._regex is not None and self._regex.search(data) is not None
-
-    def hits(self, block: bytes, lo: int = 0, hi: int | None = None) -> list[tuple[int, bool]]:
-        """(position, is a start-up word) of each occurrence in ``block[lo:hi]``, in position order."""
-        hi = len(block) if hi is None else hi
-        if self._regex is not None:
-            return [
-                (hit.start(), hit.group().lower() in self.startup)
-                for hit in self._regex.finditer(block, lo, hi)
-            ]
-        lowered = block[lo:hi].lower()
-        found: list[tuple[int, bool]] = []
-        for word in self.words:
-            at = lowered.find(word)
-            while at >= 0:
-                found.append((lo + at, word in self.startup))
-                at = lowered.find(word, at + 1)
-        return sorted(found)
-
-
 def _parts(block: bytes, first: int, stop: int, count: int) -> list[tuple[int, int]]:
     """``block[first:stop]`` cut into about ``count`` ranges at line ends (a keyword never spans two)."""
     ranges: list[tuple[int, int]] = []
@@ -132,25 +90,22 @@ def _parts(block: bytes, first: int, stop: int, count: int) -> list[tuple[int, i
 
 
 @cache
-def _startup_finder() -> _Finder:
+def _startup_finder() -> Finder:
     startup, _ = scan_keywords()
-    return _Finder(startup, len(startup))
+    return Finder(startup, len(startup))
 
 
 def startup_words_in(data: bytes) -> bool:
     """Whether a start-up keyword occurs in ``data`` (case-insensitively; one search)."""
-    finder = _startup_finder()
-    if finder.threaded:
-        return finder.first(data)
-    lowered = data.lower()
-    return any(word in lowered for word in finder.words)
+    return _startup_finder().first(data)
 
 
 @cache
-def _finder() -> _Finder:
-    """One search for all scan keywords (the start-up words first)."""
+def _finder(engine: str | None = None) -> Finder:
+    """One search for all scan keywords (the start-up words first), by the first engine
+    installed of ``ENGINES`` (or the one named)."""
     startup, others = scan_keywords()
-    return _Finder((*startup, *others), len(startup))
+    return Finder((*startup, *others), len(startup), engine)
 
 
 @dataclass
@@ -171,6 +126,8 @@ class ScanState:
     tail: deque[bytes | memoryview] = field(default_factory=deque)
     tail_size: int = 0
     keyword_lines: int = 0
+    engine: str | None = None
+    """The search engine to use (None: the fastest installed)."""
 
 
 def _cut(line: bytes) -> bytes:
@@ -198,40 +155,42 @@ def _feed(
     """Take in the whole lines of ``block[first:stop]`` (ending in a newline or the file's end),
     searched already (``marks``, positions in ``block``) or searched here."""
     stop = len(block) if stop is None else stop
-    marks = _finder().hits(block, first, stop) if marks is None else marks
+    marks = _finder(state.engine).hits(block, first, stop) if marks is None else marks
     view = memoryview(block)
     base = state.offset - first
     """The file offset of ``block[0]``."""
     counted_to = first
     newlines = 0
-    last_line_start = -1
-    for at, is_startup_word in marks:
+    index = 0
+    while index < len(marks):
+        at = marks[index][0]
         start = block.rfind(b"\n", first, at) + 1 or first
-        if start == last_line_start:
-            continue
-        newlines += block.count(b"\n", counted_to, start)
-        counted_to = start
         end = block.find(b"\n", at, stop)
         end = stop if end < 0 else end
+        # Every word found in this line: a start-up word, another one, or both.
+        startup_word = other_word = False
+        while index < len(marks) and marks[index][0] < end:
+            startup_word = startup_word or marks[index][1]
+            other_word = other_word or not marks[index][1]
+            index += 1
+        newlines += newlines_in(block, counted_to, start)
+        counted_to = start
         raw = bytes(view[start:end])
         line_no = state.lines_before + newlines + 1
-        if is_startup_word and _is_startup_line(raw):
-            last_line_start = start
+        if startup_word and _is_startup_line(raw):
             state.startup = (line_no, base + start)
             state.head = bytearray()
             state.head_full = False
             state.head_start = state.startup
             state.kept.clear()
             _add_head(state, view[start:stop])
-            continue
-        if state.head_full and not is_startup_word:
-            last_line_start = start
+        elif state.head_full and other_word:
             state.kept.append((line_no, base + start, _cut(raw)))
             state.keyword_lines += 1
     if not state.head_full and (state.startup is None or state.head_start[1] < state.offset):
         _add_head(state, view[first:stop])
     _add_tail(state, view[first:stop])
-    state.lines_before += newlines + block.count(b"\n", counted_to, stop)
+    state.lines_before += newlines + newlines_in(block, counted_to, stop)
     state.offset += stop - first
 
 
@@ -260,7 +219,7 @@ class _Pipeline:
 
     def __init__(self, state: ScanState) -> None:
         self.state = state
-        self.finder = _finder()
+        self.finder = _finder(state.engine)
         self.pool = ThreadPoolExecutor(SEARCH_THREADS) if self.finder.threaded else None
         self.pending: deque[tuple[bytes, int, int, list[Future[list[tuple[int, bool]]]]]] = deque()
 
@@ -290,7 +249,9 @@ class _Pipeline:
             self.pool.shutdown()
 
 
-def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int | None = None) -> ScanState:
+def scan_stream(
+    stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int | None = None, engine: str | None = None
+) -> ScanState:
     """Scan a byte stream through (whole lines per block; a line longer than a block is cut).
 
     ``keep``: bytes kept after the start-up and at the end (each). ``descriptor``: the regular
@@ -299,7 +260,7 @@ def scan_stream(stream: Any, name: str, keep: int = HEAD_BYTES, descriptor: int 
     the next is read and the one before it is taken in; a block is used where it was read
     (the line cut at its end is joined to the next block's first line on its own).
     """
-    state = ScanState(name, keep, keep)
+    state = ScanState(name, keep, keep, engine=engine)
     pipeline = _Pipeline(state)
     carry = b""
     offset = 0

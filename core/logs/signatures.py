@@ -37,9 +37,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import accumulate
 from typing import Any
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.logs.search import Finder
 from fallback_doctor.core.resource_files import RESOURCES
 
 MATCH_CHARS = 4096
@@ -356,18 +358,26 @@ def match_lines(texts: Sequence[str], base: SignatureBase | None = None) -> list
 def keyword_lines(lines: Sequence[bytes], base: SignatureBase | None = None) -> set[int] | None:
     """Indexes of the byte lines where some signature keyword occurs (None: cannot tell fast).
 
-    One search over all lines at once; a line without any keyword matches no signature.
+    One search over all lines at once (core/logs/search.py: hyperscan, else RE2); a line
+    without any keyword matches no signature.
     """
-    base = base or load_signatures()
-    regex = _keyword_regex(base, binary=True)
-    if regex is None:
+    finder = _keyword_finder(base or load_signatures())
+    if finder.engine == "find":
         return None
-    starts: list[int] = []
-    position = 0
-    for line in lines:
-        starts.append(position)
-        position += len(line) + 1
-    return {bisect.bisect_right(starts, hit.start()) - 1 for hit in regex.finditer(b"\x00".join(lines))}
+    starts = [end + index for index, end in enumerate(accumulate(map(len, lines), initial=0))]
+    return {bisect.bisect_right(starts, at) - 1 for at, _ in finder.hits(b"\x00".join(lines))}
+
+
+_FINDERS: dict[int, tuple[SignatureBase, Finder]] = {}
+
+
+def _keyword_finder(base: SignatureBase) -> Finder:
+    known = _FINDERS.get(id(base))
+    if known is None or known[0] is not base:
+        words = sorted({word.lower().encode() for word, _ in base.keyword_index})
+        known = (base, Finder(words, 0))
+        _FINDERS[id(base)] = known
+    return known[1]
 
 
 _REGEXES: dict[tuple[int, bool], tuple[SignatureBase, Any]] = {}

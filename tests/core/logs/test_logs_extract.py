@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.logs.extract import negated_providers, provider_names
+from fallback_doctor.core.logs.extract import TRIGGER, negated_providers, provider_names, trigger_lines
 
 CORPUS = next(
     (
@@ -204,9 +204,16 @@ def _prefixed(log: str, prefix: str) -> str:
 
 
 def _interleaved(log: str) -> str:
-    """Another process's ordinary lines between every line of the log (its own tag on each)."""
+    """Another process's ordinary lines between every line of the log (its own tag on each),
+    except inside a word that a terminal cut across two lines (ort-119 was copied so: another
+    process writes between lines, never inside one)."""
     other = "Mar  4 10:11:12 gpu-host nginx[77]: 10.0.0.7 - - GET /healthz HTTP/1.1 200 2"
-    return "\n".join(f"{line}\n{other}" for line in log.split("\n"))
+    lines = log.split("\n")
+    out = []
+    for line, after in zip(lines, [*lines[1:], ""], strict=True):
+        cut_word = len(line) >= 60 and line[-1:].isalpha() and after[:1].islower()
+        out.append(line if cut_word else f"{line}\n{other}")
+    return "\n".join(out)
 
 
 @pytest.mark.skipif(
@@ -262,6 +269,71 @@ def test_a_line_a_terminal_wrapped_is_read_as_one() -> None:
     assert wrapped.top.evidence[0].line == 2 and wrapped.top.evidence[0].text == line
 
 
+def _hard_wrapped(log: str, width: int) -> str:
+    """What a terminal of ``width`` columns shows, copied as text: each longer line cut into pieces."""
+    return "\n".join(
+        piece
+        for line in log.split("\n")
+        for piece in (
+            [line] if len(line) <= width else [line[at : at + width] for at in range(0, len(line), width)]
+        )
+    )
+
+
+@pytest.mark.skipif(
+    not all(path.is_file() for path in CORPUS_FILES), reason="shared corpus not beside the repository"
+)
+@pytest.mark.parametrize("width", [80, 120])
+def test_lines_a_terminal_wrapped_change_no_answer_over_the_whole_development_set(width: int) -> None:
+    wrapped = 0
+    for entry in _entries():
+        log = entry["log"]
+        cut = _hard_wrapped(log, width)
+        wrapped += cut != log
+        assert _answer(cut) == _answer(log), (entry["id"], width)
+    assert wrapped >= (40 if width == 80 else 15)  # the test cuts real lines, not nothing
+
+
+_DLL_INIT = (
+    "ImportError: DLL load failed while importing onnxruntime_genai: "
+    "A dynamic link library (DLL) initialization routine failed."
+)
+_NOT_AVAILABLE = (
+    "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."
+    "Available providers: 'AzureExecutionProvider, CPUExecutionProvider'"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "cut"),
+    [
+        (_DLL_INIT, 110),  # a captured field (the loader's message) runs into the cut
+        (_NOT_AVAILABLE, 120),  # a quote opened before the cut closes after it
+        (_NOT_AVAILABLE, 96),  # the first piece ends in a space ("names. |Available")
+        (
+            "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_cuda.so with "
+            "error: libcudnn.so.9: cannot open shared object file: No such file or directory",
+            101,  # a library name cut in two ("l|ibcudnn.so.9")
+        ),
+    ],
+)
+def test_a_line_wrapped_once_is_joined_where_the_cut_shows(line: str, cut: int) -> None:
+    pieces = [line[:cut], line[cut:]]
+    wrapped = explain_text("\n".join(pieces))
+    assert _answer("\n".join(pieces)) == _answer(line)
+    assert wrapped.top.evidence[0].text == line
+
+
+def test_a_wide_line_and_a_shorter_one_stay_two_lines() -> None:
+    """Any two lines of a log look like a line wrapped once: without a sign of the cut, each is its own."""
+    failure = (
+        "Failed to load library libonnxruntime_providers_cuda.so with error: "
+        "libcudnn.so.9: cannot open shared object file: No such file or directory"
+    )
+    diagnosis = explain_text("\n".join([failure, "Falling back to CPUExecutionProvider."]))
+    assert diagnosis.top.evidence[0].line == 1 and diagnosis.top.evidence[0].text == failure
+
+
 def test_lines_of_one_width_are_not_taken_for_one_wrapped_line() -> None:
     """A server's request lines all have one width: each stays its own line."""
     failure = (
@@ -271,3 +343,17 @@ def test_lines_of_one_width_are_not_taken_for_one_wrapped_line() -> None:
     request = "2026-01-04 10:00:02.117 INFO [worker-3] request served in 41 ms path=/v1/analyze status=200"
     diagnosis = explain_text("\n".join([failure, *[request] * 500, "done"]))
     assert diagnosis.top.evidence[0].line == 1 and diagnosis.top.evidence[0].text == failure
+
+
+@pytest.mark.skipif(
+    not all(path.is_file() for path in CORPUS_FILES), reason="shared corpus not beside the repository"
+)
+def test_the_lines_worth_a_closer_look_are_those_python_s_re_finds_over_the_development_set() -> None:
+    """trigger_lines runs TRIGGER by RE2 over all lines at once: the same lines as ``re``, line by line."""
+    found = 0
+    for entry in _entries():
+        texts = entry["log"].split("\n")
+        expected = [index for index, text in enumerate(texts) if TRIGGER.search(text)]
+        assert trigger_lines(texts) == expected, entry["id"]
+        found += len(expected)
+    assert found >= 80  # the test compares real lines, not nothing
