@@ -32,8 +32,11 @@ lint: $(BIN)/.installed
 	PYTHONPATH=tools/typecheck $(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_import_cycles.py tests/test_code_shape.py tests/test_finding_ids.py
 
+# Everything: the lint, every test on every core but the wizard's (the window tests run one at a
+# time: Qt under pytest-xdist crashed once in a full run), then the slow runs.
 test: lint
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -n auto --dist worksteal --ignore=tests/gui
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest tests/gui
 	$(MAKE) test-slow
 
 # The loop for a change: ruff, then every test except the real broken stacks (-m scenario), the
