@@ -160,5 +160,6 @@ class GpuPage(StepPage):
         return (
             f"<p style='font-size:large; color:{colour}'><b>{esc(head)}</b></p>"
             + (f"<p>{esc(cause)}</p>" if cause else "")
-            + (f"<p><b>{esc(t('gpu.strategies'))}</b>: " + "; ".join(tried) + "</p>" if tried else "")
+            + (f"<p><b>{esc(t('gpu.strategies'))}</b></p>" if tried else "")
+            + ("<ul>" + "".join(f"<li>{line}</li>" for line in tried) + "</ul>" if tried else "")
         )
