@@ -201,7 +201,7 @@ def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
         if strategy.get("skipped"):
             state = label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
         elif name != "as_is" and as_is is not None:
-            lines.append(outcome_words(strategy, as_is, lang))
+            lines.append(evidence_value(outcome_words(strategy, as_is), lang))  # as "tried here" says it
             continue
         else:
             state = label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage

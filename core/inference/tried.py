@@ -24,7 +24,6 @@ from typing import Any
 from fallback_doctor.core.inference.result import STAGE_ORDER, Stage, stage_rank
 from fallback_doctor.core.loader.ld_debug import failed_names
 from fallback_doctor.core.model import TRIED_LABEL, CodeStep, EnvironmentStep, Evidence, Finding
-from fallback_doctor.core.texts import has_label, label
 
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "PATH", "DYLD_LIBRARY_PATH")
 _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "nvcuda.dll"})
@@ -72,39 +71,29 @@ def _messages(strategy: Mapping[str, Any]) -> list[str]:
     return [str(line) for line in gpu.get("ort_messages") or ()]
 
 
-def _how(strategy: Mapping[str, Any], lang: str) -> str:
-    """How the strategy ran ONNX Runtime, in words: "with LD_LIBRARY_PATH=/a:/b first"."""
-    name = str(strategy.get("name"))
-    if name == "lib_path_first":
-        setting = "; ".join(f"{k}={v}" for k, v in (strategy.get("environment") or {}).items())
-        return label("tried.how.lib_path_first", lang, setting=setting)
-    if name == "preload_dlls":
-        return label("tried.how.preload_dlls", lang)
-    return label("tried.how.other", lang, name=name)
-
-
-def _stage_words(stage: Stage, lang: str) -> str:
-    return label(f"stage.{stage.value}", lang) if has_label(f"stage.{stage.value}") else stage.value
-
-
-def outcome_words(strategy: Mapping[str, Any], as_is: Mapping[str, Any] | None, lang: str = "en") -> str:
+def outcome_words(strategy: Mapping[str, Any], as_is: Mapping[str, Any] | None) -> str:
     """What happened with this strategy, compared with the application as it is, in one line."""
-    how = _how(strategy, lang)
+    how = {
+        "preload_dlls": "with onnxruntime.preload_dlls() first",
+        "lib_path_first": "with "
+        + "; ".join(f"{k}={v}" for k, v in (strategy.get("environment") or {}).items())
+        + " first",
+    }.get(str(strategy.get("name")), str(strategy.get("name")))
     stage = _stage(strategy)
     if stage == STAGE_ORDER[-1]:
-        return label("tried.gpu", lang, how=how)
+        return f"{how}, ONNX Runtime runs the model on the GPU"
     now = missing_library(_messages(strategy))
     before = missing_library(_messages(as_is)) if as_is else None
     further = as_is is not None and stage_rank(stage) > stage_rank(_stage(as_is))
     if now and now == before and not further:
-        return label("tried.still", lang, how=how, now=now)
+        return f"{how}, ONNX Runtime still stops at {now}: this step alone does not fix it"
     if now:
-        driver = label("tried.driver", lang) if now in _DRIVER_LIBRARIES else ""
-        was = label("tried.was", lang, before=before) if before and before != now else ""
-        return label("tried.further", lang, how=how, now=now, was=was, driver=driver)
+        driver = " (the driver: install it on the host)" if now in _DRIVER_LIBRARIES else ""
+        was = f" instead of {before}" if before and before != now else ""
+        return f"{how}, ONNX Runtime loads further and now stops at {now}{was}{driver}"
     if further:
-        return label("tried.gets_to", lang, how=how, stage=_stage_words(stage, lang))
-    return label("tried.same_point", lang, how=how, stage=_stage_words(stage, lang))
+        return f"{how}, ONNX Runtime gets to {stage.value.replace('_', ' ')}"
+    return f"{how}, ONNX Runtime stops at the same point ({stage.value.replace('_', ' ')})"
 
 
 def with_tried_evidence(findings: Sequence[Finding], gpu_retry: Mapping[str, Any] | None) -> list[Finding]:
