@@ -134,7 +134,7 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
+def _wrap(text: str, width: int | None, first: str, rest: str, *, break_words: bool = False) -> list[str]:
     """Prose wrapped at ``width`` (the terminal's; None: one line). A code span (`` `ldd … | grep
     x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
     if width is None:
@@ -145,7 +145,7 @@ def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
         width=width,
         initial_indent=first,
         subsequent_indent=rest,
-        break_long_words=False,
+        break_long_words=break_words,
         break_on_hyphens=False,
     )
     return [line.replace("\0", " ") for line in wrapped] or [first.rstrip()]
@@ -260,17 +260,11 @@ def _finding_lines(
     heading = f"{number}. [{_severity_tag(finding['severity'], lang)}] {text['title']}  ({where})"
     lines = ["", *_wrap(heading, prose, "", "   ")]
     if verbose:
-        lines.extend(
-            textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
-        )
+        lines.extend(_wrap(text["detail"], width, "   ", "   ", break_words=True))  # a quoted command whole
         lines.extend(_evidence_lines(finding.get("evidence") or [], labels, lang))
     remediation = finding.get("remediation") or {}
     if text["fix"]:
-        lines.extend(
-            textwrap.wrap(
-                text["fix"], width=width, initial_indent=f"   {labels['fix']}: ", subsequent_indent="        "
-            )
-        )
+        lines.extend(_wrap(text["fix"], width, f"   {labels['fix']}: ", "        ", break_words=True))
     shown, other_options = _options_shown(remediation, verbose)
     lines.extend(remedy_terminal(shown, lang, "     "))
     if other_options:
@@ -279,12 +273,7 @@ def _finding_lines(
     for item in finding.get("evidence") or ():
         if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
-                textwrap.wrap(
-                    evidence_value(item.get("value"), lang),
-                    width=width,
-                    initial_indent=f"   {labels['tried']}: ",
-                    subsequent_indent="        ",
-                )
+                _wrap(evidence_value(item.get("value"), lang), width, f"   {labels['tried']}: ", "        ")
             )
     if text["verify"]:
         lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", prose, "   ", "        "))

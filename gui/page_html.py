@@ -111,7 +111,9 @@ def finding_detail_html(finding: dict[str, Any], lang: str) -> str:
         )
     parts.append(evidence_html(finding))
     parts.append(
-        f"<p style='color:gray'><small>{esc(finding.get('layer'))} / {esc(finding.get('cause'))} / "
+        # The codes a technician quotes to support: set as code, as commands are.
+        f"<p style='color:gray; font-family:{mono()}'><small>{esc(finding.get('layer'))} / "
+        f"{esc(finding.get('cause'))} / "
         f"{esc(finding.get('id'))}</small></p>"
     )
     return "".join(parts)
