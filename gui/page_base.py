@@ -37,6 +37,7 @@ class DoctorWizard(Protocol):
     bundle_mode: bool
     searching: bool
     probe_options: dict[str, Any]
+    target: dict[str, Any]
 
     def bundle_banner(self) -> str: ...
     def ensure(self, step: str | None) -> None: ...
