@@ -319,11 +319,10 @@ class BundleDialog(QDialog):
         kinds = ", ".join(
             t("redaction.kind.count", kind=kind_words(kind), count=n) for kind, n in counts.items()
         )
-        words = t(
-            "preview.summary",
-            files=len(preview.included()),
-            redactions=sum(counts.values()),
-            kinds=kinds or "-",
+        words = (
+            t("preview.summary", files=len(preview.included()), redactions=sum(counts.values()), kinds=kinds)
+            if counts
+            else t("preview.summary.none", files=len(preview.included()))  # not "0 values masked (-)"
         )
         if not self.redact:
             words = t("preview.unredacted") + " " + words

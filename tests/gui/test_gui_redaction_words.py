@@ -55,3 +55,22 @@ def test_an_unknown_kind_is_other_value_not_its_code() -> None:
         assert kind_words("a-kind-of-next-year") == label("redaction.kind.other", "ko")
     finally:
         set_language("en")
+
+
+def test_nothing_to_mask_says_so_without_an_empty_list(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import contextlib
+    import io
+
+    from fallback_doctor.core.step_child import run_inspection
+
+    with contextlib.redirect_stdout(io.StringIO()):  # the step child's progress lines
+        document = run_inspection({"kind": "log", "log_text": "falling back to CPU execution provider\n"})
+    set_language("en")
+    dialog = BundleDialog(document)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(lambda: dialog.preview is not None and dialog.save.isEnabled(), timeout=30_000)
+    assert dialog.preview.redaction_counts() == {}
+    files = len(dialog.preview.included())
+    assert dialog.summary.text().splitlines()[0] == label("preview.summary.none", "en", files=files)
+    dialog.close()
