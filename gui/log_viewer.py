@@ -29,10 +29,13 @@ PASTED = "<pasted text>"
 """core's name for a pasted log (core/collect/log.py PASTED_SOURCE)."""
 
 
-def log_text(source: str, pasted: str | None) -> tuple[str | None, str]:
-    """(the log's text, or None, and why not): the pasted text, else the file when it is here."""
+def log_text(source: str, pasted: str | None, elsewhere: bool = False) -> tuple[str | None, str]:
+    """(the log's text, or None, and why not): the pasted text, else the file when it is a regular
+    file here; ``elsewhere`` (an opened bundle): the path is the other machine's, nothing is read."""
     if source == PASTED:
         return (pasted, "") if pasted is not None else (None, t("log.open.gone"))
+    if elsewhere or not os.path.isfile(source):  # a bundle's path names the customer's file, not one
+        return None, t("log.open.missing", path=source)  # here; and never a device or a fifo
     try:
         if os.path.getsize(source) > MAX_BYTES:
             return None, t("log.open.too_big", path=source, mib=MAX_BYTES >> 20)

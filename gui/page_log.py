@@ -59,7 +59,7 @@ class LogPage(StepPage):
             return None
         quote = self.quotes[index]
         source, line = str(quote.get("file") or ""), int(quote.get("line") or 1)
-        text, why = log_text(source, self.doctor.target.get("log_text"))
+        text, why = log_text(source, self.doctor.target.get("log_text"), elsewhere=self.doctor.bundle_mode)
         self.viewer = LogViewer(source, line, text, why, self)
         self.viewer.show()
         return self.viewer

@@ -80,3 +80,13 @@ def test_a_pasted_log_opens_the_pasted_text_and_a_log_elsewhere_says_so(qtbot, t
     finally:
         wizard.shutdown()
         set_language("en")
+
+
+def test_a_bundle_s_path_or_a_device_is_never_read_here(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from fallback_doctor.gui.log_viewer import log_text
+
+    real = tmp_path / "here.log"
+    real.write_text("one\ntwo\n", encoding="utf-8")
+    assert log_text(str(real), None) == ("one\ntwo\n", "")
+    assert log_text(str(real), None, elsewhere=True)[0] is None  # an opened bundle names the customer's
+    assert log_text("/dev/zero", None)[0] is None  # not a regular file: never read (it never ends)
