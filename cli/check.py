@@ -44,7 +44,8 @@ def add_parser(subparsers: Any) -> None:
         "--target",
         choices=target_kinds(),
         default=AUTO,
-        help=f"what to check: {kinds_help()}; python needs --pid",
+        help=f"what to check: {kinds_help()}; python needs --pid; log judges the log alone, with no "
+        "process of this machine looked at",
     )
     parser.add_argument("--python", metavar="PATH", help="the application's Python interpreter")
     parser.add_argument("--bareun-root", metavar="DIR", help="the Bareun installation")

@@ -128,6 +128,12 @@ def _add_diagnose(subparsers: argparse._SubParsersAction[argparse.ArgumentParser
         type=_pid,
         help="the running server's process id (default: found by executable, library or port)",
     )
+    diag.add_argument(
+        "--env-file",
+        metavar="FILE",
+        help="the environment the application starts with (KEY=VALUE lines, an env file, a systemd "
+        "unit's Environment= lines): the diagnosis and the probes run with it",
+    )
     diag.add_argument("--json", action="store_true", help="print the versioned JSON report")
     diag.add_argument(
         "--verbose",
@@ -191,6 +197,14 @@ def run_diagnose(args: argparse.Namespace) -> int:
             args.python = interpreter_of(args.python)  # a venv's folder names its interpreter
         except NotAnInterpreterError as error:
             raise UsageError(str(error)) from error
+    if args.env_file:
+        from fallback_doctor.core.step_child import start_environment
+
+        try:
+            with open(args.env_file, encoding="utf-8", errors="replace") as handle:
+                os.environ.update(start_environment({"start_env": handle.read()}))
+        except OSError as error:
+            raise UsageError(f"--env-file {args.env_file}: {error.strerror or error}") from error
     python = args.python or default_python()
     spec = target_spec(args)
     model, dims = checked_model(args)

@@ -146,20 +146,37 @@ def evidence_label(text: Any, lang: str) -> str:
     return "" if text is None else _by_pattern("labels", str(text), lang) if lang != "en" else str(text)
 
 
+PASTED = "<pasted text>"
+"""The name core gives a log pasted into the wizard (core/collect/log.py PASTED_SOURCE), in the
+document as it is; shown in the catalogue's words (resources/texts/evidence/words.json) wherever
+it stands in a value."""
+
+
+def pasted_words(text: str, lang: str) -> str:
+    """``text`` with the pasted log's name in ``lang``'s words ("붙여 넣은 로그:3" for "<pasted text>:3")."""
+    if lang == "en" or PASTED not in text:
+        return text
+    return text.replace(PASTED, _by_pattern("values", PASTED, lang))
+
+
 def evidence_value(text: Any, lang: str) -> str:
     """An evidence item's value in ``lang`` where the catalog has its words."""
-    return "" if text is None else _by_pattern("values", str(text), lang) if lang != "en" else str(text)
+    if text is None:
+        return ""
+    return pasted_words(_by_pattern("values", str(text), lang), lang) if lang != "en" else str(text)
 
 
 def parameter_value(text: str, lang: str) -> str:
     """A finding text's parameter in ``lang``: the catalog's words for a value a check composed
     ("nodes: 151 on CPUExecutionProvider (from verbose log)"), else the value as it is."""
-    return _by_pattern("values", text, lang) if lang != "en" and text else text
+    return pasted_words(_by_pattern("values", text, lang), lang) if lang != "en" and text else text
 
 
 def evidence_source(text: Any, lang: str) -> str:
     """Where an evidence value was read ("dlopen in the native probe") in ``lang``."""
-    return "" if text is None else _by_word("sources", str(text), lang) if lang != "en" else str(text)
+    if text is None:
+        return ""
+    return pasted_words(_by_word("sources", str(text), lang), lang) if lang != "en" else str(text)
 
 
 def command_text(line: str, lang: str) -> str:

@@ -203,17 +203,25 @@ def session_rows(session: Session | Mapping[str, Any] | None, lang: str) -> list
 
 
 def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
-    """Each strategy tried and how far it got, in words."""
+    """Each attempt of the GPU retry on a line of its own, in words: how far the application as it
+    runs got, and for each library strategy what it changed ("with LD_LIBRARY_PATH=… first, ONNX
+    Runtime loads further and now stops at libcuda.so.1"), as the finding's "tried here" says it."""
+    from fallback_doctor.core.inference.tried import outcome_words
+
+    strategies = [_dict(strategy) for strategy in _list(summary.get("strategies"))]
+    as_is = next((s for s in strategies if s.get("name") == "as_is" and not s.get("skipped")), None)
     lines = []
-    for strategy in summary["strategies"]:
+    for strategy in strategies:
         name = str(strategy.get("name"))
         words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
         stage = str(strategy.get("stage") or "")
-        state = (
-            label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
-            if strategy.get("skipped")
-            else (label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage)
-        )
+        if strategy.get("skipped"):
+            state = label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
+        elif name != "as_is" and as_is is not None:
+            lines.append(evidence_value(outcome_words(strategy, as_is), lang))  # as "tried here" says it
+            continue
+        else:
+            state = label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage
         lines.append(f"{words}: {state}")
     return lines
 

@@ -137,7 +137,7 @@ def render_text(
     return "\n".join(lines) + "\n"
 
 
-def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
+def _wrap(text: str, width: int | None, first: str, rest: str, *, break_words: bool = False) -> list[str]:
     """Prose wrapped at ``width`` (the terminal's; None: one line). A code span (`` `ldd … | grep
     x` ``) and a word longer than a line are never broken, so that what is quoted copies whole."""
     if width is None:
@@ -148,7 +148,7 @@ def _wrap(text: str, width: int | None, first: str, rest: str) -> list[str]:
         width=width,
         initial_indent=first,
         subsequent_indent=rest,
-        break_long_words=False,
+        break_long_words=break_words,
         break_on_hyphens=False,
     )
     return [line.replace("\0", " ") for line in wrapped] or [first.rstrip()]
@@ -256,16 +256,10 @@ def _finding_lines(
     heading = f"{number}. [{_severity_tag(finding.severity, lang)}] {text['title']}  ({where})"
     lines = ["", *_wrap(heading, prose, "", "   ")]
     if verbose:
-        lines.extend(
-            textwrap.wrap(text["detail"], width=width, initial_indent="   ", subsequent_indent="   ")
-        )
+        lines.extend(_wrap(text["detail"], width, "   ", "   ", break_words=True))  # a quoted command whole
         lines.extend(_evidence_lines(finding.evidence, labels, lang))
     if text["fix"]:
-        lines.extend(
-            textwrap.wrap(
-                text["fix"], width=width, initial_indent=f"   {labels['fix']}: ", subsequent_indent="        "
-            )
-        )
+        lines.extend(_wrap(text["fix"], width, f"   {labels['fix']}: ", "        ", break_words=True))
     shown, other_options = _options_shown(finding.remediation, verbose)
     lines.extend(remedy_terminal(shown, lang, "     "))
     if other_options:
@@ -274,12 +268,7 @@ def _finding_lines(
     for item in finding.evidence:
         if item.label == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
-                textwrap.wrap(
-                    evidence_words(item, lang).value,
-                    width=width,
-                    initial_indent=f"   {labels['tried']}: ",
-                    subsequent_indent="        ",
-                )
+                _wrap(evidence_words(item, lang).value, width, f"   {labels['tried']}: ", "        ")
             )
     if text["verify"]:
         lines.extend(_wrap(f"{labels['verify']}: {text['verify']}", prose, "   ", "        "))

@@ -43,6 +43,29 @@ def target_spec(target: dict[str, Any]) -> Any:
     )
 
 
+def start_environment(target: dict[str, Any]) -> dict[str, str]:
+    """The environment the application starts with, as the technician gave it on page 1
+    (``start_env``: ``KEY=VALUE`` lines, an env file's text, or a unit's ``Environment=`` lines):
+    the step's child takes it as its own, so the collectors, the loader checks and the probes see
+    what the application sees, and "Check again" sees a fix made there. By hand:
+    ``env $(cat app.env | xargs) python -c 'import onnxruntime'``."""
+    import shlex
+
+    from fallback_doctor.core.collect.systemd import parse_env_file
+
+    lines = []
+    for raw in str(target.get("start_env") or "").splitlines():
+        line = raw.strip()
+        if line.startswith("Environment="):  # a systemd unit's line: "Environment=A=1 "B=two words""
+            try:
+                lines.extend(shlex.split(line.removeprefix("Environment=")))
+            except ValueError:
+                continue
+        else:
+            lines.append(line)
+    return parse_env_file("\n".join(lines))
+
+
 def run_inspection(target: dict[str, Any]) -> dict[str, Any]:
     """The static document of the target (what ``fallback-doctor diagnose --quick --json`` prints)."""
     from fallback_doctor.core.collect.run import CollectRequest
@@ -98,6 +121,7 @@ def main() -> int:
             # the event loop (the window stays responsive; the latencies are the same on an idle machine).
             os.nice(5)
         target = request.get("target") or {}
+        os.environ.update(start_environment(target))  # this child is the step's alone
         if step == "diagnose":
             data = run_inspection(target)
         elif step in {"cpu", "gpu"}:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from fallback_doctor.core import facade
-from fallback_doctor.gui.i18n import language, t
+from fallback_doctor.gui.i18n import has, language, t
 from fallback_doctor.gui.jobs import CallJob
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QHelpEvent, QTextCharFormat, QTextCursor, QTextFormat
@@ -47,6 +47,13 @@ REDACTION_PROPERTY = int(QTextFormat.Property.UserProperty) + 1
 CATEGORY_COLOURS = {"secret": "#ef9a9a", "identity": "#90caf9", "extra": "#ffcc80"}
 
 
+def kind_words(kind: str) -> str:
+    """A redaction's kind in words ("licence", "라이선스"), not its code ("license"); a kind the
+    catalogue does not know yet is "other value"."""
+    key = f"redaction.kind.{kind}"
+    return t(key) if has(key) else t("redaction.kind.other")
+
+
 class RedactionView(QTextBrowser):
     """A member's text with each redaction highlighted; hovering a highlight says its kind."""
 
@@ -72,9 +79,9 @@ class RedactionView(QTextBrowser):
                 marked = QTextCharFormat()
                 marked.setBackground(QColor(CATEGORY_COLOURS.get(redaction.category, "#ffcc80")))
                 marked.setForeground(QColor("#000000"))
-                words = t("preview.hover", kind=redaction.kind, replacement=redaction.replacement) + (
-                    f"\n{redaction.where}" if redaction.where else ""
-                )
+                words = t(
+                    "preview.hover", kind=kind_words(redaction.kind), replacement=redaction.replacement
+                ) + (f"\n{redaction.where}" if redaction.where else "")
                 marked.setToolTip("<p>" + html.escape(words).replace("\n", "<br>") + "</p>")
                 marked.setProperty(REDACTION_PROPERTY, number)
                 cursor.insertText(shown[start:end], marked)
@@ -309,17 +316,18 @@ class BundleDialog(QDialog):
         self.members.setCurrentRow(names.index(name) if name in names else 0)
         self._on_member(self.members.currentRow())
         counts = preview.redaction_counts()
-        kinds = ", ".join(f"{kind} {count}" for kind, count in counts.items()) or "-"
-        words = t(
-            "preview.summary",
-            files=len(preview.included()),
-            redactions=sum(counts.values()),
-            kinds=kinds,
+        kinds = ", ".join(
+            t("redaction.kind.count", kind=kind_words(kind), count=n) for kind, n in counts.items()
+        )
+        words = (
+            t("preview.summary", files=len(preview.included()), redactions=sum(counts.values()), kinds=kinds)
+            if counts
+            else t("preview.summary.none", files=len(preview.included()))  # not "0 values masked (-)"
         )
         if not self.redact:
             words = t("preview.unredacted") + " " + words
         for cut in preview.cuts:
-            words += "\n" + t("preview.cut", name=cut.member, why=cut.reason)
+            words += "\n" + t("preview.cut", name=cut.member, why=cut.why)
         self.summary.setText(words)
         self.summary.setStyleSheet("color: #d32f2f;" if not self.redact else "")
         self.save.setEnabled(True)

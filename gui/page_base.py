@@ -40,6 +40,7 @@ class DoctorWizard(Protocol):
     bundle_mode: bool
     searching: bool
     probe_options: dict[str, Any]
+    target: dict[str, Any]
 
     @property
     def report(self) -> Report | None:

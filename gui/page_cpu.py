@@ -11,6 +11,7 @@ from fallback_doctor.gui.page_base import (
     StepPage,
     plain_label,
 )
+from fallback_doctor.gui.stale import clear_cells, column_cells
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -28,6 +29,8 @@ class CpuPage(StepPage):
 
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
+        self._measuring = False
+        """Whether the table was last drawn while this step ran (its cells cleared)."""
         self.model = ModelField(lambda: wizard.probe_options, self)
         self.body.addWidget(self.model)
         self.model_used = plain_label(self)
@@ -43,6 +46,14 @@ class CpuPage(StepPage):
         """Labels, and the model field's words."""
         super().retranslate()
         self.model.retranslate()
+
+    def show_running(self, running: str | None, what: str) -> None:
+        """The status line; the table redrawn when this step starts or ends (its cells cleared while
+        it runs)."""
+        super().show_running(running, what)
+        if (running == self.step) != getattr(self, "_measuring", False):
+            self._measuring = running == self.step
+            self.draw()
 
     def draw(self) -> None:
         """The model that ran (name, dims and their sources), the latency table of the CPU baseline."""
@@ -68,6 +79,7 @@ class CpuPage(StepPage):
             self.table.setItem(row, 0, QTableWidgetItem(label))
             self.table.setItem(row, 1, QTableWidgetItem(value))
         if self.doctor.running == "cpu":
+            clear_cells(self.table, column_cells(self.table, 1))  # the old figures are not this run's
             return
         if self.doctor.failures.get("cpu"):
             self.status.setText(self.doctor.failures["cpu"])

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.handover import HandOver
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.page_base import (
+    STATUS_COLOURS,
     STATUS_SIGNS,
     DoctorWizard,
     Page,
@@ -119,7 +120,9 @@ class DiagnosisPage(StepPage):
         lang = language()
         self.findings = document.findings if document is not None else ()
         if document is not None:
-            self.verdict.setText(verdict_html(document, lang))
+            self.verdict.setText(
+                verdict_html(document, lang) + self._missing_steps_html(self.doctor.document or {})
+            )
         yield
         row = max(self.list.currentRow(), 0)
         self.list.blockSignals(True)
@@ -154,6 +157,19 @@ class DiagnosisPage(StepPage):
         if not 0 <= row < len(self.findings):
             return
         self.detail.setHtml(finding_detail_html(self.findings[row], language()))
+
+    def _missing_steps_html(self, document: Mapping[str, Any]) -> str:
+        """What the diagnosis lacks because a probe step was stopped or failed: "The retry on the
+        GPU was stopped before it finished: …" (a verdict without it says nothing of the GPU run)."""
+        done = set(document.get("steps") or ())
+        stopped = {facade.label("run.cancelled", lang) for lang in facade.LANGUAGES}
+        lines = []
+        for step, core_step in (("cpu", "cpu_baseline"), ("gpu", "gpu_retry")):
+            failure = self.doctor.failures.get(step)
+            if failure and core_step not in done:
+                key = f"diag.stopped.{step}" if failure in stopped else f"diag.failed.{step}"
+                lines.append(f"<p style='color:{STATUS_COLOURS['warning']}'>{esc(t(key))}</p>")
+        return "".join(lines)
 
     def current(self) -> Finding | None:
         """The selected finding."""

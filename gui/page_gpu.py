@@ -17,6 +17,7 @@ from fallback_doctor.gui.page_base import (
     rich_label,
     with_caption,
 )
+from fallback_doctor.gui.stale import clear_cells, column_cells
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +40,8 @@ class GpuPage(StepPage):
 
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
+        self._measuring: str | None = None
+        """The measuring step the table was last drawn for (its cells cleared while it runs)."""
         from fallback_doctor.gui.plot import GpuPlot
 
         self.plot = GpuPlot(self)
@@ -67,6 +70,15 @@ class GpuPage(StepPage):
         """Labels, and the graph's axes."""
         super().retranslate()
         self.plot.retranslate()
+
+    def show_running(self, running: str | None, what: str) -> None:
+        """The status line; the table redrawn when a measuring step starts or ends (its cells
+        cleared while it runs)."""
+        super().show_running(running, what)
+        measuring = running if running in ("cpu", "gpu") else None
+        if measuring != getattr(self, "_measuring", None) and self.doctor.document is not None:
+            self._measuring = measuring
+            self._fill_table(facade.gpu_summary(self.doctor.document))
 
     def draw(self) -> None:
         """The graph (live while running, else the recorded series), the verdict and the comparison."""
@@ -125,6 +137,10 @@ class GpuPage(StepPage):
         for row, values in enumerate(rows):
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
+        running = self.doctor.running
+        if running in ("cpu", "gpu"):  # that step's old figures, and the speed-up, are not this run's
+            column = 1 if running == "cpu" else 2
+            clear_cells(self.table, [*column_cells(self.table, column), (len(cpu_rows), 2)])
         self._fit_table()
         note = t("gpu.cpu_note") if summary["baseline_ran"] else ""
         placed = facade.placement_words(summary["gpu_nodes"], lang)
@@ -164,5 +180,6 @@ class GpuPage(StepPage):
         return (
             f"<p style='font-size:large; color:{colour}'><b>{esc(head)}</b></p>"
             + (f"<p>{esc(cause)}</p>" if cause else "")
-            + (f"<p><b>{esc(t('gpu.strategies'))}</b>: " + "; ".join(tried) + "</p>" if tried else "")
+            + (f"<p><b>{esc(t('gpu.strategies'))}</b></p>" if tried else "")
+            + ("<ul>" + "".join(f"<li>{line}</li>" for line in tried) + "</ul>" if tried else "")
         )

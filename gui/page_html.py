@@ -88,6 +88,18 @@ def _evidence_row(line: int | None, words: tuple[str, str, str | None]) -> str:
     return f"<tr><td>{esc(name)}</td><td style='font-family:{mono()}'>{esc(value)}{where}</td></tr>"
 
 
+def with_code(text: str) -> str:
+    """Prose with its `code spans` set as code (monospace, without the backticks a person would
+    otherwise read: "`ls -l …` lists …"); everything escaped."""
+    pieces = str(text).split("`")
+    if len(pieces) % 2 == 0:  # an unpaired backtick: the text as it is
+        return esc(text)
+    return "".join(
+        f"<span style='font-family:{mono()}'>{esc(piece)}</span>" if odd else esc(piece)
+        for odd, piece in ((i % 2 == 1, piece) for i, piece in enumerate(pieces))
+    )
+
+
 def finding_detail_html(finding: Finding | Mapping[str, Any], lang: str) -> str:
     """One finding in full: cause, fix, commands, how to verify, evidence, its codes."""
     finding = _finding(finding)
@@ -97,10 +109,10 @@ def finding_detail_html(finding: Finding | Mapping[str, Any], lang: str) -> str:
     colour = STATUS_COLOURS.get(severity, STATUS_COLOURS["info"])
     parts = [
         f"<h3 style='color:{colour}'>{STATUS_SIGNS.get(severity, '')} {esc(words['title'])}</h3>",
-        f"<p><b>{esc(t('diag.cause'))}</b><br>{esc(words['detail'])}</p>",
+        f"<p><b>{esc(t('diag.cause'))}</b><br>{with_code(words['detail'])}</p>",
     ]
     if words["fix"]:
-        parts.append(f"<p><b>{esc(t('diag.fix'))}</b><br>{esc(words['fix'])}</p>")
+        parts.append(f"<p><b>{esc(t('diag.fix'))}</b><br>{with_code(words['fix'])}</p>")
     steps = facade.remedy_lines(remediation, lang)
     if steps:
         parts.append(f"<p><b>{esc(t('diag.commands'))}</b></p>")  # comments in the window's language
@@ -111,13 +123,11 @@ def finding_detail_html(finding: Finding | Mapping[str, Any], lang: str) -> str:
                 prefix = "$ " if style == "command" else ""
                 parts.append(f"<p style='{COMMAND_STYLE}font-family:{mono()}'>{esc(prefix + text)}</p>")
     if words.get("verify"):  # in the window's language, as the text report and report.html say it
-        parts.append(
-            f"<p><b>{esc(t('diag.verify'))}</b><br>"
-            f"<span style='font-family:{mono()}'>{esc(words['verify'])}</span></p>"
-        )
+        parts.append(f"<p><b>{esc(t('diag.verify'))}</b><br>{with_code(words['verify'])}</p>")
     parts.append(evidence_html(finding))
     parts.append(
-        f"<p style='color:gray'><small>{esc(finding.layer)} / {esc(finding.cause)} / "
+        # The codes a technician quotes to support: set as code, as commands are.
+        f"<p style='color:gray; font-family:{mono()}'><small>{esc(finding.layer)} / {esc(finding.cause)} / "
         f"{esc(finding.id)}</small></p>"
     )
     return "".join(parts)

@@ -6,6 +6,7 @@ from typing import Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import has, language, t
+from fallback_doctor.gui.log_viewer import LogViewer, log_text
 from fallback_doctor.gui.page_base import (
     ROLE_COLOURS,
     DoctorWizard,
@@ -21,6 +22,7 @@ from fallback_doctor.gui.page_html import (
     findings_html,
     verdict_line,
 )
+from PySide6.QtCore import QUrl, Slot
 
 
 class LogPage(StepPage):
@@ -33,7 +35,34 @@ class LogPage(StepPage):
     def __init__(self, wizard: DoctorWizard) -> None:
         super().__init__(wizard)
         self.view = browser(self)
+        self.view.anchorClicked.connect(self._on_anchor)
         self.body.addWidget(self.view, 1)
+        self.quotes: list[dict[str, Any]] = []
+        """The quoted lines shown, in order: a line number's link names its index."""
+        self.viewer: LogViewer | None = None
+
+    def _line_link(self, index: int, quote: dict[str, Any]) -> str:
+        """The quoted line's number, a link that opens the log there ("Open log")."""
+        line = quote.get("line")
+        if not line or not quote.get("file"):
+            return esc(line or "")
+        return f"<a href='quote:{index}' title='{esc(t('log.open.tip'))}'>{esc(line)}</a>"
+
+    @Slot(QUrl)
+    def _on_anchor(self, url: QUrl) -> None:
+        if url.scheme() == "quote" and url.path().isdigit():
+            self.open_quote(int(url.path()))
+
+    def open_quote(self, index: int) -> LogViewer | None:
+        """The log of quoted line ``index``, read-only, at that line (a file here, or the pasted text)."""
+        if not 0 <= index < len(self.quotes):
+            return None
+        quote = self.quotes[index]
+        source, line = str(quote.get("file") or ""), int(quote.get("line") or 1)
+        text, why = log_text(source, self.doctor.target.get("log_text"), elsewhere=self.doctor.bundle_mode)
+        self.viewer = LogViewer(source, line, text, why, self)
+        self.viewer.show()
+        return self.viewer
 
     def draw(self) -> None:
         """The decisive lines, highlighted by role, and the causes they point to."""
@@ -48,19 +77,20 @@ class LogPage(StepPage):
         if not view["collected"]:
             parts.append(f"<p>{esc(t('log.none'))}</p>")
         else:
-            files = ", ".join(str(s) for s in view["sources"]) or "-"
+            files = ", ".join(facade.evidence_source(s, lang) for s in view["sources"]) or "-"
             parts.append(f"<p>{esc(t('log.sources', files=files, lines=view['examined']))}</p>")
             if not view["lines"]:
                 parts.append(f"<p>{esc(t('log.no_lines'))}</p>")
             else:
                 rows = []
-                for quote in view["lines"]:
+                self.quotes = list(view["lines"])
+                for index, quote in enumerate(self.quotes):
                     role = str(quote.get("role") or "context")
                     colour = ROLE_COLOURS.get(role, "#757575")
                     label = label_or(f"log.role.{role}", role)
                     rows.append(
                         f"<tr><td style='color:{colour}; white-space:nowrap'><b>{esc(label)}</b></td>"
-                        f"<td style='white-space:nowrap'>{esc(quote.get('line') or '')}</td>"
+                        f"<td style='white-space:nowrap'>{self._line_link(index, quote)}</td>"
                         f"<td style='font-family:{mono()}; background:{tint(colour)}'>{esc(quote.get('text'))}</td></tr>"  # noqa: E501
                     )
                 parts.append(

@@ -92,6 +92,13 @@ class StartPage(StepPage):
         self.pid_label.setBuddy(self.pid)
         grid.addWidget(self.pid_label, row, 0, 1, 2)
         grid.addWidget(self.pid, row, 2)
+        row += 1
+        self.env_label, self.env = plain_label(self), QPlainTextEdit(self)
+        self.env.setTabChangesFocus(True)
+        self.env.setFixedHeight(self.env.fontMetrics().lineSpacing() * 3 + 12)
+        self.env_label.setBuddy(self.env)
+        grid.addWidget(self.env_label, row, 0, 1, 2)
+        grid.addWidget(self.env, row, 2)
         grid.setColumnStretch(2, 1)
         grid.setColumnMinimumWidth(0, 24)
         self.grid = grid
@@ -119,6 +126,9 @@ class StartPage(StepPage):
         self.pid_label.setText(t("start.pid") + ":")
         self.pid.setAccessibleName(t("start.pid"))
         self.pid.setPlaceholderText(t("start.pid.hint"))
+        self.env_label.setText(t("start.env") + ":")
+        self.env.setAccessibleName(t("start.env"))
+        self.env.setPlaceholderText(t("start.env.hint"))
         self.paste.setAccessibleName(t("start.paste"))
         self.found.setAccessibleName(t("start.bareun.found"))
         self.show_installations(self.installations, searching=self.doctor.searching)
@@ -181,9 +191,18 @@ class StartPage(StepPage):
             choice = self.found_kind if found and self.found_kind else "python"
         self.radios[choice].setChecked(True)
         self.pid.setText(str(target["pid"]) if target.get("pid") else "")
+        self.env.setPlainText(str(target.get("start_env") or ""))
         self.pending_config = target.get("config")
 
     def target(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The chosen target with the application's start-up environment, or a problem in words."""
+        chosen, problem = self._chosen()
+        env = self.env.toPlainText().strip()
+        if chosen is not None and env and chosen.get("kind") not in ("log", "bundle"):
+            chosen = {**chosen, "start_env": env}  # core/step_child.py start_environment
+        return chosen, problem
+
+    def _chosen(self) -> tuple[dict[str, Any] | None, str | None]:
         """The chosen target, or a problem in words."""
         chosen = next((k for k, r in self.radios.items() if r.isChecked()), "python")
         # The running server (its own interpreter, environment and libraries: core/targets/process.py).

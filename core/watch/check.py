@@ -46,7 +46,8 @@ class WatchResult:
     state: State
     code: str
     """What decided the state: on_gpu, cpu_configured, on_cpu, fell_back, no_onnxruntime,
-    no_gpu_memory, gpu_unconfirmed, log_problem, not_running, unreadable, target_error, crashed."""
+    no_gpu_memory, gpu_unconfirmed, log_problem, not_running, unreadable, target_error, crashed;
+    for a log read alone (``--target log``), log_clean too."""
     message: str
     app: str
     configured_provider: str | None = None
@@ -187,6 +188,40 @@ def _judge(
     return State.OK, "on_gpu", message, None
 
 
+def _reads_log_alone(target: TargetFacts) -> bool:
+    """A target whose evidence comes from elsewhere (TargetProfile.inspects_machine False: a
+    customer's log read on the technician's laptop): no process of this machine is its."""
+    profile = find_profile(target.kind)
+    return profile is not None and not profile.inspects_machine
+
+
+def _judge_log_alone(
+    target: TargetFacts, spec: TargetSpec, app: str, lang: str, read_log: bool
+) -> tuple[State, str, str, Finding | None, tuple[Finding, ...]]:
+    """A log read alone: CRITICAL when it fell back (or names a cause that makes it fall back),
+    WARNING for a lesser problem, OK when it shows none, UNKNOWN when no log was read. No process
+    is looked for, no memory map read, NVML not asked. By hand: ``fallback-doctor explain-log FILE``."""
+    from fallback_doctor.core.collect.log import collect_log
+    from fallback_doctor.core.judge import first_cause
+
+    log = collect_log(target, spec) if read_log else None
+    if log is None or not log.sources:
+        why = "; ".join(f"{path}: {reason}" for path, reason in (log.unreadable if log else ()))
+        message = _text("watch.log_alone.unread", lang, why=why or "--no-log")
+        return State.UNKNOWN, "unreadable", message, None, ()
+    findings = _findings(EnvironmentSnapshot(target=target, log=log))
+    first = first_cause(findings)  # only a finding whose role can make ONNX Runtime fall back
+    if log.fallback or first is not None:
+        cause = _cause_phrase(first, log, lang) if first is not None else _text("watch.fell_back", lang)
+        message = _text("watch.log_alone.on_cpu", lang, app=app, cause=cause)
+        return State.CRITICAL, "fell_back", message, first, findings
+    warning = next((f for f in findings if f.severity == Severity.WARNING), None)
+    if warning is not None:
+        message = _text("watch.log_alone.problem", lang, app=app, cause=_cause_phrase(warning, log, lang))
+        return State.WARNING, "log_problem", message, None, findings
+    return State.OK, "log_clean", _text("watch.log_alone.clean", lang, app=app), None, findings
+
+
 def run_check(
     spec: TargetSpec,
     env: Mapping[str, str] | None = None,
@@ -218,6 +253,11 @@ def run_check(
             State.UNKNOWN, "target_error", _text("watch.target_error", lang, error=error), app=name or "?"
         )
     provider = target.requested_provider
+    if _reads_log_alone(target):
+        app = name or _text("watch.log_alone.app", lang)
+        state, code, message, first, findings = _judge_log_alone(target, spec, app, lang, read_log)
+        return done(state, code, message, app=app, configured_provider=provider, first_cause=first,
+                    findings=findings)  # fmt: skip
     pid = find_server_process(target, spec.pid)
     if pid is None:
         app = app_name(target, None, name)
