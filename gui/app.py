@@ -97,4 +97,15 @@ def run(argv: Sequence[str]) -> int:
 
     wizard = DoctorWizard(target_from_args(args), lang=args.lang, probe_options=options)
     wizard.show()
-    return int(app.exec())
+    status = int(app.exec())
+    close_window(wizard)
+    return status
+
+
+def close_window(wizard: Any) -> None:
+    """The window stopped and deleted before the application is: in the other order (the
+    interpreter's teardown picks one) Qt crashed at exit now and then (SIGSEGV, no Python frame)."""
+    import shiboken6
+
+    wizard.shutdown()
+    shiboken6.delete(wizard)

@@ -294,6 +294,8 @@ for lang in ("en", "ko"):
         shown.append(page.detail.toPlainText())
 print(json.dumps({"problems": problems, "shown": shown, "size": [wizard.width(), wizard.height()]}))
 wizard.shutdown()
+import shiboken6
+shiboken6.delete(wizard)  # the window before the application, as gui/app.py closes it
 """
 
 

@@ -38,6 +38,8 @@ for name in ("NextButton", "CancelButton"):
 print(json.dumps({"room": [room.width(), room.height()], "frame": [frame.x(), frame.y(), frame.width(),
       frame.height()], "size": [wizard.width(), wizard.height()], "buttons": buttons}))
 wizard.shutdown()
+import shiboken6
+shiboken6.delete(wizard)  # the window before the application, as gui/app.py closes it
 """
 
 
