@@ -48,6 +48,7 @@ layer_parts = _on_first_use(_PAGES, "layer_parts")
 progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
 fact_rows = _on_first_use(_PAGES, "fact_rows")
 evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
+evidence_words = _on_first_use("fallback_doctor.core.evidence_text", "evidence_words")
 evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
 evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
 phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
@@ -90,6 +91,7 @@ __all__ = [
     "evidence_label",
     "evidence_source",
     "evidence_value",
+    "evidence_words",
     "export_available",
     "export_bundle",
     "fact_rows",

@@ -19,6 +19,7 @@ from fallback_doctor.core.document import (
     checked,
     to_jsonable,
 )
+from fallback_doctor.core.evidence_text import evidence_words
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.model import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_terminal
@@ -280,7 +281,7 @@ def _finding_lines(
         if item.get("label") == TRIED_LABEL and not verbose:  # --verbose lists it with the evidence
             lines.extend(
                 textwrap.wrap(
-                    evidence_value(item.get("value"), lang),
+                    evidence_words(item, lang)[1],
                     width=width,
                     initial_indent=f"   {labels['tried']}: ",
                     subsequent_indent="        ",
@@ -304,20 +305,15 @@ def _options_shown(remediation: dict[str, Any], verbose: bool) -> tuple[dict[str
 
 
 def _evidence_lines(evidence: list[dict[str, Any]], labels: dict[str, str], lang: str = "en") -> list[str]:
-    from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
-
     if not evidence:
         return []
     lines = [f"   {labels['evidence']}:"]
     for item in evidence[:12]:
         where = ""
-        source = item.get("source")
-        if source and str(source) != str(item.get("value")):  # "log: X (X)" says X once
-            where = (
-                f" ({evidence_source(source, lang)}" + (f":{item['line']}" if item.get("line") else "") + ")"
-            )
-        value = evidence_value(item["value"], lang)
-        lines.append(f"     - {evidence_label(item['label'], lang)}: {value}{where}")
+        shown_label, value, source = evidence_words(item, lang)
+        if source and str(item.get("source")) != str(item.get("value")):  # "log: X (X)" says X once
+            where = f" ({source}" + (f":{item['line']}" if item.get("line") else "") + ")"
+        lines.append(f"     - {shown_label}: {value}{where}")
     if len(evidence) > 12:
         lines.append(f"     … {len(evidence) - 12} more in --json")
     return lines

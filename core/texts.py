@@ -79,11 +79,13 @@ def load_texts() -> dict[str, dict[str, Any]]:
 
 @cache
 def load_labels() -> dict[str, dict[str, str]]:
-    """Every label, merged from resources/texts/labels/*.json (keys starting with "_" are notes)."""
+    """Every label, merged from resources/texts/labels/*.json and the evidence words in
+    resources/texts/evidence/*.json (keys starting with "_" are notes)."""
     merged: dict[str, dict[str, str]] = {}
-    folder = RESOURCES.joinpath("texts").joinpath("labels")
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not entry.name.endswith(".json"):
+    texts = RESOURCES.joinpath("texts")
+    files = [*texts.joinpath("labels").iterdir(), *texts.joinpath("evidence").iterdir()]
+    for entry in sorted(files, key=lambda item: item.name):
+        if not entry.name.endswith(".json") or entry.name == "words.json":
             continue
         data = json.loads(entry.read_text(encoding="utf-8"))
         for key, value in data.items():
@@ -120,7 +122,28 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
     return rendered
 
 
+def _is_words(value: Any) -> bool:
+    return (isinstance(value, dict) and "key" in value) or (
+        hasattr(value, "key") and hasattr(value, "params")
+    )
+
+
+def words_text(words: Any, lang: str = "en") -> str:
+    """A parameter in ``lang``: catalogue words (``Words`` or its document form ``{key, params}``)
+    rendered with their own parameters, a list item by item, data as written."""
+    if not isinstance(words, dict) and _is_words(words):
+        return words_text({"key": words.key, "params": words.params}, lang)
+    if _is_words(words):
+        params = words.get("params") or {}
+        return label(str(words["key"]), lang, **{k: words_text(v, lang) for k, v in params.items()})
+    if isinstance(words, list | tuple):
+        return ", ".join(words_text(item, lang) for item in words)
+    return str(words)
+
+
 def _stringify(value: Any, lang: str = "en") -> str:
+    if _is_words(value) or (isinstance(value, list | tuple) and any(map(_is_words, value))):
+        return words_text(value, lang)
     if lang != "en":
         from fallback_doctor.core.evidence_words import parameter_value
 

@@ -69,16 +69,12 @@ def evidence_html(finding: dict[str, Any]) -> str:
         return ""
     lang = language()  # core's catalog words (resources/texts/evidence/words.json) in the window's language
     rows = "".join(
-        f"<tr><td>{esc(facade.evidence_label(e.get('label'), lang))}</td>"
-        f"<td style='font-family:{mono()}'>{esc(facade.evidence_value(e.get('value'), lang))}"
-        + (
-            f" <i>({esc(facade.evidence_source(e.get('source'), lang))}"
-            f"{':' + esc(e.get('line')) if e.get('line') else ''})</i>"
-            if e.get("source")
-            else ""
-        )
+        f"<tr><td>{esc(shown[0])}</td>"
+        f"<td style='font-family:{mono()}'>{esc(shown[1])}"
+        + (f" <i>({esc(shown[2])}{':' + esc(e.get('line')) if e.get('line') else ''})</i>" * bool(shown[2]))
         + "</td></tr>"
         for e in items[:16]
+        for shown in (facade.evidence_words(e, lang),)
     )
     return f"<p><b>{esc(t('diag.evidence'))}</b></p><table cellpadding='2'>{rows}</table>"
 

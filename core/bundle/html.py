@@ -10,7 +10,8 @@ import html
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
-from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
+from fallback_doctor.core.evidence_text import evidence_words
+from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
 from fallback_doctor.core.remedy import remedy_lines
@@ -162,13 +163,11 @@ def _finding(
         out.append(f"<p><b>{_e(labels['evidence'])}</b></p><ul>")
         for item in evidence:
             where = ""
-            if item.get("source"):
-                where = f' <span class="meta">({_e(evidence_source(item["source"], lang))}'
+            shown_label, shown, source = evidence_words(item, lang)
+            if source:
+                where = f' <span class="meta">({_e(source)}'
                 where += f":{_e(item['line'])})</span>" if item.get("line") else ")</span>"
-            shown = evidence_value(item.get("value"), lang)
-            out.append(
-                f"<li>{_e(evidence_label(item.get('label'), lang))}: <code>{_e(shown)}</code>{where}</li>"
-            )
+            out.append(f"<li>{_e(shown_label)}: <code>{_e(shown)}</code>{where}</li>")
         out.append("</ul>")
     remediation = finding.get("remediation") or {}
     if text["fix"]:

@@ -1,0 +1,82 @@
+"""Evidence said with the catalogue's keys is shown in the reader's language from the keys
+(core/evidence_text.py), and a document from before the keys still shows its words."""
+
+from __future__ import annotations
+
+import json
+
+from fallback_doctor.core.document import to_jsonable
+from fallback_doctor.core.evidence_text import evidence_words, named, said
+from fallback_doctor.core.model import Words, finding_from_dict
+from fallback_doctor.core.texts import label, load_labels, words_text
+
+
+def _shown(evidence: object, lang: str) -> tuple[str, str, str]:
+    """The evidence as a renderer sees it: through the JSON document."""
+    return evidence_words(json.loads(json.dumps(to_jsonable(evidence))), lang)
+
+
+def test_keys_are_shown_in_korean_and_the_english_stays_for_machines() -> None:
+    item = said(
+        "evidence.driver_version",
+        "evidence.driver_below_minimum",
+        source="nvidia-smi",
+        version="470.82",
+        minimum="525.60.13",
+        major=12,
+        system="Linux",
+    )
+    assert item.label == "driver version"
+    assert item.value == "470.82 < 525.60.13 (minimum for CUDA 12 on Linux)"
+    assert _shown(item, "en") == (item.label, item.value, "nvidia-smi")
+    assert _shown(item, "ko") == (
+        "드라이버 버전",
+        "470.82 < 525.60.13(Linux에서 CUDA 12에 필요한 최소 버전)",
+        "nvidia-smi",
+    )
+
+
+def test_data_is_shown_as_written_in_every_language() -> None:
+    item = named("cuInit(0)", "803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)", source="the probe")
+    assert _shown(item, "ko") == ("cuInit(0)", "803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)", "the probe")
+
+
+def test_a_parameter_can_be_words_rendered_in_the_same_language() -> None:
+    nested = Words("evidence.none")
+    item = said("evidence.name", "evidence.driver_cuda_below_build", name="x", version=nested, major=12)
+    assert item.value == "none < 12.0 (what the ONNX Runtime build needs)"
+    assert _shown(item, "ko")[1].startswith("없음 < 12.0")
+    assert words_text([Words("evidence.none"), "/opt/a"], "ko") == "없음, /opt/a"
+
+
+def test_a_finding_read_back_keeps_its_keys() -> None:
+    item = said(
+        "evidence.kernel_module", value="NVRM version: 550.54", source="cat /proc/driver/nvidia/version"
+    )
+    finding = {
+        "id": "driver.library_mismatch",
+        "cause": "x",
+        "layer": "driver",
+        "severity": "error",
+        "evidence": [to_jsonable(item)],
+    }
+    assert finding_from_dict(finding).evidence == (item,)
+
+
+def test_a_document_from_before_the_keys_shows_its_english() -> None:
+    old = {"label": "cuInit(0)", "value": "35 (CUDA_ERROR_INSUFFICIENT_DRIVER)", "source": None}
+    assert _shown(old, "en") == ("cuInit(0)", "35 (CUDA_ERROR_INSUFFICIENT_DRIVER)", "")
+
+
+def test_every_evidence_word_has_korean_and_the_same_fields() -> None:
+    import string
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+    evidence = {key: entry for key, entry in load_labels().items() if key.startswith("evidence.")}
+    assert len(evidence) > 10
+    for key, entry in evidence.items():
+        assert entry.get("ko") and entry.get("source"), key
+        assert fields(entry["en"]) == fields(entry["ko"]), key
+        assert label(key, "ko", **dict.fromkeys(fields(entry["en"]), "1")), key
