@@ -7,6 +7,9 @@ a system's own message, a quoted log line), a list, or itself catalogue words (`
 English words stay in the document's ``label``/``value``/``source`` for machine readers; a renderer
 takes :func:`evidence_words` and gets them in its language, from the keys (never by reading the
 English back). A document from before the keys shows its English as written.
+
+The document names them ``label_id``, ``value_id``, ``source_id`` and ``{"id", "params"}``: a field
+called "...key" is a secret to the bundle's redaction (core/bundle/detect_keys.py), which would mask it.
 """
 
 from __future__ import annotations
@@ -19,27 +22,31 @@ from fallback_doctor.core.texts import label, words_text
 
 
 def said(
-    label_key: str,
-    value_key: str | None = None,
+    label_id: str,
+    value_id: str | None = None,
     /,
     *,
     value: str = "",
-    source_key: str | None = None,
+    otherwise: str | None = None,
+    source_id: str | None = None,
     source: str | None = None,
     line: int | None = None,
     **params: Any,
 ) -> Evidence:
     """Evidence whose label (and value, and source, when their keys are given) are catalogue words
-    filled with ``params``; ``value`` and ``source`` without a key are data, shown as written."""
+    filled with ``params``; ``value`` and ``source`` without a key are data, shown as written.
+    ``otherwise``: the value's key when ``value`` is empty ("none", "absent")."""
+    if value_id is None and otherwise and not value:
+        value_id = otherwise
     english = {name: words_text(param, "en") for name, param in params.items()}
     return Evidence(
-        label=label(label_key, "en", **english),
-        value=label(value_key, "en", **english) if value_key else value,
-        source=label(source_key, "en", **english) if source_key else source,
+        label=label(label_id, "en", **english),
+        value=label(value_id, "en", **english) if value_id else value,
+        source=label(source_id, "en", **english) if source_id else source,
         line=line,
-        label_key=label_key,
-        value_key=value_key,
-        source_key=source_key,
+        label_id=label_id,
+        value_id=value_id,
+        source_id=source_id,
         params={name: _plain(param) for name, param in params.items()},
     )
 
@@ -53,20 +60,27 @@ def _plain(param: Any) -> Any:
     return str(param)
 
 
-def named(name: str, value: str, *, source: str | None = None, line: int | None = None) -> Evidence:
+def named(
+    name: str,
+    value: str,
+    *,
+    otherwise: str | None = None,
+    source: str | None = None,
+    line: int | None = None,
+) -> Evidence:
     """Evidence whose label is a name (a function, a library, a path) and whose value is data, both
     shown as written in every language (``cuInit(0)``: ``803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)``)."""
-    return said("evidence.name", value=value, source=source, line=line, name=name)
+    return said("evidence.name", value=value, otherwise=otherwise, source=source, line=line, name=name)
 
 
 def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
     """The label, value and source (``""`` when none) of a document's evidence item in ``lang``."""
     params = {name: words_text(param, lang) for name, param in dict(item.get("params") or {}).items()}
-    if not item.get("label_key"):
+    if not item.get("label_id"):
         return _before_keys(item, lang)
     shown = []
     for part in ("label", "value", "source"):
-        key = item.get(f"{part}_key")
+        key = item.get(f"{part}_id")
         shown.append(label(str(key), lang, **params) if key else str(item.get(part) or ""))
     return shown[0], shown[1], shown[2]
 

@@ -49,7 +49,7 @@ class Words:
     into words in the language a document is shown in. A parameter is data shown as written (a
     path, a version, a system's own message) or itself ``Words``."""
 
-    key: str
+    id: str
     params: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
@@ -58,7 +58,7 @@ class Evidence:
     """One thing we saw: a value, a path, or a quoted line (with file and line number).
 
     ``label``, ``value`` and ``source`` are the English words (kept in the JSON document for
-    machine readers); ``label_key``, ``value_key`` and ``source_key`` are the catalogue's keys
+    machine readers); ``label_id``, ``value_id`` and ``source_id`` are the catalogue's keys
     they were made from with ``params`` (core/evidence_text.py ``said``), so that a renderer shows
     them in its language. A value (or source) without a key is data, shown as written."""
 
@@ -66,9 +66,9 @@ class Evidence:
     value: str
     source: str | None = None
     line: int | None = None
-    label_key: str | None = None
-    value_key: str | None = None
-    source_key: str | None = None
+    label_id: str | None = None
+    value_id: str | None = None
+    source_id: str | None = None
     params: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
@@ -255,9 +255,9 @@ def finding_from_dict(data: dict[str, object]) -> Finding:
                 value=str(item["value"]),
                 source=item.get("source"),
                 line=item.get("line"),
-                label_key=item.get("label_key"),
-                value_key=item.get("value_key"),
-                source_key=item.get("source_key"),
+                label_id=item.get("label_id"),
+                value_id=item.get("value_id"),
+                source_id=item.get("source_id"),
                 params=dict(item.get("params") or {}),
             )
             for item in evidence

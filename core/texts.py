@@ -123,8 +123,8 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
 
 
 def _is_words(value: Any) -> bool:
-    return (isinstance(value, dict) and "key" in value) or (
-        hasattr(value, "key") and hasattr(value, "params")
+    return (isinstance(value, dict) and "id" in value and "params" in value) or (
+        hasattr(value, "id") and hasattr(value, "params")
     )
 
 
@@ -132,10 +132,10 @@ def words_text(words: Any, lang: str = "en") -> str:
     """A parameter in ``lang``: catalogue words (``Words`` or its document form ``{key, params}``)
     rendered with their own parameters, a list item by item, data as written."""
     if not isinstance(words, dict) and _is_words(words):
-        return words_text({"key": words.key, "params": words.params}, lang)
+        return words_text({"id": words.id, "params": words.params}, lang)
     if _is_words(words):
         params = words.get("params") or {}
-        return label(str(words["key"]), lang, **{k: words_text(v, lang) for k, v in params.items()})
+        return label(str(words["id"]), lang, **{k: words_text(v, lang) for k, v in params.items()})
     if isinstance(words, list | tuple):
         return ", ".join(words_text(item, lang) for item in words)
     return str(words)

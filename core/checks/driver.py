@@ -19,6 +19,7 @@ from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
     NEWEST_CUDA_MAJOR,
     driver_present,
+    nvml_evidence,
     os_of,
     required_cuda_major,
     upgrade_commands,
@@ -197,7 +198,7 @@ def driver_library_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     evidence: list[Evidence] = []
     if driver is not None and nvml:
-        evidence.append(named("NVML", driver.nvml_error or "", source="nvidia-smi"))
+        evidence.append(nvml_evidence(driver))
     if driver is not None and driver.proc_driver_version:
         evidence.append(
             said(
@@ -247,13 +248,7 @@ def nvml_no_permission(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.DRIVER,
         Severity.ERROR,
         evidence=(
-            said(
-                "evidence.name",
-                None if driver.nvml_error else "evidence.no_permission",
-                value=driver.nvml_error or "",
-                source="nvidia-smi",
-                name="NVML",
-            ),
+            nvml_evidence(driver, otherwise="evidence.no_permission"),
             said(
                 "evidence.name",
                 None if nodes else "evidence.none",
@@ -285,7 +280,7 @@ def nvml_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.DRIVER,
         Severity.WARNING,
         params={"status": driver.nvml_status, "error": driver.nvml_error or "?"},
-        evidence=(named("NVML", driver.nvml_error or driver.nvml_status, source="nvidia-smi"),),
+        evidence=(nvml_evidence(driver),),
         commands=("nvidia-smi", "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20"),
     )
 
