@@ -161,7 +161,7 @@ def find_package_dir(search: Iterable[str], package: str) -> tuple[str | None, t
 @dataclass(frozen=True)
 class _Requirement:
     major: int | None
-    source: str | None
+    source: Words | None
 
 
 def _inspect_package(
@@ -225,7 +225,8 @@ def _inspect_package(
         provider_libraries=libraries + plugin_libraries(python, notes),
         required_cuda_major=cuda.major,
         required_cudnn_major=cudnn.major,
-        requirement_source="; ".join(sources) if sources else None,
+        requirement_source="; ".join(map(words_text, sources)) if sources else None,
+        requirement_words=tuple(sources),
         version_source=version_source,
         build_package_name=package_name,
         required_tensorrt_major=trt_major,
@@ -380,14 +381,15 @@ def _cuda_requirement(
                 "linked": linked_name,
             }
             notes.append(Words("evidence.ort.other_build", other))
-            return _Requirement(linked, f"CUDA {linked}: {lib_name} needs {linked_name}")
-        return _Requirement(from_build, f"CUDA {from_build}: {cuda_build_file} cuda_version '{cuda_build}'")
-    if linked is not None:
-        return _Requirement(linked, f"CUDA {linked}: {lib_name} needs {linked_name}")
-    if matrix is not None:
+            return _Requirement(linked, _needs(f"CUDA {linked}", lib_name, linked_name))
+        said = f"{cuda_build_file} cuda_version '{cuda_build}'"
         return _Requirement(
-            matrix.cuda_major, f"CUDA {matrix.cuda_major}: bundled matrix, ONNX Runtime {matrix.release}"
+            from_build, Words("evidence.req.file_says", {"subject": f"CUDA {from_build}", "text": said})
         )
+    if linked is not None:
+        return _Requirement(linked, _needs(f"CUDA {linked}", lib_name, linked_name))
+    if matrix is not None:
+        return _Requirement(matrix.cuda_major, _from_matrix("CUDA", matrix.cuda_major, matrix.release))
     return _Requirement(None, None)
 
 
@@ -400,16 +402,17 @@ def _cudnn_requirement(
     cudnn_version = _as_text(version_info.get("cudnn_version"))
     from_info = cuda_major_of(cudnn_version)
     if from_info is not None:
-        return _Requirement(from_info, f"cuDNN {from_info}: version_info.py cudnn_version '{cudnn_version}'")
+        said = f"version_info.py cudnn_version '{cudnn_version}'"
+        return _Requirement(
+            from_info, Words("evidence.req.file_says", {"subject": f"cuDNN {from_info}", "text": said})
+        )
     linked = _linked_cudnn(cuda_lib)
     if linked is not None:
         return linked
     # Since 1.28 the CUDA provider opens cuDNN at run time: the matrix knows the major it
     # asks for; the TensorRT provider (which still links cuDNN) is the last resort.
     if matrix is not None:
-        return _Requirement(
-            matrix.cudnn_major, f"cuDNN {matrix.cudnn_major}: bundled matrix, ONNX Runtime {matrix.release}"
-        )
+        return _Requirement(matrix.cudnn_major, _from_matrix("cuDNN", matrix.cudnn_major, matrix.release))
     if trt_lib is not None:
         return _linked_cudnn(trt_lib) or _Requirement(None, None)
     return _Requirement(None, None)
@@ -420,7 +423,7 @@ def _linked_cudnn(lib: ProviderLibrary) -> _Requirement | None:
         match = _CUDNN_LIB.match(name)
         if match:
             major = int(match.group(1))
-            return _Requirement(major, f"cuDNN {major}: {os.path.basename(lib.path)} needs {name}")
+            return _Requirement(major, _needs(f"cuDNN {major}", os.path.basename(lib.path), name))
     return None
 
 
@@ -493,3 +496,13 @@ def _strip_comment(text: str) -> str | None:
 def _notes(notes: list[Words]) -> dict[str, Any]:
     """The notes as the facts keep them: English for machine readers, and the catalogue's words."""
     return {"notes": tuple(words_text(note) for note in notes), "note_words": tuple(notes)}
+
+
+def _needs(subject: str, lib: str, needed: str | None) -> Words:
+    """Where a major was read: a library of the build links it (`readelf -d LIB | grep NEEDED`)."""
+    return Words("evidence.req.needs", {"subject": subject, "lib": lib, "needed": needed or "?"})
+
+
+def _from_matrix(family: str, major: int | None, release: str) -> Words:
+    """Where a major was read: the bundled table of ONNX Runtime releases (resources/compat)."""
+    return Words("evidence.req.matrix", {"family": family, "major": major, "version": release})

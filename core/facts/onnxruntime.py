@@ -67,6 +67,8 @@ class OrtFacts:
     notes: tuple[str, ...] = ()
     """Things seen that matter to a person: files and metadata disagreeing, a half-removed package."""
     note_words: tuple[Words, ...] = ()
+    requirement_words: tuple[Words, ...] = ()
+    """``requirement_source`` as the evidence catalogue's words, one per family."""
     """``notes`` as the evidence catalogue's words (resources/texts/evidence/package.json)."""
     binaries: PackageBinaries | None = None
     """A DirectML or macOS package's binaries, read; None for any other package."""
