@@ -57,6 +57,8 @@ def _plain(param: Any) -> Any:
         return param
     if isinstance(param, list | tuple):
         return [_plain(item) for item in param]
+    if isinstance(param, dict):  # the same words in every language: {"en": ..., "ko": ...}
+        return {str(lang): str(text) for lang, text in param.items() if text}
     return str(param)
 
 
@@ -71,6 +73,17 @@ def named(
     """Evidence whose label is a name (a function, a library, a path) and whose value is data, both
     shown as written in every language (``cuInit(0)``: ``803 (CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)``)."""
     return said("evidence.name", value=value, otherwise=otherwise, source=source, line=line, name=name)
+
+
+LOG_ROLES = frozenset({"cause", "fallback", "context", "startup", "hidden", "confirms", "contradicts"})
+"""The roles of a quoted log line that have their own words (resources/texts/evidence/log.json)."""
+
+
+def log_line_evidence(role: str, text: str, source: str | None, line: int | None) -> Evidence:
+    """A quoted log line, as written, labelled by its role: `sed -n LINEp FILE`."""
+    if role in LOG_ROLES:
+        return said(f"evidence.log_line.{role}", value=text, source=source, line=line)
+    return said("evidence.log_line", value=text, source=source, line=line, role=role)
 
 
 def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:

@@ -129,8 +129,9 @@ def _is_words(value: Any) -> bool:
 
 
 def words_text(words: Any, lang: str = "en") -> str:
-    """A parameter in ``lang``: catalogue words (``Words`` or its document form ``{key, params}``)
-    rendered with their own parameters, a list item by item, data as written."""
+    """A parameter in ``lang``: catalogue words (``Words`` or its document form ``{id, params}``)
+    rendered with their own parameters, a list item by item, a text given in every language
+    (``{"en": ..., "ko": ...}``) in ``lang``, data as written."""
     if not isinstance(words, dict) and _is_words(words):
         return words_text({"id": words.id, "params": words.params}, lang)
     if _is_words(words):
@@ -138,6 +139,8 @@ def words_text(words: Any, lang: str = "en") -> str:
         return label(str(words["id"]), lang, **{k: words_text(v, lang) for k, v in params.items()})
     if isinstance(words, list | tuple):
         return ", ".join(words_text(item, lang) for item in words)
+    if isinstance(words, dict):  # given in every language (a table's bilingual text)
+        return str(words.get(lang) or words.get("en") or "")
     return str(words)
 
 

@@ -217,12 +217,12 @@ def log_confirmation(snapshot: EnvironmentSnapshot, cause: str) -> list[Evidence
     log = snapshot.log
     if log is None:
         return []
-    from fallback_doctor.core.checks.log import CONFIRMED_LABEL, quote_evidence
+    from fallback_doctor.core.checks.log import quote_evidence
 
     quoted: list[Evidence] = []
     for candidate in log.causes:
         if candidate.cause == cause:
-            quoted.extend(quote_evidence(quote, CONFIRMED_LABEL) for quote in candidate.evidence)
+            quoted.extend(quote_evidence(quote, "confirms") for quote in candidate.evidence)
     return quoted
 
 
