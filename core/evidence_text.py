@@ -20,6 +20,10 @@ from typing import Any
 from fallback_doctor.core.model import Evidence, Words
 from fallback_doctor.core.texts import label, words_text
 
+RECORD_ENGLISH = "evidence.record_english"
+"""The value id of a sentence the test inference's record holds in English (a failure, a skipped
+strategy): shown through core/evidence_words.py until the record carries ids of its own."""
+
 
 def said(
     label_id: str,
@@ -41,7 +45,7 @@ def said(
     english = {name: words_text(param, "en") for name, param in params.items()}
     return Evidence(
         label=label(label_id, "en", **english),
-        value=label(value_id, "en", **english) if value_id else value,
+        value=label(value_id, "en", **english) if value_id and value_id != RECORD_ENGLISH else value,
         source=label(source_id, "en", **english) if source_id else source,
         line=line,
         label_id=label_id,
@@ -94,6 +98,9 @@ def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
     shown = []
     for part in ("label", "value", "source"):
         key = item.get(f"{part}_id")
+        if key == RECORD_ENGLISH:
+            shown.append(_before_keys(item, lang)[1])
+            continue
         shown.append(label(str(key), lang, **params) if key else str(item.get(part) or ""))
     return shown[0], shown[1], shown[2]
 

@@ -21,6 +21,7 @@ from fallback_doctor.core.checks.driver_state import (
 from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
 from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.knowledge.arch_matrix import (
+    ArchVerdict,
     arch_support,
     builds_with_sass,
     gpu_family,
@@ -181,6 +182,27 @@ def container_without_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     )
 
 
+def _arch_evidence(name: str, cc_text: str, verdict: ArchVerdict) -> tuple[Evidence, ...]:
+    """The GPU and its kernel images: `nvidia-smi --query-gpu=name,compute_cap --format=csv`."""
+    return (
+        said(
+            "evidence.name",
+            "evidence.gpu_cc",
+            source="nvidia-smi --query-gpu=name,compute_cap --format=csv",
+            name="GPU",
+            gpu=name,
+            cc=cc_text,
+        ),
+        said(
+            "evidence.kernel_images",
+            "evidence.as_said" if verdict.words else None,
+            value=verdict.reason,
+            source=", ".join(verdict.source[:1]) or None,
+            said=verdict.words or verdict.reason,
+        ),
+    )
+
+
 def unsupported_arch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     """A GPU whose compute capability the CUDA major or the ONNX Runtime build has no kernels
     for (cudaErrorNoKernelImageForDevice, 209, at the first Run()).
@@ -219,23 +241,7 @@ def unsupported_arch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "kernel": verdict.kernel or "-",
             "ptx_cuda": verdict.ptx_needs_cuda or "?",
         }
-        evidence = (
-            said(
-                "evidence.name",
-                "evidence.gpu_cc",
-                source="nvidia-smi --query-gpu=name,compute_cap --format=csv",
-                name="GPU",
-                gpu=name,
-                cc=cc_text,
-            ),
-            said(
-                "evidence.kernel_images",
-                "evidence.as_said" if verdict.words else None,
-                value=verdict.reason,
-                source=", ".join(verdict.source[:1]) or None,
-                said=verdict.words or verdict.reason,
-            ),
-        )
+        evidence = _arch_evidence(name, cc_text, verdict)
         if verdict.supported is False:
             suggestions = builds_with_sass(cc, platform)
             commands = (

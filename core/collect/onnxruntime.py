@@ -16,9 +16,9 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from fallback_doctor.core.collect.ort_binaries import has_azure_provider, read_package_binaries
+from fallback_doctor.core.collect.ort_words import file_says, matrix_words, needs_words, notes_fields
 from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
@@ -75,7 +75,7 @@ def collect_onnxruntime(python: PythonEnvFacts) -> OrtFacts:
             required_cuda_major=None,
             required_cudnn_major=None,
             requirement_source=None,
-            **_notes(notes),
+            **notes_fields(notes),
         )
     return _inspect_package(package_dir, dists, python, notes)
 
@@ -232,7 +232,7 @@ def _inspect_package(
         required_tensorrt_major=trt_major,
         cudnn_loaded_lazily=lazy,
         shared_library=shared,
-        **_notes(notes),
+        **notes_fields(notes),
         leftover_libraries=leftovers,
     )
     return dataclasses.replace(facts, binaries=read_package_binaries(facts, python.platform))
@@ -381,15 +381,13 @@ def _cuda_requirement(
                 "linked": linked_name,
             }
             notes.append(Words("evidence.ort.other_build", other))
-            return _Requirement(linked, _needs(f"CUDA {linked}", lib_name, linked_name))
+            return _Requirement(linked, needs_words(f"CUDA {linked}", lib_name, linked_name))
         said = f"{cuda_build_file} cuda_version '{cuda_build}'"
-        return _Requirement(
-            from_build, Words("evidence.req.file_says", {"subject": f"CUDA {from_build}", "text": said})
-        )
+        return _Requirement(from_build, file_says(f"CUDA {from_build}", said))
     if linked is not None:
-        return _Requirement(linked, _needs(f"CUDA {linked}", lib_name, linked_name))
+        return _Requirement(linked, needs_words(f"CUDA {linked}", lib_name, linked_name))
     if matrix is not None:
-        return _Requirement(matrix.cuda_major, _from_matrix("CUDA", matrix.cuda_major, matrix.release))
+        return _Requirement(matrix.cuda_major, matrix_words("CUDA", matrix.cuda_major, matrix.release))
     return _Requirement(None, None)
 
 
@@ -403,16 +401,14 @@ def _cudnn_requirement(
     from_info = cuda_major_of(cudnn_version)
     if from_info is not None:
         said = f"version_info.py cudnn_version '{cudnn_version}'"
-        return _Requirement(
-            from_info, Words("evidence.req.file_says", {"subject": f"cuDNN {from_info}", "text": said})
-        )
+        return _Requirement(from_info, file_says(f"cuDNN {from_info}", said))
     linked = _linked_cudnn(cuda_lib)
     if linked is not None:
         return linked
     # Since 1.28 the CUDA provider opens cuDNN at run time: the matrix knows the major it
     # asks for; the TensorRT provider (which still links cuDNN) is the last resort.
     if matrix is not None:
-        return _Requirement(matrix.cudnn_major, _from_matrix("cuDNN", matrix.cudnn_major, matrix.release))
+        return _Requirement(matrix.cudnn_major, matrix_words("cuDNN", matrix.cudnn_major, matrix.release))
     if trt_lib is not None:
         return _linked_cudnn(trt_lib) or _Requirement(None, None)
     return _Requirement(None, None)
@@ -423,7 +419,7 @@ def _linked_cudnn(lib: ProviderLibrary) -> _Requirement | None:
         match = _CUDNN_LIB.match(name)
         if match:
             major = int(match.group(1))
-            return _Requirement(major, _needs(f"cuDNN {major}", os.path.basename(lib.path), name))
+            return _Requirement(major, needs_words(f"cuDNN {major}", os.path.basename(lib.path), name))
     return None
 
 
@@ -491,18 +487,3 @@ def _literal(text: str) -> object:
 def _strip_comment(text: str) -> str | None:
     match = _TRAILING_COMMENT.match(text)
     return match.group("value").strip() if match else None
-
-
-def _notes(notes: list[Words]) -> dict[str, Any]:
-    """The notes as the facts keep them: English for machine readers, and the catalogue's words."""
-    return {"notes": tuple(words_text(note) for note in notes), "note_words": tuple(notes)}
-
-
-def _needs(subject: str, lib: str, needed: str | None) -> Words:
-    """Where a major was read: a library of the build links it (`readelf -d LIB | grep NEEDED`)."""
-    return Words("evidence.req.needs", {"subject": subject, "lib": lib, "needed": needed or "?"})
-
-
-def _from_matrix(family: str, major: int | None, release: str) -> Words:
-    """Where a major was read: the bundled table of ONNX Runtime releases (resources/compat)."""
-    return Words("evidence.req.matrix", {"family": family, "major": major, "version": release})
