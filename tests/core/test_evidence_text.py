@@ -80,3 +80,18 @@ def test_every_evidence_word_has_korean_and_the_same_fields() -> None:
         assert entry.get("ko") and entry.get("source"), key
         assert fields(entry["en"]) == fields(entry["ko"]), key
         assert label(key, "ko", **dict.fromkeys(fields(entry["en"]), "1")), key
+
+
+def test_no_module_reads_english_back_with_regular_expressions() -> None:
+    """The words a check said are shown from their ids: no regex templates over the English."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    evidence_text = (root / "core" / "evidence_text.py").read_text(encoding="utf-8")
+    assert "import re" not in evidence_text and "re.compile" not in evidence_text
+    catalogue = root / "resources" / "texts" / "evidence"
+    for path in catalogue.glob("*.json"):
+        if path.name == "words.json":  # the old templates, read only for documents from before the ids
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert all(isinstance(entry, dict) for key, entry in data.items() if not key.startswith("_")), path
