@@ -90,6 +90,16 @@ def log_line_evidence(role: str, text: str, source: str | None, line: int | None
     return said("evidence.log_line", value=text, source=source, line=line, role=role)
 
 
+def record_words(words: Any, english: Any, lang: str) -> str:
+    """A sentence of the test inference's record in ``lang``: from its catalogue words where the
+    record has them (``skipped_words``), else its English (a record from before the ids)."""
+    if words:
+        return words_text(words, lang)
+    from fallback_doctor.core.evidence_words import evidence_value
+
+    return evidence_value(english, lang)
+
+
 def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
     """The label, value and source (``""`` when none) of a document's evidence item in ``lang``."""
     params = {name: words_text(param, lang) for name, param in dict(item.get("params") or {}).items()}

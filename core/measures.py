@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.evidence_words import evidence_value
+from fallback_doctor.core.evidence_text import record_words
 from fallback_doctor.core.texts import has_label, label
 
 
@@ -193,7 +193,11 @@ def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
         words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
         stage = str(strategy.get("stage") or "")
         state = (
-            label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
+            label(
+                "strategy.skipped",
+                lang,
+                why=record_words(strategy.get("skipped_words"), strategy.get("skipped"), lang),
+            )
             if strategy.get("skipped")
             else (label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage)
         )

@@ -10,7 +10,7 @@ import html
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
-from fallback_doctor.core.evidence_text import evidence_words
+from fallback_doctor.core.evidence_text import evidence_words, record_words
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.measures import gpu_summary, ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
@@ -229,7 +229,8 @@ def _comparison(document: dict[str, Any], labels: dict[str, str], lang: str) -> 
 def _result(strategy: dict[str, Any], gpu: dict[str, Any], lang: str) -> str:
     """A strategy's outcome in words: its verdict, how far ONNX Runtime got, or why it was skipped."""
     if strategy.get("skipped"):
-        return label("run_verdict.skipped", lang, why=evidence_value(strategy["skipped"], lang))
+        why = record_words(strategy.get("skipped_words"), strategy["skipped"], lang)
+        return label("run_verdict.skipped", lang, why=why)
     words = []
     verdict = str(gpu.get("verdict") or "")
     if has_label(f"run_verdict.{verdict}"):

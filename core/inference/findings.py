@@ -34,6 +34,7 @@ from fallback_doctor.core.inference.run_words import (
     session_evidence,
     short_line,
     stage_said,
+    strategy_evidence,
 )
 from fallback_doctor.core.model import CodeStep, Finding, Layer, Severity, Words
 from fallback_doctor.core.probes.outside import interrupted_finding
@@ -424,12 +425,7 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
                 "quote": quote,
                 "how": how,
             },
-            evidence=tuple(
-                said("evidence.strategy", "evidence.as_said", name=s.name.value, said=stage_said(s.stage))
-                if not s.skipped
-                else record_said("evidence.strategy", f"skipped: {s.skipped}", name=s.name.value)
-                for s in result.strategies
-            ),
+            evidence=tuple(strategy_evidence(s) for s in result.strategies),
             commands=commands,
         )
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core.evidence_text import RECORD_ENGLISH, said
-from fallback_doctor.core.inference.result import ProbeResult, SessionRun, Stage
+from fallback_doctor.core.inference.result import ProbeResult, SessionRun, Stage, StrategyResult
 from fallback_doctor.core.model import Evidence, Words
 
 _CPU = "CPUExecutionProvider"
@@ -135,3 +135,13 @@ def session_evidence(result: ProbeResult, session: SessionRun, run: str) -> tupl
 def record_said(label_id: str, sentence: str, **params: Any) -> Evidence:
     """A sentence of the record (a failure, a skipped strategy), still in English (RECORD_ENGLISH)."""
     return said(label_id, RECORD_ENGLISH, value=sentence, text=sentence, **params)
+
+
+def strategy_evidence(strategy: StrategyResult) -> Evidence:
+    """How far one strategy got, or why it was skipped (`fallback-doctor test-inference`)."""
+    name = strategy.name.value
+    if not strategy.skipped:
+        return said("evidence.strategy", "evidence.as_said", name=name, said=stage_said(strategy.stage))
+    if strategy.skipped_words is not None:
+        return said("evidence.strategy", "evidence.skipped", name=name, why=strategy.skipped_words)
+    return record_said("evidence.strategy", f"skipped: {strategy.skipped}", name=name)
