@@ -395,15 +395,22 @@ def _gib(value: int | None) -> str:
     return "unknown" if value is None else f"{value / 2**30:.2f} GiB"
 
 
+_DESCRIPTIONS = {
+    StrategyName.AS_IS: Words("evidence.strategy_said.as_is"),
+    StrategyName.PRELOAD_DLLS: Words("evidence.strategy_said.preload_dlls"),
+}
+"""What a strategy did (the probe child's description of it), in the catalogue's words."""
+
+
 def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Finding]:
     findings: list[Finding] = []
     best = result.best_strategy
     if best is None or best.name == StrategyName.AS_IS or stage_rank(best.stage) <= stage_rank(as_is.stage):
         return findings
     how = {
-        StrategyName.PRELOAD_DLLS: "call onnxruntime.preload_dlls() before creating the session",
+        StrategyName.PRELOAD_DLLS: Words("evidence.how.preload_call"),
         StrategyName.LIB_PATH_FIRST: "; ".join(f"export {k}={v}" for k, v in best.environment.items())
-        or "put the library folder first on the loader path",
+        or Words("evidence.how.lib_first"),
     }.get(best.name, best.description)
     quote = _quote(best.gpu) if best.gpu is not None else Words("evidence.no_gpu_retry")
     commands: tuple[str, ...] = ()
@@ -421,7 +428,7 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
                 "strategy": best.name.value,
                 "stage": stage_said(best.stage),
                 "as_is_stage": stage_said(as_is.stage),
-                "description": best.description or best.name.value,
+                "description": _DESCRIPTIONS.get(best.name) or best.description or best.name.value,
                 "quote": quote,
                 "how": how,
             },

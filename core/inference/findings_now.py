@@ -74,7 +74,10 @@ def now_findings(result: ProbeResult) -> list[Finding]:
                 Cause.UNKNOWN,
                 Layer.PACKAGE,
                 Severity.INFO,
-                params={"version": result.runtime.ort_version or "?", "verdict": result.verdict.value},
+                params={
+                    "version": result.runtime.ort_version or "?",
+                    "verdict": Words(f"evidence.verdict.{result.verdict.value}"),
+                },
                 evidence=(
                     said(
                         "evidence.name",
