@@ -18,10 +18,9 @@ Each file maps a finding id to its texts::
 
 Templates use str.format fields filled from the check's parameters; a Korean particle after a
 field is a spec, ``{library:이/가}``, chosen by how the value is read (core/particles.py). A
-parameter is the check's English ("nodes: 151 on CPUExecutionProvider (from verbose log)"); in
-another language it is shown in the catalog's words for it (core/evidence_words.py, the same
-words as the evidence), each item of a list on its own; names, paths and a system's own messages
-stay as written.
+parameter that is words is given as catalogue words (``Words``, resources/texts/evidence/),
+rendered in each language by :func:`words_text`; names, paths and a system's own messages stay
+as written. An English parameter string still left is looked up in core/evidence_words.py.
 """
 
 from __future__ import annotations

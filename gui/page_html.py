@@ -67,7 +67,7 @@ def evidence_html(finding: dict[str, Any]) -> str:
     items = finding.get("evidence") or []
     if not items:
         return ""
-    lang = language()  # core's catalog words (resources/texts/evidence/words.json) in the window's language
+    lang = language()  # the evidence is said by ids (core/evidence_text.py), shown in the window's language
     rows = "".join(
         f"<tr><td>{esc(shown[0])}</td>"
         f"<td style='font-family:{mono()}'>{esc(shown[1])}"
