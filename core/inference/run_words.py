@@ -27,7 +27,7 @@ NODES_SOURCES: dict[str, str] = {
 
 
 def run_words(run: str) -> Words:
-    """A run of the test model: "gpu_retry", "gpu_run", "cpu_baseline"."""
+    """A run of the test model: "gpu_retry" or "gpu_run"."""
     return Words(f"evidence.run.{run}")
 
 
