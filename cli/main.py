@@ -198,11 +198,11 @@ def run_diagnose(args: argparse.Namespace) -> int:
         except NotAnInterpreterError as error:
             raise UsageError(str(error)) from error
     if args.env_file:
+        from fallback_doctor.core.facts.files import read_regular_text
         from fallback_doctor.core.step_child import start_environment
 
-        try:
-            with open(args.env_file, encoding="utf-8", errors="replace") as handle:
-                os.environ.update(start_environment({"start_env": handle.read()}))
+        try:  # a regular file only (a FIFO would wait for a writer), at most 1 MiB
+            os.environ.update(start_environment({"start_env": read_regular_text(args.env_file, 1 << 20)}))
         except OSError as error:
             raise UsageError(f"--env-file {args.env_file}: {error.strerror or error}") from error
     python = args.python or default_python()

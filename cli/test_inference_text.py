@@ -12,6 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from fallback_doctor.core.document import to_jsonable
+from fallback_doctor.core.evidence_text import record_words
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.inference.findings import gpu_verified, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
@@ -151,7 +152,8 @@ def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
         lines.append(label("test_inference.strategies", lang))
         for strategy in result.strategies:
             if strategy.skipped:
-                state = f"{label('test_inference.skipped', lang)}: {evidence_value(strategy.skipped, lang)}"
+                why = record_words(strategy.skipped_words, strategy.skipped, lang)
+                state = f"{label('test_inference.skipped', lang)}: {why}"
             else:
                 state = stage_words(strategy.stage, lang)
             if strategy.failure is not None:

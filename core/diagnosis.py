@@ -12,6 +12,7 @@ from fallback_doctor import __version__
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks import Check, load_checks
 from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.judge import (
     EXIT_OK,
     EXIT_PROBLEM,
@@ -22,7 +23,7 @@ from fallback_doctor.core.judge import (
     exit_code_for,
     settle_findings,
 )
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, finding_from_dict
+from fallback_doctor.core.model import Finding, Layer, Severity, finding_from_dict
 from fallback_doctor.core.report import checked, static_document
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.profile import Probe
@@ -81,7 +82,7 @@ def run_checks(snapshot: EnvironmentSnapshot, checks: Iterable[Check] | None = N
                     Layer.PROBE,
                     Severity.WARNING,
                     params={"check": name, "error": f"{type(error).__name__}: {error}"},
-                    evidence=(Evidence(label="check", value=name),),
+                    evidence=(said("evidence.check", value=name),),
                 )
             )
     return findings

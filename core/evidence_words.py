@@ -1,4 +1,9 @@
-"""The English words checks write into evidence and command comments, shown in the report's language.
+"""The old way, being retired (issue 24): English read back into another language by templates.
+
+Evidence is now said by catalogue ids (core/evidence_text.py); what still comes here: the comments
+after commands, a code step's "where", a manual step's sentence, the test inference record's own
+sentences (RECORD_ENGLISH), English finding parameters not yet given as ``Words``, the watch
+status line, and documents written before the ids.
 
 Evidence values, NVML's sentences and the comments after commands are written in English by the
 checks (they are data of the document, and its JSON stays English). When a report or a page is

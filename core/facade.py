@@ -50,6 +50,9 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.evidence_words import (
         evidence_value as evidence_value,
     )
+    from fallback_doctor.core.facts.files import (
+        read_regular_text as read_regular_text,
+    )
     from fallback_doctor.core.inference.model_words import (
         model_choice as model_choice,
     )
@@ -183,6 +186,7 @@ else:  # what runs: each imported on first call
     placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
     remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
     remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
+    read_regular_text = _on_first_use("fallback_doctor.core.facts.files", "read_regular_text")
     view_of = _on_first_use(_VIEW, "view_of")
     finding_of = _on_first_use(_VIEW, "finding_of")
     evidence_words = _on_first_use(_VIEW, "evidence_words")
@@ -237,6 +241,7 @@ __all__ = [
     "placement_words",
     "preload",
     "progress_words",
+    "read_regular_text",
     "remedy_lines",
     "remedy_plain",
     "save_report_html",

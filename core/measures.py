@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from fallback_doctor.core.evidence_words import evidence_value
-from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.evidence_text import record_words
+from fallback_doctor.core.texts import has_label, label, words_text
 from fallback_doctor.core.view import Document, Session, session_of, view_of
 from fallback_doctor.core.view import as_dict as _dict
 from fallback_doctor.core.view import as_list as _list
@@ -216,9 +216,13 @@ def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
         words = label(f"strategy.{name}", lang) if has_label(f"strategy.{name}") else name
         stage = str(strategy.get("stage") or "")
         if strategy.get("skipped"):
-            state = label("strategy.skipped", lang, why=evidence_value(strategy.get("skipped"), lang))
+            state = label(
+                "strategy.skipped",
+                lang,
+                why=record_words(strategy.get("skipped_words"), strategy.get("skipped"), lang),
+            )
         elif name != "as_is" and as_is is not None:
-            lines.append(evidence_value(outcome_words(strategy, as_is), lang))  # as "tried here" says it
+            lines.append(words_text(outcome_words(strategy, as_is), lang))  # as "tried here" says it
             continue
         else:
             state = label(f"stage.{stage}", lang) if has_label(f"stage.{stage}") else stage

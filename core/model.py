@@ -44,13 +44,32 @@ LAYER_ORDER: tuple[Layer, ...] = tuple(Layer)
 
 
 @dataclass(frozen=True)
+class Words:
+    """Words of the evidence catalogue (resources/texts/evidence/): a key and its parameters, put
+    into words in the language a document is shown in. A parameter is data shown as written (a
+    path, a version, a system's own message) or itself ``Words``."""
+
+    id: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
 class Evidence:
-    """One thing we saw: a value, a path, or a quoted line (with file and line number)."""
+    """One thing we saw: a value, a path, or a quoted line (with file and line number).
+
+    ``label``, ``value`` and ``source`` are the English words (kept in the JSON document for
+    machine readers); ``label_id``, ``value_id`` and ``source_id`` are the catalogue's keys
+    they were made from with ``params`` (core/evidence_text.py ``said``), so that a renderer shows
+    them in its language. A value (or source) without a key is data, shown as written."""
 
     label: str
     value: str
     source: str | None = None
     line: int | None = None
+    label_id: str | None = None
+    value_id: str | None = None
+    source_id: str | None = None
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -241,6 +260,10 @@ def finding_from_dict(data: dict[str, object]) -> Finding:
                 value=str(item["value"]),
                 source=item.get("source"),
                 line=item.get("line"),
+                label_id=item.get("label_id"),
+                value_id=item.get("value_id"),
+                source_id=item.get("source_id"),
+                params=dict(item.get("params") or {}),
             )
             for item in evidence
         ),

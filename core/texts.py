@@ -15,9 +15,11 @@ adding a folder, in resources/texts/ or in a folder named by the environment var
 lacks is shown in English. Templates use str.format fields filled from the check's parameters; a
 language's grammar may need more than that: its folder's ``grammar.json`` names a hook
 (``{"fill": "korean-particles"}``: a Korean particle after a field is a spec, ``{library:이/가}``,
-chosen by how the value is read, core/particles.py with ``ko/readings.json``). A parameter is the
-check's English; in another language it is shown in the catalog's words for it
-(core/evidence_words.py); names, paths and a system's own messages stay as written.
+chosen by how the value is read, core/particles.py with ``ko/readings.json``). A parameter that is
+words is given as catalogue words (``Words``: an id of ``<lang>/labels/evidence_*.json`` and its own
+parameters), rendered in each language by :func:`words_text`; names, paths and a system's own
+messages stay as written. An English parameter string still left is looked up in
+core/evidence_words.py.
 """
 
 from __future__ import annotations
@@ -263,8 +265,17 @@ def jsonable_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """A finding's parameters as the document keeps them (lists for collections, text for objects)."""
     kept: dict[str, Any] = {}
     for name, value in params.items():
-        if isinstance(value, list | tuple | set | frozenset):
-            kept[str(name)] = [item if isinstance(item, str | int | float) else str(item) for item in value]
+        if _is_words(value):
+            kept[str(name)] = _jsonable_words(value)
+        elif isinstance(value, list | tuple | set | frozenset):
+            kept[str(name)] = [
+                _jsonable_words(item)
+                if _is_words(item)
+                else item
+                if isinstance(item, str | int | float)
+                else str(item)
+                for item in value
+            ]
         elif isinstance(value, dict) or value is None or isinstance(value, str | int | float | bool):
             kept[str(name)] = value
         else:
@@ -347,7 +358,42 @@ def _part_words(text: Mapping[str, Any], lang: str) -> dict[str, str]:
     return words
 
 
+def _is_words(value: Any) -> bool:
+    """Whether ``value`` is catalogue words: a ``Words`` or its document form ``{id, params}``."""
+    return (isinstance(value, dict) and "id" in value and "params" in value) or (
+        hasattr(value, "id") and hasattr(value, "params")
+    )
+
+
+def _jsonable_words(words: Any) -> dict[str, Any]:
+    """Catalogue words as the document keeps them: ``{"id": ..., "params": {...}}``."""
+    if isinstance(words, dict):
+        return {"id": str(words["id"]), "params": jsonable_params(words.get("params") or {})}
+    return {"id": str(words.id), "params": jsonable_params(words.params or {})}
+
+
+def words_text(words: Any, lang: str = "en") -> str:
+    """A parameter in ``lang``: catalogue words (``Words`` or its document form ``{id, params}``)
+    rendered with their own parameters, a list item by item, a text given in every language
+    (``{"en": ..., "ko": ...}``) in ``lang``, data as written."""
+    if not isinstance(words, dict) and _is_words(words):
+        return words_text({"id": words.id, "params": words.params}, lang)
+    if _is_words(words):
+        params = words.get("params")
+        params = params if isinstance(params, dict) else {}
+        if not has_label(str(words["id"])):  # a document of a later version, or made up
+            return str(words["id"])
+        return label(str(words["id"]), lang, **{str(k): words_text(v, lang) for k, v in params.items()})
+    if isinstance(words, list | tuple):
+        return ", ".join(words_text(item, lang) for item in words)
+    if isinstance(words, dict):  # given in every language (a table's bilingual text)
+        return str(words.get(lang) or words.get("en") or "")
+    return str(words)
+
+
 def _stringify(value: Any, lang: str = "en") -> str:
+    if _is_words(value) or (isinstance(value, list | tuple) and any(map(_is_words, value))):
+        return words_text(value, lang)
     if isinstance(value, Mapping) and "key" in value:
         return _part(value, lang)  # another text by key (a finding's title), in the same language
     if lang != "en":

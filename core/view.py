@@ -17,8 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeAlias
 
-from fallback_doctor.core import texts
-from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
+from fallback_doctor.core import evidence_text, texts
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -312,6 +311,6 @@ class EvidenceWords(NamedTuple):
 
 def evidence_words(item: Evidence, lang: str) -> EvidenceWords:
     """An evidence item's label, value and source in ``lang``: the one place every renderer takes
-    an evidence item's words from."""
-    source = evidence_source(item.source, lang) if item.source else None
-    return EvidenceWords(evidence_label(item.label, lang), evidence_value(item.value, lang), source)
+    an evidence item's words from (said by catalogue ids and parameters, core/evidence_text.py)."""
+    label, value, source = evidence_text.evidence_words(item.raw, lang)
+    return EvidenceWords(label, value, source or None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import t
 from fallback_doctor.gui.page_base import mono
 from PySide6.QtGui import QColor, QFont, QTextCursor, QTextFormat
@@ -39,8 +40,7 @@ def log_text(source: str, pasted: str | None, elsewhere: bool = False) -> tuple[
     try:
         if os.path.getsize(source) > MAX_BYTES:
             return None, t("log.open.too_big", path=source, mib=MAX_BYTES >> 20)
-        with open(source, encoding="utf-8", errors="replace", newline="") as handle:
-            return handle.read(), ""
+        return facade.read_regular_text(source, MAX_BYTES), ""  # a regular file only: never waits
     except OSError:
         return None, t("log.open.missing", path=source)
 

@@ -35,10 +35,20 @@ def _is_language(name: str) -> bool:
     return name.isalpha() and name.islower() and 2 <= len(name) <= 3
 
 
-def bilingual_files(texts: Path) -> list[tuple[Path, str]]:
-    """Each bilingual file left, with the kind of catalogue it is ("findings" or "labels")."""
-    found = [(path, "findings") for path in sorted(texts.glob("*.json"))]
-    found += [(path, "labels") for path in sorted(texts.glob("labels/*.json"))]
+EVIDENCE_LEFT = "words.json"
+"""The English read back by core/evidence_words.py: stays bilingual until that module goes."""
+
+
+def bilingual_files(texts: Path) -> list[tuple[Path, str, str]]:
+    """Each bilingual file left, with the kind of catalogue it is ("findings" or "labels") and the
+    name it takes there (the evidence words: ``evidence_<area>.json`` among the labels)."""
+    found = [(path, "findings", path.name) for path in sorted(texts.glob("*.json"))]
+    found += [(path, "labels", path.name) for path in sorted(texts.glob("labels/*.json"))]
+    found += [
+        (path, "labels", f"evidence_{path.name}")
+        for path in sorted(texts.glob("evidence/*.json"))
+        if path.name != EVIDENCE_LEFT
+    ]
     return found
 
 
@@ -56,7 +66,10 @@ def split_entries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 raise ValueError(f"{key}: {lang!r} is neither a language nor 'source'")
             value = dict(words) if isinstance(words, dict) else words
             if lang == "en" and "source" in entry:
-                value["source"] = entry["source"]
+                if isinstance(value, dict):
+                    value["source"] = entry["source"]
+                else:  # a label is words only: its source is a note beside it
+                    per_lang["en"][f"_source.{key}"] = entry["source"]
             per_lang.setdefault(lang, {})[key] = value
     return per_lang
 
@@ -69,10 +82,10 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 def split(texts: Path = TEXTS) -> list[Path]:
     """Convert every bilingual file under ``texts``; the files written."""
     written: list[Path] = []
-    for source, kind in bilingual_files(texts):
+    for source, kind, name in bilingual_files(texts):
         data = json.loads(source.read_text(encoding="utf-8"))
         for lang, entries in split_entries(data).items():
-            target = texts / lang / kind / source.name
+            target = texts / lang / kind / name
             merged: dict[str, Any] = {}
             if target.exists():
                 merged = json.loads(target.read_text(encoding="utf-8"))

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
+from fallback_doctor.core.evidence_text import record_words
 from fallback_doctor.core.evidence_words import evidence_value
 from fallback_doctor.core.measures import ms_text, one_run, runs_text
 from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
@@ -241,7 +242,8 @@ def _result(strategy: Strategy | Mapping[str, Any], gpu: Session | Mapping[str, 
     strategy = strategy if isinstance(strategy, Strategy) else strategy_of(strategy)
     gpu = gpu if isinstance(gpu, Session) else session_of(gpu)
     if strategy.skipped:
-        return label("run_verdict.skipped", lang, why=evidence_value(strategy.skipped, lang))
+        why = record_words(strategy.raw.get("skipped_words"), strategy.skipped, lang)
+        return label("run_verdict.skipped", lang, why=why)
     words = []
     verdict = str(gpu.raw.get("verdict") or "")
     if has_label(f"run_verdict.{verdict}"):

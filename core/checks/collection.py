@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.evidence_text import named, said
+from fallback_doctor.core.model import Finding, Layer, Severity, Words
 from fallback_doctor.core.probes.outside import interrupted_finding
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
@@ -32,10 +33,10 @@ def collectors_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Cause.COLLECTION_FAILED,
             Layer.PROBE,
             Severity.WARNING,
-            params={"collector": outcome.name, "reason": reason},
+            params={"collector": outcome.name, "reason": outcome.error or Words("evidence.unknown_reason")},
             evidence=(
-                Evidence(label="collector", value=outcome.name),
-                Evidence(label="reason", value=reason),
+                said("evidence.collector", value=outcome.name),
+                said("evidence.reason", value=outcome.error or "", otherwise="evidence.unknown_reason"),
             ),
         )
 
@@ -65,11 +66,11 @@ def native_probe_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Cause.PROBE_FAILED,
         Layer.PROBE,
         Severity.WARNING,
-        params={"outcome": native.outcome, "step": step or "unknown"},
+        params={"outcome": native.outcome, "step": step or Words("evidence.unknown_step")},
         evidence=(
-            Evidence(label="native probe", value=native.outcome),
-            Evidence(label="step", value=step or "unknown"),
-            Evidence(label="stderr", value=native.stderr[-800:] or "(empty)"),
+            said("evidence.native_probe", value=native.outcome),
+            said("evidence.step", value=step, otherwise="evidence.unknown_step"),
+            named("stderr", native.stderr[-800:], otherwise="evidence.empty"),
         ),
     )
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.remedy import release_archive_steps, restart_words
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.target import ConfigIssue, ProviderSetting, TargetFacts
 from fallback_doctor.core.findings.config import config_issue_finding
 from fallback_doctor.core.model import ConfigStep, Evidence, Finding, Layer, ManualStep, Severity, Step
@@ -19,26 +20,38 @@ from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import remedy_terms
 from fallback_doctor.core.texts import make_finding
 
+_VERSION_FROM = {
+    "": "evidence.lib_version",
+    "C API": "evidence.lib_version_c_api",
+    "file name": "evidence.lib_version_file_name",
+    "ELF version definition": "evidence.lib_version_elf",
+}
+"""How the library's version was read (core/targets/libpath.py), and the words that say it."""
+
 _SEVERITY = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
 
 def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, ...]:
     """The quoted line of the file, with the column in the value: what a person opens to fix it."""
-    where = f"line {issue.line}, column {issue.column}"
-    if issue.value_column is not None and issue.value_column != issue.column:
-        where += f" (value at column {issue.value_column})"
+    value_at = issue.value_column is not None and issue.value_column != issue.column
     quoted = issue.line_text.strip()
+    where = "evidence.line_column" + ("_value" if value_at else "") + ("_text" if quoted else "")
     evidence = [
-        Evidence(
-            label=issue.key or "configuration",
-            value=f"{where}: {quoted}" if quoted else where,
+        said(
+            "evidence.name" if issue.key else "evidence.configuration",
+            where,
             source=target.config_path,
             line=issue.line,
+            name=issue.key or "",
+            at_line=issue.line,
+            column=issue.column,
+            value_column=issue.value_column or 0,
+            text=quoted,
         )
     ]
-    evidence.append(Evidence(label="problem", value=issue.message))
+    evidence.append(said("evidence.problem", value=issue.message))
     if issue.params.get("path"):
-        evidence.append(Evidence(label="expanded path", value=issue.params["path"]))
+        evidence.append(said("evidence.expanded_path", value=issue.params["path"]))
     return tuple(evidence)
 
 
@@ -85,19 +98,20 @@ def cpu_by_configuration(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     setting = target.provider_setting
     line = setting.line if setting and setting.line else 1
     evidence = [
-        Evidence(
-            label="executionProvider",
-            value=(
-                f"line {line}, column {setting.column}: {setting.line_text.strip()}"
-                if setting and setting.column
-                else "cpu"
-            ),
+        said(
+            "evidence.name",
+            "evidence.line_column_text" if setting and setting.column else None,
+            value="cpu",
             source=target.config_path,
             line=line,
+            name="executionProvider",
+            at_line=line,
+            column=setting.column if setting else 0,
+            text=setting.line_text.strip() if setting else "",
         )
     ]
     if setting is not None and setting.form == "object" and setting.raw:
-        evidence.append(Evidence(label="executionProvider as written", value=setting.raw))
+        evidence.append(said("evidence.provider_as_written", value=setting.raw))
     yield make_finding(
         "config.cpu_by_configuration",
         Cause.CPU_BY_CONFIGURATION,
@@ -132,7 +146,7 @@ def _gpu_setting_steps(
 def _lib_path_evidence(target: TargetFacts, directory: str) -> Evidence:
     """libPath as the configuration file says it, with its line there (the page marks that line)."""
     line = target.config_key_lines.get("libPath")
-    return Evidence(label="libPath", value=directory, source=target.config_path, line=line)
+    return named("libPath", directory, source=target.config_path, line=line)
 
 
 def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
@@ -162,25 +176,22 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     version = lib.version or "?"
     evidence = [
         _lib_path_evidence(target, lib.directory),
-        Evidence(
-            label="ONNX Runtime library",
-            value=f"{os.path.basename(lib.core_library)}, version {version}"
-            + (
-                f" (read through its {lib.version_source})"
-                if lib.version_source == "C API"
-                else f" (from its {lib.version_source})"
-                if lib.version_source
-                else ""
-            ),
+        said(
+            "evidence.ort_library",
+            _VERSION_FROM.get(lib.version_source or "", "evidence.lib_version_from"),
             source=lib.core_library,
+            lib=os.path.basename(lib.core_library),
+            version=version,
+            where=lib.version_source or "",
         ),
-        Evidence(
-            label="provider libraries in libPath",
-            value=", ".join(os.path.basename(path) for path in lib.provider_libraries) or "none",
+        said(
+            "evidence.provider_libraries_in_libpath",
+            value=", ".join(os.path.basename(path) for path in lib.provider_libraries),
+            otherwise="evidence.none",
         ),
     ]
     if lib.load_error:
-        evidence.append(Evidence(label="library not loaded here", value=lib.load_error))
+        evidence.append(said("evidence.library_not_loaded_here", value=lib.load_error))
     evidence.extend(log_confirmation(snapshot, Cause.EP_NOT_IN_BUILD))
     yield make_finding(
         "target.libpath_cpu_only",
@@ -206,12 +217,12 @@ def log_confirmation(snapshot: EnvironmentSnapshot, cause: str) -> list[Evidence
     log = snapshot.log
     if log is None:
         return []
-    from fallback_doctor.core.checks.log import CONFIRMED_LABEL, quote_evidence
+    from fallback_doctor.core.checks.log import quote_evidence
 
     quoted: list[Evidence] = []
     for candidate in log.causes:
         if candidate.cause == cause:
-            quoted.extend(quote_evidence(quote, CONFIRMED_LABEL) for quote in candidate.evidence)
+            quoted.extend(quote_evidence(quote, "confirms") for quote in candidate.evidence)
     return quoted
 
 

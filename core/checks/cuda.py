@@ -15,6 +15,7 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.cuda_major import (
     Foreign,
     OtherBuildPath,
+    cuda_file_evidence,
     cuda_major_of_copies,
     fails_to_load,
     foreign_resolutions,
@@ -35,9 +36,10 @@ from fallback_doctor.core.checks.resolution import (
     verify_command,
 )
 from fallback_doctor.core.checks.version_needs import version_needs
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryFacts, Resolution
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -341,8 +343,8 @@ def _mismatch_params(
         "names": [item.name for item in case.items],
         "copies": case.copies,
         "needed_names": [item.name for item in case.needed_here] or [item.name for item in case.items],
-        "ort_match": other.ort_version if other else "a version built for that CUDA",
-        "packages": case.packages or ["the CUDA toolkit runtime"],
+        "ort_match": other.ort_version if other else Words("evidence.version_for_that_cuda"),
+        "packages": case.packages or [Words("evidence.cuda_toolkit_runtime")],
         "other_missing": list(other.missing) if other else [],
         "other_packages": other_packages or ["?"],
     }
@@ -351,17 +353,17 @@ def _mismatch_params(
 def _mismatch_evidence(case: _Mismatch, windows: bool) -> tuple[Evidence, ...]:
     evidence = list(resolution_evidence(case.items))
     for entry in case.foreign:
-        evidence.append(
-            Evidence(f"CUDA {entry.belongs.major} file", f"{entry.item.path}: {entry.belongs.reason}")
-        )
+        evidence.append(cuda_file_evidence(entry.item.path, entry.belongs))
     other = case.other
     if other is not None:
         evidence.append(
-            Evidence(
-                f"onnxruntime-gpu {other.ort_version} (CUDA {other.cuda_major})",
-                "needs "
-                + ", ".join(ort_cuda_families(other.ort_version, windows))
-                + (f"; missing here: {', '.join(other.missing)}" if other.missing else "; all present"),
+            said(
+                "evidence.other_build",
+                "evidence.needs_missing" if other.missing else "evidence.needs_all_present",
+                version=other.ort_version,
+                major=other.cuda_major,
+                families=", ".join(ort_cuda_families(other.ort_version, windows)),
+                missing=", ".join(other.missing),
             )
         )
     return tuple(evidence)

@@ -13,11 +13,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from fallback_doctor.core.checks.resolution import is_windows, unresolved
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, Resolution
 from fallback_doctor.core.knowledge.cuda_packages import cuda_packages, ort_cuda_ranges, wheel_stems
 from fallback_doctor.core.knowledge.ort_matrix import ort_versions_for_cuda_major, release_tuple
 from fallback_doctor.core.loader import names
+from fallback_doctor.core.model import Evidence, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.texts import words_text
 
 
 def packages_for(families: Iterable[str], major: int | None) -> list[str]:
@@ -34,7 +37,13 @@ class Belonging:
     """The CUDA major a library file is built for, and how that is known."""
 
     major: int
-    reason: str
+    why: Words
+    """How it is known, in the evidence catalogue's words."""
+
+    @property
+    def reason(self) -> str:
+        """``why`` in English."""
+        return words_text(self.why)
 
 
 def file_cuda_major(
@@ -56,17 +65,21 @@ def file_cuda_major(
         for candidate in dict.fromkeys((os.path.basename(real), name)):
             from_name = names.cuda_major_of_name(candidate)
             if from_name is not None:
-                return Belonging(from_name, f"{os.path.basename(real)}: the file name")
+                return Belonging(
+                    from_name, Words("evidence.belongs.file_name", {"name": os.path.basename(real)})
+                )
         for candidate in dict.fromkeys((path, real)):
             from_path = names.cuda_major_of_path(candidate)
             if from_path is not None:
-                return Belonging(from_path, f"{os.path.dirname(candidate)}: a CUDA {from_path} folder")
+                folder = {"folder": os.path.dirname(candidate), "major": from_path}
+                return Belonging(from_path, Words("evidence.belongs.folder", folder))
     if report is not None:
         needs = [item.name for item in report.resolutions if item.needed_by in (path, real) and not item.lazy]
         majors = sorted({major for major in map(names.cuda_major_of_name, needs) if major is not None})
         if len(majors) == 1:
             shown = [need for need in needs if names.cuda_major_of_name(need) == majors[0]]
-            return Belonging(majors[0], f"{os.path.basename(path)} needs {', '.join(shown)}")
+            needs_words = {"lib": os.path.basename(path), "needed": ", ".join(shown)}
+            return Belonging(majors[0], Words("evidence.belongs.needs", needs_words))
     return _wheel_major(snapshot, real, name)
 
 
@@ -87,7 +100,7 @@ def _wheel_major(snapshot: EnvironmentSnapshot, real: str, name: str) -> Belongi
     if len(majors) != 1:
         return None  # none, or two builds of one library in one folder: nothing certain
     major, owner = next(iter(majors.items()))
-    return Belonging(major, f"installed by the pip package {owner}")
+    return Belonging(major, Words("evidence.belongs.pip", {"owner": owner}))
 
 
 @dataclass(frozen=True)
@@ -221,3 +234,10 @@ def cuda_major_of_copies(copies: Sequence[str]) -> int | None:
         if parsed and parsed.family.lower() == "cufft" and parsed.major:
             return {10: 11, 11: 12, 12: 13}.get(parsed.major)
     return None
+
+
+def cuda_file_evidence(path: str | None, belongs: Belonging) -> Evidence:
+    """A library file of another CUDA major and how that is known (`ls -l PATH`, `readelf -d PATH`)."""
+    return said(
+        "evidence.cuda_major_file", "evidence.path_reason", major=belongs.major, path=path, reason=belongs.why
+    )

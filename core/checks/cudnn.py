@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.cuda_major import foreign_resolutions
+from fallback_doctor.core.checks.cuda_major import cuda_file_evidence, foreign_resolutions
 from fallback_doctor.core.checks.remedy import (
     elsewhere_dirs,
     library_fix_steps,
@@ -31,7 +31,7 @@ from fallback_doctor.core.checks.resolution import (
 from fallback_doctor.core.facts.libraries import Resolution
 from fallback_doctor.core.knowledge.cuda_packages import cudnn_packages
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, RunStep, Severity, Step
+from fallback_doctor.core.model import Finding, Layer, RunStep, Severity, Step, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -274,17 +274,17 @@ def cudnn_built_for_other_cuda(snapshot: EnvironmentSnapshot) -> Iterator[Findin
                     "name": item.name,
                     "path": item.path,
                     "found_major": entry.belongs.major,
-                    "reason": entry.belongs.reason,
+                    "reason": entry.belongs.why,
                     "cuda_major": major if major is not None else "?",
-                    "package": package or "cuDNN for your CUDA major",
-                    "wrong": wrong or f"cuDNN for CUDA {entry.belongs.major}",
+                    "package": package or Words("evidence.cudnn_for_your_cuda"),
+                    "wrong": wrong or Words("evidence.cudnn_for_cuda", {"major": entry.belongs.major}),
                     "verify_command": verify_command(
                         snapshot, report, windows, [item.name] if item.lazy else ()
                     ),
                 },
                 evidence=(
                     *resolution_evidence([item]),
-                    Evidence(f"CUDA {entry.belongs.major} file", f"{item.path}: {entry.belongs.reason}"),
+                    cuda_file_evidence(item.path, entry.belongs),
                 ),
                 steps=tuple(steps),
             )

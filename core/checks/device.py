@@ -13,12 +13,15 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.driver_missing import driver_missing_in_container
 from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_NO_DEVICE,
+    container_evidence,
     container_gpu_commands,
     os_of,
     required_cuda_major,
 )
 from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.knowledge.arch_matrix import (
+    ArchVerdict,
     arch_support,
     builds_with_sass,
     gpu_family,
@@ -51,12 +54,12 @@ def cuda_visible_devices_hides_all(snapshot: EnvironmentSnapshot) -> Iterator[Fi
     value = device.cuda_visible_devices
     if not hides_all_gpus_here(value, snapshot):
         return
-    evidence = [Evidence("CUDA_VISIBLE_DEVICES", repr(value), source="echo $CUDA_VISIBLE_DEVICES")]
+    evidence = [named("CUDA_VISIBLE_DEVICES", repr(value), source="echo $CUDA_VISIBLE_DEVICES")]
     if count is not None:
-        evidence.append(Evidence("GPUs NVML sees", str(count), source="nvidia-smi -L"))
+        evidence.append(said("evidence.gpus_nvml_sees", value=str(count), source="nvidia-smi -L"))
     native = snapshot.native
     if native is not None and native.cu_init_result is not None:
-        evidence.append(Evidence("cuInit(0)", f"{native.cu_init_result} ({native.cu_init_error_name})"))
+        evidence.append(named("cuInit(0)", f"{native.cu_init_result} ({native.cu_init_error_name})"))
     yield make_finding(
         "device.cuda_visible_devices_hides_all",
         Cause.NO_GPU_VISIBLE,
@@ -91,8 +94,13 @@ def nvidia_visible_devices_none(snapshot: EnvironmentSnapshot) -> Iterator[Findi
         Severity.ERROR,
         params={"value": value, "container": device.container},
         evidence=(
-            Evidence("NVIDIA_VISIBLE_DEVICES", repr(value), source="echo $NVIDIA_VISIBLE_DEVICES"),
-            Evidence("/dev/nvidia*", ", ".join(device.device_nodes) or "none", source="ls -l /dev/nvidia*"),
+            named("NVIDIA_VISIBLE_DEVICES", repr(value), source="echo $NVIDIA_VISIBLE_DEVICES"),
+            named(
+                "/dev/nvidia*",
+                ", ".join(device.device_nodes),
+                otherwise="evidence.none",
+                source="ls -l /dev/nvidia*",
+            ),
         ),
         commands=(
             "docker run --rm --gpus all -e NVIDIA_VISIBLE_DEVICES=all <image> nvidia-smi",
@@ -113,18 +121,19 @@ def no_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return  # explained by cuda_visible_devices_hides_all
     evidence: list[Evidence] = []
     if driver is not None and driver.nvml_status == "ok" and not driver.gpus:
-        evidence.append(Evidence("GPUs NVML sees", "0", source="nvidia-smi -L"))
+        evidence.append(said("evidence.gpus_nvml_sees", value="0", source="nvidia-smi -L"))
     if native is not None and native.cu_init_result == CUDA_ERROR_NO_DEVICE:
-        evidence.append(Evidence("cuInit(0)", f"100 ({native.cu_init_error_name or 'CUDA_ERROR_NO_DEVICE'})"))
+        evidence.append(named("cuInit(0)", f"100 ({native.cu_init_error_name or 'CUDA_ERROR_NO_DEVICE'})"))
     elif native is not None and native.cu_init_result == 0 and native.cu_device_count == 0:
-        evidence.append(Evidence("cuDeviceGetCount", "0"))
+        evidence.append(named("cuDeviceGetCount", "0"))
     if not evidence:
         return
     if device is not None and device.pci_nvidia_devices is not None:
         evidence.append(
-            Evidence(
-                "NVIDIA GPUs on the PCI bus",
-                ", ".join(device.pci_nvidia_devices) or "none",
+            said(
+                "evidence.pci_gpus",
+                value=", ".join(device.pci_nvidia_devices),
+                otherwise="evidence.none",
                 source="lspci -d 10de: -nn",
             )
         )
@@ -157,11 +166,11 @@ def container_without_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if driver_missing_in_container(snapshot):
         return  # one cause: driver.missing.container carries the device evidence
     evidence = [
-        Evidence("container", f"{device.container} ({'; '.join(device.container_evidence)})"),
-        Evidence("/dev/nvidia*", "none", source="ls -l /dev/nvidia*"),
+        container_evidence(device),
+        said("evidence.name", "evidence.none", source="ls -l /dev/nvidia*", name="/dev/nvidia*"),
     ]
     if device.nvidia_visible_devices is not None:
-        evidence.append(Evidence("NVIDIA_VISIBLE_DEVICES", repr(device.nvidia_visible_devices)))
+        evidence.append(named("NVIDIA_VISIBLE_DEVICES", repr(device.nvidia_visible_devices)))
     yield make_finding(
         "device.container_without_gpu",
         Cause.CONTAINER_NO_DEVICE,
@@ -170,6 +179,27 @@ def container_without_gpu(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         params={"container": device.container},
         evidence=tuple(evidence),
         commands=container_gpu_commands(device.container),
+    )
+
+
+def _arch_evidence(name: str, cc_text: str, verdict: ArchVerdict) -> tuple[Evidence, ...]:
+    """The GPU and its kernel images: `nvidia-smi --query-gpu=name,compute_cap --format=csv`."""
+    return (
+        said(
+            "evidence.name",
+            "evidence.gpu_cc",
+            source="nvidia-smi --query-gpu=name,compute_cap --format=csv",
+            name="GPU",
+            gpu=name,
+            cc=cc_text,
+        ),
+        said(
+            "evidence.kernel_images",
+            "evidence.as_said" if verdict.words else None,
+            value=verdict.reason,
+            source=", ".join(verdict.source[:1]) or None,
+            said=verdict.words or verdict.reason,
+        ),
     )
 
 
@@ -211,14 +241,7 @@ def unsupported_arch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "kernel": verdict.kernel or "-",
             "ptx_cuda": verdict.ptx_needs_cuda or "?",
         }
-        evidence = (
-            Evidence(
-                "GPU",
-                f"{name}, compute capability {cc_text}",
-                source="nvidia-smi --query-gpu=name,compute_cap --format=csv",
-            ),
-            Evidence("kernel images", verdict.reason, source=", ".join(verdict.source[:1]) or None),
-        )
+        evidence = _arch_evidence(name, cc_text, verdict)
         if verdict.supported is False:
             suggestions = builds_with_sass(cc, platform)
             commands = (

@@ -19,10 +19,12 @@ from fallback_doctor.core.checks.driver_state import (
     CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
     NEWEST_CUDA_MAJOR,
     driver_present,
+    nvml_evidence,
     os_of,
     required_cuda_major,
     upgrade_commands,
 )
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.native import NativeFacts
 from fallback_doctor.core.knowledge.driver_matrix import (
     DriverRequirement,
@@ -119,27 +121,33 @@ def _below_matrix_minimum(age: _DriverAge) -> Iterator[Evidence]:
     if not (major and requirement and age.version) or forward_compat_ok:
         return
     if driver_at_least(age.version, requirement.minimum) is False:
-        yield Evidence(
-            "driver version",
-            f"{age.version} < {requirement.minimum} (minimum for CUDA {major} on {age.system})",
+        yield said(
+            "evidence.driver_version",
+            "evidence.driver_below_minimum",
             source="nvidia-smi",
+            version=age.version,
+            minimum=requirement.minimum,
+            major=major,
+            system=age.system,
         )
 
 
 def _reported_cuda_too_old(age: _DriverAge) -> Iterator[Evidence]:
     """The CUDA version the driver reports is below the build's major."""
     if age.major and age.driver_cuda and age.driver_cuda // 1000 < age.major:
-        yield Evidence(
-            "CUDA supported by the driver",
-            f"{cuda_version_text(age.driver_cuda)} < {age.major}.0 (what the ONNX Runtime build needs)",
-            source='nvidia-smi (header "CUDA Version")',
+        yield said(
+            "evidence.driver_cuda",
+            "evidence.driver_cuda_below_build",
+            source_key="evidence.source.smi_cuda_header",
+            version=cuda_version_text(age.driver_cuda),
+            major=age.major,
         )
 
 
 def _cuinit_insufficient(age: _DriverAge) -> Iterator[Evidence]:
     """cuInit(0) itself said cudaErrorInsufficientDriver (35)."""
     if age.native is not None and age.native.cu_init_result == CUDA_ERROR_INSUFFICIENT_DRIVER:
-        yield Evidence("cuInit(0)", f"35 ({age.native.cu_init_error_name})")
+        yield named("cuInit(0)", f"35 ({age.native.cu_init_error_name})")
 
 
 def _cudart_insufficient(age: _DriverAge) -> Iterator[Evidence]:
@@ -150,7 +158,7 @@ def _cudart_insufficient(age: _DriverAge) -> Iterator[Evidence]:
         if attempt.kind != "cudart" or not attempt.loaded:
             continue
         if attempt.version_rc == CUDA_ERROR_INSUFFICIENT_DRIVER:
-            yield Evidence(
+            yield named(
                 attempt.path or attempt.name, "cudaRuntimeGetVersion: 35 (cudaErrorInsufficientDriver)"
             )
         elif (
@@ -158,10 +166,12 @@ def _cudart_insufficient(age: _DriverAge) -> Iterator[Evidence]:
             and attempt.driver_version
             and attempt.driver_version // 1000 < attempt.version // 1000
         ):
-            yield Evidence(
-                attempt.path or attempt.name,
-                f"runtime {cuda_version_text(attempt.version)}, driver supports "
-                f"{cuda_version_text(attempt.driver_version)}",
+            yield said(
+                "evidence.name",
+                "evidence.runtime_driver_supports",
+                name=attempt.path or attempt.name,
+                runtime=cuda_version_text(attempt.version),
+                driver=cuda_version_text(attempt.driver_version),
             )
 
 
@@ -188,15 +198,19 @@ def driver_library_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     evidence: list[Evidence] = []
     if driver is not None and nvml:
-        evidence.append(Evidence("NVML", driver.nvml_error or "", source="nvidia-smi"))
+        evidence.append(nvml_evidence(driver))
     if driver is not None and driver.proc_driver_version:
         evidence.append(
-            Evidence("kernel module", driver.proc_driver_version, source="cat /proc/driver/nvidia/version")
+            said(
+                "evidence.kernel_module",
+                value=driver.proc_driver_version,
+                source="cat /proc/driver/nvidia/version",
+            )
         )
     if driver is not None and driver.nvml_library_path:
-        evidence.append(Evidence("user-space library", driver.nvml_library_path))
+        evidence.append(said("evidence.user_space_library", value=driver.nvml_library_path))
     if native is not None and cuda:
-        evidence.append(Evidence("cuInit(0)", f"803 ({native.cu_init_error_name})"))
+        evidence.append(named("cuInit(0)", f"803 ({native.cu_init_error_name})"))
     library_path = driver.nvml_library_path if driver and driver.nvml_library_path else None
     yield make_finding(
         "driver.library_mismatch",
@@ -234,8 +248,14 @@ def nvml_no_permission(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.DRIVER,
         Severity.ERROR,
         evidence=(
-            Evidence("NVML", driver.nvml_error or "no permission", source="nvidia-smi"),
-            Evidence("/dev/nvidia*", ", ".join(nodes) or "none", source="ls -l /dev/nvidia*"),
+            nvml_evidence(driver, otherwise="evidence.no_permission"),
+            said(
+                "evidence.name",
+                None if nodes else "evidence.none",
+                value=", ".join(nodes),
+                source="ls -l /dev/nvidia*",
+                name="/dev/nvidia*",
+            ),
         ),
         commands=(
             "ls -l /dev/nvidia*",
@@ -260,7 +280,7 @@ def nvml_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.DRIVER,
         Severity.WARNING,
         params={"status": driver.nvml_status, "error": driver.nvml_error or "?"},
-        evidence=(Evidence("NVML", driver.nvml_error or driver.nvml_status, source="nvidia-smi"),),
+        evidence=(nvml_evidence(driver),),
         commands=("nvidia-smi", "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20"),
     )
 
@@ -290,7 +310,7 @@ def cuinit_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             params={
                 "path": native.libcuda.path if native.libcuda and native.libcuda.path else "libcuda.so.1"
             },
-            evidence=(Evidence("cuInit(0)", f"804 ({native.cu_init_error_name})"),),
+            evidence=(named("cuInit(0)", f"804 ({native.cu_init_error_name})"),),
             commands=("ldconfig -p | grep libcuda", "echo $LD_LIBRARY_PATH", "nvidia-smi"),
         )
         return
@@ -302,7 +322,7 @@ def cuinit_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.DRIVER,
         Severity.ERROR,
         params={"code": code, "name": native.cu_init_error_name or "?"},
-        evidence=(Evidence("cuInit(0)", f"{code} ({native.cu_init_error_name})"),),
+        evidence=(named("cuInit(0)", f"{code} ({native.cu_init_error_name})"),),
         commands=(
             "lsmod | grep nvidia",
             "ls -l /dev/nvidia-uvm /dev/nvidiactl",
@@ -330,8 +350,13 @@ def driver_probe_hung(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Severity.ERROR,
         params={"step": step, "outcome": native.outcome},
         evidence=(
-            Evidence("native probe", native.outcome),
-            Evidence("stderr", native.stderr[-500:] or "(empty)"),
+            said("evidence.native_probe", value=native.outcome),
+            said(
+                "evidence.name",
+                None if native.stderr else "evidence.empty",
+                value=native.stderr[-500:],
+                name="stderr",
+            ),
         ),
         commands=("timeout 20 nvidia-smi; echo $?", "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20"),
     )

@@ -15,6 +15,7 @@ from fallback_doctor.core.checks.driver_state import (
     os_of,
     requirement_for,
 )
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.device import DeviceFacts
 from fallback_doctor.core.facts.driver import DriverFacts
 from fallback_doctor.core.facts.native import NativeFacts
@@ -85,8 +86,8 @@ def _stub_library(native: NativeFacts) -> Finding:
         Severity.ERROR,
         params={"path": path},
         evidence=(
-            Evidence("cuInit(0)", f"{CUDA_ERROR_STUB_LIBRARY} ({native.cu_init_error_name})"),
-            Evidence("libcuda loaded from", path, source="dlopen in the native probe"),
+            named("cuInit(0)", f"{CUDA_ERROR_STUB_LIBRARY} ({native.cu_init_error_name})"),
+            said("evidence.libcuda_loaded_from", value=path, source_id="evidence.source.native_dlopen"),
         ),
         commands=(
             "ldconfig -p | grep libcuda",
@@ -121,7 +122,7 @@ def _libcuda_missing(
     """NVML works but libcuda does not load (a container without the compute capability …)."""
     error = native.libcuda.error if native is not None and native.libcuda else None
     capabilities = device.nvidia_driver_capabilities if device is not None else None
-    extra = [Evidence("NVIDIA_DRIVER_CAPABILITIES", capabilities)] if capabilities is not None else []
+    extra = [named("NVIDIA_DRIVER_CAPABILITIES", capabilities)] if capabilities is not None else []
     return make_finding(
         "driver.libcuda_missing",
         Cause.DRIVER_MISSING,
@@ -174,17 +175,27 @@ def _where_missing(
         return "driver.missing.windows", (), _WINDOWS_COMMANDS
     if device is not None and device.wsl:
         wsl_evidence = (
-            Evidence("/usr/lib/wsl/lib", device.wsl_lib_dir or "absent", source="ls -l /usr/lib/wsl/lib"),
-            Evidence("/dev/dxg", "present" if device.dxg_present else "absent", source="ls -l /dev/dxg"),
+            named(
+                "/usr/lib/wsl/lib",
+                device.wsl_lib_dir or "",
+                otherwise="evidence.absent",
+                source="ls -l /usr/lib/wsl/lib",
+            ),
+            said(
+                "evidence.name",
+                "evidence.present" if device.dxg_present else "evidence.absent",
+                source="ls -l /dev/dxg",
+                name="/dev/dxg",
+            ),
         )
         return "driver.missing.wsl", wsl_evidence, _WSL_COMMANDS
     if device is not None and device.container:
-        nodes = ", ".join(device.device_nodes) if device.device_nodes else "none"
+        nodes = ", ".join(device.device_nodes)
         device_evidence: tuple[Evidence, ...] = (
-            Evidence("/dev/nvidia*", nodes, source="ls -l /dev/nvidia*"),
+            named("/dev/nvidia*", nodes, otherwise="evidence.none", source="ls -l /dev/nvidia*"),
         )
         if device.nvidia_visible_devices is not None:
-            device_evidence += (Evidence("NVIDIA_VISIBLE_DEVICES", repr(device.nvidia_visible_devices)),)
+            device_evidence += (named("NVIDIA_VISIBLE_DEVICES", repr(device.nvidia_visible_devices)),)
         return "driver.missing.container", device_evidence, container_gpu_commands(device.container)
     linux_commands = (
         "lspci -nn | grep -i nvidia",

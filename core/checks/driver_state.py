@@ -6,9 +6,13 @@ the evidence every "no driver" finding shows, and the commands that install or e
 
 from __future__ import annotations
 
+from fallback_doctor.core.evidence_text import named, said
+from fallback_doctor.core.facts.device import DeviceFacts
+from fallback_doctor.core.facts.driver import DriverFacts
 from fallback_doctor.core.facts.native import NativeFacts
 from fallback_doctor.core.knowledge.driver_matrix import DriverRequirement, min_driver_for_cuda
-from fallback_doctor.core.model import Evidence
+from fallback_doctor.core.knowledge.nvml_errors import NVML_NAMES, NVML_STATUSES
+from fallback_doctor.core.model import Evidence, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 
 CUDA_ERROR_STUB_LIBRARY = 34
@@ -68,36 +72,77 @@ def common_evidence(snapshot: EnvironmentSnapshot) -> list[Evidence]:
     evidence: list[Evidence] = []
     driver, native, device = snapshot.driver, snapshot.native, snapshot.device
     if driver is not None:
-        evidence.append(Evidence("NVML", driver.nvml_error or driver.nvml_status, source="nvidia-smi"))
+        evidence.append(nvml_evidence(driver))
     if native is not None and native.libcuda is not None:
         attempt = native.libcuda
-        value = f"loaded from {attempt.path}" if attempt.loaded else (attempt.error or "not loaded")
-        evidence.append(Evidence(attempt.name, value, source="dlopen in the native probe"))
+        value_id = (
+            "evidence.loaded_from" if attempt.loaded else None if attempt.error else "evidence.not_loaded"
+        )
+        evidence.append(
+            said(
+                "evidence.name",
+                value_id,
+                value="" if value_id else attempt.error or "",
+                source_id="evidence.source.native_dlopen",
+                name=attempt.name,
+                path=attempt.path or "",
+            )
+        )
     if driver is not None and os_of(snapshot) == "linux":
         evidence.append(
-            Evidence(
+            named(
                 "/proc/driver/nvidia/version",
-                driver.proc_driver_version or "absent (no NVIDIA kernel module is loaded)",
+                driver.proc_driver_version or "",
+                otherwise="evidence.no_kernel_module",
                 source="cat /proc/driver/nvidia/version",
             )
         )
     if device is not None and os_of(snapshot) == "linux":
         evidence.append(
-            Evidence("/dev/nvidia*", ", ".join(device.device_nodes) or "none", source="ls -l /dev/nvidia*")
+            named(
+                "/dev/nvidia*",
+                ", ".join(device.device_nodes),
+                otherwise="evidence.none",
+                source="ls -l /dev/nvidia*",
+            )
         )
         if device.pci_nvidia_devices is not None:
             evidence.append(
-                Evidence(
-                    "NVIDIA GPUs on the PCI bus",
-                    ", ".join(device.pci_nvidia_devices) or "none visible here",
+                said(
+                    "evidence.pci_gpus",
+                    value=", ".join(device.pci_nvidia_devices),
+                    otherwise="evidence.none_visible_here",
                     source="lspci -d 10de: -nn",
                 )
             )
         if device.container:
-            evidence.append(
-                Evidence("container", f"{device.container} ({'; '.join(device.container_evidence)})")
-            )
+            evidence.append(container_evidence(device))
     return evidence
+
+
+def nvml_evidence(driver: DriverFacts, otherwise: str | None = None) -> Evidence:
+    """What NVML said, in the catalogue's words for its nvmlReturn_t (resources/compat/nvml_errors.json):
+    `nvidia-smi` prints the same error."""
+    code = driver.nvml_error_code
+    if code in NVML_NAMES and driver.nvml_status in NVML_STATUSES:
+        meaning = Words(f"evidence.nvml.{driver.nvml_status}")
+        return said(
+            "evidence.name",
+            "evidence.nvml.meaning_code",
+            source="nvidia-smi",
+            name="NVML",
+            meaning=meaning,
+            nvml_code=NVML_NAMES[code],
+        )
+    return named("NVML", driver.nvml_error or "", otherwise=otherwise, source="nvidia-smi")
+
+
+def container_evidence(device: DeviceFacts) -> Evidence:
+    """The container this runs in and what said so: `ls -a / | grep dockerenv`, `cat /proc/1/cgroup`."""
+    markers = device.container_words or device.container_evidence
+    return said(
+        "evidence.container", "evidence.container.with_markers", container=device.container, markers=markers
+    )
 
 
 def container_gpu_commands(container: str) -> tuple[str, ...]:

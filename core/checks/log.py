@@ -21,6 +21,7 @@ from typing import Any
 
 from fallback_doctor.core.causes import Cause, layer_of
 from fallback_doctor.core.checks.driver import driver_present
+from fallback_doctor.core.evidence_text import log_line_evidence, said
 from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
 from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.loader import names
@@ -172,9 +173,9 @@ def _finding(
     )
 
 
-def quote_evidence(quote: LogQuote, label: str | None = None) -> Evidence:
-    """A quoted log line as evidence, with its file and line number."""
-    return Evidence(label or f"log line ({quote.role})", quote.text, source=quote.file, line=quote.line)
+def quote_evidence(quote: LogQuote, role: str | None = None) -> Evidence:
+    """A quoted log line as evidence, with its file and line number (``role``: instead of the quote's)."""
+    return log_line_evidence(role or quote.role, quote.text, quote.file, quote.line)
 
 
 # -- the checks ------------------------------------------------------------------------------------
@@ -208,7 +209,7 @@ def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
             Layer.UNKNOWN,
             Severity.INFO,
             {lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope} for lang in LANGUAGES},
-            tuple(Evidence("log", source, source=source) for source in log.sources),
+            tuple(said("evidence.log", value=source, source=source) for source in log.sources),
         )
     return _finding(
         "log.fell_back",
@@ -282,7 +283,7 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Layer.PROBE,
             Severity.INFO,
             {lang: {"file": path, "why": why} for lang in LANGUAGES},
-            (Evidence("log", why, source=path),),
+            (said("evidence.log", value=why, source=path),),
         )
     if not log.causes:
         return
@@ -308,15 +309,16 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
     if machine and machine not in ("machine_unknown", "machine_elsewhere"):
-        evidence.append(
-            Evidence(
-                "machine", f"CUDA majors installed: {_join(cuda)}; cuDNN majors installed: {_join(cudnn)}"
-            )
+        installed = said(
+            "evidence.machine", "evidence.majors_installed", cuda=_join(cuda), cudnn=_join(cudnn)
         )
+        evidence.append(installed)
     for other in ranked[1:4]:
-        settle = separating_fact(other.cause, "en")
-        said = f"{other.cause} ({other.confidence:.0%})" + (f"; told apart by: {settle}" if settle else "")
-        evidence.append(Evidence("other candidate", said))
+        settle = {lang: separating_fact(other.cause, lang) for lang in LANGUAGES}
+        share = f"{other.confidence:.0%}"
+        told = "evidence.candidate_told_apart" if settle["en"] else "evidence.candidate"
+        fact = settle if settle["en"] else ""
+        evidence.append(said("evidence.other_candidate", told, cause=other.cause, share=share, fact=fact))
     yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
 
 
@@ -353,7 +355,7 @@ def _outdated(top: LogCandidate, per_lang: dict[str, dict[str, Any]], now: str) 
         Layer.UNKNOWN,
         Severity.INFO,
         {lang: {**params, "now": now} for lang, params in per_lang.items()},
-        (*(quote_evidence(q) for q in top.evidence), Evidence("machine now", now)),
+        (*(quote_evidence(q) for q in top.evidence), said("evidence.machine_now", value=now)),
     )
 
 
@@ -399,7 +401,7 @@ def merge_log_findings(findings: Sequence[Finding] | Iterable[Finding]) -> list[
             if other.id.startswith("log.") or other.cause != log_finding.cause:
                 continue
             quoted = [
-                dataclasses.replace(item, label=CONFIRMED_LABEL)
+                dataclasses.replace(item, label=CONFIRMED_LABEL, label_id="evidence.log_line.confirms")
                 for item in log_finding.evidence
                 if item.label.startswith("log line")
             ]

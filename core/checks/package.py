@@ -11,13 +11,14 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.cuda import other_build_path
 from fallback_doctor.core.checks.remedy import install_build_steps
 from fallback_doctor.core.collect.onnxruntime import CPU_ONLY_PACKAGES
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.python_env import Distribution, normalize_name
 from fallback_doctor.core.knowledge.ort_matrix import ort_requirements, ort_versions_for_cuda_major
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import remedy_terms
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.texts import make_finding, words_text
 
 GPU_PACKAGE = "onnxruntime-gpu"
 NEWEST_CUDA_MAJOR = 13
@@ -35,8 +36,13 @@ class VersionChoice:
 
     version: str | None
     cuda_major: int
-    reason: str
-    """Why this CUDA major: "PyTorch in this environment is built for CUDA 12" …"""
+    why: Words
+    """Why this CUDA major: "PyTorch in this environment is built for CUDA 12" … (catalogue words)."""
+
+    @property
+    def reason(self) -> str:
+        """``why`` in English."""
+        return words_text(self.why)
 
     @property
     def requirement(self) -> str:
@@ -62,7 +68,7 @@ def choose_gpu_version(snapshot: EnvironmentSnapshot, prefer_major: int | None =
     major, reason = _target_major(snapshot, prefer_major)
     driver_max = _driver_max_major(snapshot)
     if driver_max is not None and major > driver_max:
-        major, reason = driver_max, f"the driver supports CUDA {driver_max} at most"
+        major, reason = driver_max, Words("evidence.why.driver_at_most", {"major": driver_max})
     python_version = snapshot.python.version if snapshot.python else None
     versions = ort_versions_for_cuda_major(major, python_version=python_version)
     if not versions and python_version:
@@ -71,28 +77,35 @@ def choose_gpu_version(snapshot: EnvironmentSnapshot, prefer_major: int | None =
         for older in range(major - 1, 10, -1):
             versions = ort_versions_for_cuda_major(older, python_version=python_version)
             if versions:
-                reason += f"; no onnxruntime-gpu for CUDA {major} supports Python {python_version}"
+                reason = Words(
+                    "evidence.why.no_build_for_python",
+                    {"reason": reason, "major": major, "python": python_version},
+                )
                 major = older
                 break
     return VersionChoice(versions[0] if versions else None, major, reason)
 
 
-def _target_major(snapshot: EnvironmentSnapshot, prefer_major: int | None) -> tuple[int, str]:
+def _target_major(snapshot: EnvironmentSnapshot, prefer_major: int | None) -> tuple[int, Words]:
     if prefer_major is not None:
-        return prefer_major, f"CUDA {prefer_major} is what the rest of this environment uses"
+        return prefer_major, Words("evidence.why.rest_uses", {"major": prefer_major})
     torch = snapshot.torch
     if torch is not None and torch.cuda_major is not None:
-        return torch.cuda_major, f"PyTorch {torch.version} here is built for CUDA {torch.cuda_build}"
+        return torch.cuda_major, Words(
+            "evidence.why.torch", {"version": torch.version, "build": torch.cuda_build}
+        )
     complete = _complete_cuda_major(snapshot)
     if complete is not None:
-        return complete, f"every CUDA {complete} library onnxruntime-gpu needs is installed here"
+        return complete, Words("evidence.why.complete", {"major": complete})
     runtime = _loader_cudart_major(snapshot)
     if runtime is not None:
-        return runtime, f"the CUDA {runtime} runtime is installed where the loader finds it"
+        return runtime, Words("evidence.why.runtime_found", {"major": runtime})
     driver_max = _driver_max_major(snapshot)
     if driver_max is not None:
-        return min(driver_max, NEWEST_CUDA_MAJOR), f"the driver supports CUDA {driver_max}"
-    return NEWEST_CUDA_MAJOR, f"CUDA {NEWEST_CUDA_MAJOR} is what the newest onnxruntime-gpu uses"
+        return min(driver_max, NEWEST_CUDA_MAJOR), Words(
+            "evidence.why.driver_supports", {"major": driver_max}
+        )
+    return NEWEST_CUDA_MAJOR, Words("evidence.why.newest", {"major": NEWEST_CUDA_MAJOR})
 
 
 def _complete_cuda_major(snapshot: EnvironmentSnapshot) -> int | None:
@@ -127,7 +140,20 @@ def _driver_max_major(snapshot: EnvironmentSnapshot) -> int | None:
 
 
 def _why(choice: VersionChoice) -> Evidence:
-    return Evidence("why this version", f"{choice.requirement} (CUDA {choice.cuda_major}): {choice.reason}")
+    return said(
+        "evidence.why_this_version",
+        "evidence.why.choice",
+        requirement=choice.requirement,
+        major=choice.cuda_major,
+        reason=choice.why,
+    )
+
+
+def _notes(ort: OrtFacts) -> list[Evidence]:
+    """What the collector noted about the package (`ls SITE_PACKAGES/onnxruntime*`), in its words."""
+    if len(ort.note_words) == len(ort.notes):
+        return [said("evidence.note", "evidence.as_said", said=words) for words in ort.note_words]
+    return [said("evidence.note", value=note) for note in ort.notes]
 
 
 def _describe(dist: Distribution) -> str:
@@ -158,7 +184,10 @@ def _keep_installed_gpu(ort: OrtFacts, choice: VersionChoice) -> VersionChoice:
             continue
         requirement = ort_requirements(dist.version)
         if requirement is not None and requirement.cuda_major == choice.cuda_major:
-            reason = f"{dist.name} {dist.version} is installed already and built for CUDA {choice.cuda_major}"
+            reason = Words(
+                "evidence.why.installed_already",
+                {"name": dist.name, "version": dist.version, "major": choice.cuda_major},
+            )
             return VersionChoice(dist.version, choice.cuda_major, reason)
     return choice
 
@@ -174,8 +203,11 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     choice = choose_gpu_version(snapshot)
     python = snapshot.python.executable
-    evidence = [Evidence("interpreter", python), Evidence("import path", ", ".join(snapshot.python.sys_path))]
-    evidence.extend(Evidence("note", note) for note in ort.notes)
+    evidence = [
+        said("evidence.interpreter", value=python),
+        said("evidence.import_path", value=", ".join(snapshot.python.sys_path)),
+        *_notes(ort),
+    ]
     evidence.append(_why(choice))
     steps, needs = install_build_steps(snapshot, choice.requirement, choice.version, choice.cuda_major)
     if not ort.distributions:
@@ -195,7 +227,7 @@ def ort_not_installed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         )
         return
     listed = "; ".join(_describe(dist) for dist in ort.distributions)
-    evidence.extend(Evidence("distribution", _describe(dist)) for dist in ort.distributions)
+    evidence.extend(said("evidence.distribution", value=_describe(dist)) for dist in ort.distributions)
     yield make_finding(
         "package.ort_files_missing",
         Cause.ORT_NOT_INSTALLED,
@@ -260,15 +292,14 @@ def package_conflict(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     owner_key = normalize_name(owner)
     cpu_dists = [dist for dist in sharing if dist.normalized_name in CPU_ONLY_PACKAGES]
     gpu_dists = [dist for dist in sharing if dist.normalized_name not in CPU_ONLY_PACKAGES]
-    evidence = [Evidence("distribution", _describe(dist)) for dist in sharing]
+    evidence = [said("evidence.distribution", value=_describe(dist)) for dist in sharing]
     evidence.append(
-        Evidence("files in onnxruntime/ belong to", f"{owner} {ort.version or '?'}", source=ort.package_dir)
+        said("evidence.files_belong_to", value=f"{owner} {ort.version or '?'}", source=ort.package_dir)
     )
-    evidence.append(Evidence("providers of that build", ", ".join(ort.providers_in_build) or "none"))
-    evidence.extend(
-        Evidence("provider library on disk, not used", lib.path) for lib in ort.leftover_libraries
-    )
-    evidence.extend(Evidence("note", note) for note in ort.notes)
+    providers = ", ".join(ort.providers_in_build)
+    evidence.append(said("evidence.providers_of_that_build", value=providers, otherwise="evidence.none"))
+    evidence.extend(said("evidence.provider_not_used", value=lib.path) for lib in ort.leftover_libraries)
+    evidence.extend(_notes(ort))
     evidence.append(_why(choice))
     finding_id = "package.conflict"
     if owner_key in CPU_ONLY_PACKAGES and gpu_dists and not ort.has_cuda_provider:
@@ -288,13 +319,13 @@ def package_conflict(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "distributions": listed,
             "owner": owner,
             "version": ort.version or "?",
-            "providers": ", ".join(ort.providers_in_build) or "none",
+            "providers": providers or Words("evidence.none"),
             "package_dir": ort.package_dir or "?",
             "requirement": choice.requirement,
             "cuda_major": choice.cuda_major,
             "gpu_package": " / ".join(f"{dist.name} {dist.version}" for dist in gpu_dists) or "?",
             "cpu_package": " / ".join(f"{dist.name} {dist.version}" for dist in cpu_dists) or "?",
-            "leftovers": leftovers or "none",
+            "leftovers": leftovers or Words("evidence.none"),
             "verify_python": _verify_python(snapshot),
         },
         evidence=tuple(evidence) + needs,
@@ -317,11 +348,11 @@ def ep_not_in_build(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     choice = choose_gpu_version(snapshot)
     package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
     evidence = [
-        Evidence("package", f"{package} {ort.version or '?'}", source=ort.package_dir),
-        Evidence("providers in this build", ", ".join(ort.providers_in_build)),
+        said("evidence.package", value=f"{package} {ort.version or '?'}", source=ort.package_dir),
+        said("evidence.providers_in_build", value=", ".join(ort.providers_in_build)),
     ]
-    evidence.extend(Evidence("leftover library", lib.path) for lib in ort.leftover_libraries)
-    evidence.extend(Evidence("note", note) for note in ort.notes)
+    evidence.extend(said("evidence.leftover_library", value=lib.path) for lib in ort.leftover_libraries)
+    evidence.extend(_notes(ort))
     evidence.append(_why(choice))
     steps, needs = install_build_steps(
         snapshot, choice.requirement, choice.version, choice.cuda_major, _uninstall_names(ort)
@@ -359,9 +390,9 @@ def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
 
     lib = target.lib_ort
     app = app_named(target.app or "c")
-    evidence = [Evidence("library folder", lib.directory, source=target.root_source)]
+    evidence = [said("evidence.library_folder", value=lib.directory, source=target.root_source)]
     if lib.load_error:
-        evidence.append(Evidence("not read", lib.load_error))
+        evidence.append(said("evidence.not_read", value=lib.load_error))
     if lib.core_library is None:
         yield make_finding(
             "native.no_library",
@@ -376,13 +407,13 @@ def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     version = lib.version or "?"
     evidence.append(
-        Evidence(
-            "ONNX Runtime library",
-            f"{os.path.basename(lib.core_library)} {version}",
+        said(
+            "evidence.ort_library",
+            value=f"{os.path.basename(lib.core_library)} {version}",
             source=lib.version_source,
         )
     )
-    evidence.append(Evidence("application", app.words, source=app.source))
+    evidence.append(said("evidence.application", value=app.words, source=app.source))
     matrix = ort_requirements(lib.version) if lib.version else None
     yield make_finding(
         "native.cpu_only_library",
@@ -437,7 +468,7 @@ def directml_coreml_package(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Layer.PACKAGE,
         Severity.ERROR,
         params={"package": f"{package} {ort.version or '?'}", "problems": "; ".join(problems)},
-        evidence=tuple(Evidence("package files", problem, source=capi) for problem in problems),
+        evidence=tuple(said("evidence.package_files", value=problem, source=capi) for problem in problems),
     )
 
 

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.process import MappedLibrary, ProcessFacts
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -49,15 +50,23 @@ def _gpu_requested(snapshot: EnvironmentSnapshot) -> bool | None:
 
 def _pid_evidence(process: ProcessFacts) -> Evidence:
     command = " ".join(process.cmdline)[:300] or process.executable or "?"
-    return Evidence("process", f"pid {process.pid}: {command}", source=process.executable)
+    return said(
+        "evidence.process",
+        "evidence.pid_command",
+        source=process.executable,
+        pid=process.pid,
+        command=command,
+    )
 
 
 def _lib_evidence(process: ProcessFacts, libraries: tuple[MappedLibrary, ...]) -> tuple[Evidence, ...]:
     return tuple(
-        Evidence(
-            "mapped",
-            lib.path + (" (deleted since it was loaded)" if lib.deleted else ""),
+        said(
+            "evidence.mapped",
+            "evidence.deleted_since_loaded" if lib.deleted else None,
+            value=lib.path,
             source=f"/proc/{process.pid}/maps",
+            path=lib.path,
         )
         for lib in libraries
     )
@@ -78,7 +87,7 @@ def check_read_limits(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Layer.PROBE,
             Severity.INFO,
             params={"pid": process.pid, "error": process.error},
-            evidence=(Evidence("process", str(process.pid)),),
+            evidence=(said("evidence.process", value=str(process.pid)),),
             commands=(f"ps -p {process.pid} -o pid,user,cmd",),
         )
         return
@@ -86,7 +95,7 @@ def check_read_limits(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     what = sorted({limit.what for limit in process.read_limits})
     evidence = tuple(
-        Evidence(f"could not read ({limit.what})", limit.error, source=limit.path)
+        said("evidence.could_not_read", value=limit.error, source=limit.path, what=limit.what)
         for limit in process.read_limits
     )
     yield make_finding(
@@ -138,7 +147,7 @@ def check_gpu_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
                 "value": value or "(empty)",
                 "unit": process.unit.name if process.unit else "the service",
             },
-            evidence=(_pid_evidence(process), Evidence(variable, repr(value), source=source)),
+            evidence=(_pid_evidence(process), named(variable, repr(value), source=source)),
             commands=(f"systemctl edit {process.unit.name}" if process.unit else f"unset {variable}",),
         )
         return
@@ -165,10 +174,12 @@ def check_environment_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
             continue
         names.append(variable)
         differences.append(
-            Evidence(
-                variable,
-                f"server: {server_value if server_value is not None else '(not set)'}; "
-                f"shell: {shell_value if shell_value is not None else '(not set)'}",
+            said(
+                "evidence.name",
+                "evidence.server_shell",
+                name=variable,
+                in_server=server_value if server_value is not None else Words("evidence.not_set"),
+                in_shell=shell_value if shell_value is not None else Words("evidence.not_set"),
             )
         )
     if names:
@@ -191,8 +202,8 @@ def check_environment_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
             params={"pid": process.pid, "shell_path": shell_path},
             evidence=(
                 _pid_evidence(process),
-                Evidence("LD_LIBRARY_PATH", "(not set in the server)"),
-                Evidence("LD_LIBRARY_PATH (shell)", shell_path),
+                said("evidence.name", "evidence.not_set_in_server", name="LD_LIBRARY_PATH"),
+                said("evidence.ld_path_shell", value=shell_path),
             ),
             commands=(f'sudo env LD_LIBRARY_PATH="{shell_path}" <command>',),
         )
@@ -203,7 +214,7 @@ def check_environment_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding
             Layer.LOADER,
             Severity.INFO,
             params={"pid": process.pid, "server_path": server_path},
-            evidence=(_pid_evidence(process), Evidence("LD_LIBRARY_PATH (server)", server_path)),
+            evidence=(_pid_evidence(process), said("evidence.ld_path_server", value=server_path)),
         )
 
 
@@ -275,12 +286,14 @@ def _provider_and_memory(
 ) -> Iterator[Finding]:
     """Whether the CUDA provider is mapped, and whether the server holds GPU memory."""
     memory = process.gpu_memory
-    memory_evidence = Evidence(
-        "GPU memory (NVML)",
-        {
-            "holds": f"holds {memory.used_mib} MiB on GPU {', '.join(map(str, memory.gpu_indices))}",
-            "none": "not in NVML's list of GPU processes",
-        }.get(memory.status, f"unknown: {memory.reason}"),
+    memory_evidence = said(
+        "evidence.gpu_memory_nvml",
+        {"holds": "evidence.holds_mib", "none": "evidence.not_in_nvml_list"}.get(
+            memory.status, "evidence.unknown"
+        ),
+        mib=memory.used_mib,
+        gpus=", ".join(map(str, memory.gpu_indices)),
+        reason=memory.reason or "",
     )
     if not process.cuda_provider_mapped:
         on_disk = process.provider_library_on_disk
@@ -302,7 +315,7 @@ def _provider_and_memory(
                 params={"pid": process.pid, "provider": on_disk},
                 evidence=(
                     _pid_evidence(process),
-                    Evidence("on disk, not mapped", on_disk),
+                    said("evidence.on_disk_not_mapped", value=on_disk),
                     *_lib_evidence(process, ort_libs),
                     memory_evidence,
                 ),
@@ -380,7 +393,7 @@ def _mapped_other_major(
         },
         evidence=(
             _pid_evidence(process),
-            Evidence("the build needs", f"{label} {needed}"),
+            said("evidence.build_needs", value=f"{label} {needed}"),
             *_lib_evidence(process, libs),
         ),
     )
@@ -409,8 +422,8 @@ def check_container(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             },
             evidence=(
                 _pid_evidence(process),
-                Evidence("container", f"{container.engine} {container.container_id}"),
-                Evidence("HostConfig.Runtime", str(container.runtime)),
+                said("evidence.container", value=f"{container.engine} {container.container_id}"),
+                named("HostConfig.Runtime", str(container.runtime)),
             ),
             commands=("docker run --gpus all …",),
         )

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.resolution import unresolved
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.libraries import DependencyReport
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Finding, Layer, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -73,12 +74,19 @@ def check_gpu_not_asked(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         Severity.ERROR,
         params={"pid": process.pid, "provider": report.root, "command": command},
         evidence=(
-            Evidence("process", f"pid {process.pid}: {command}", source=f"/proc/{process.pid}/cmdline"),
-            Evidence("on disk, not mapped", report.root, source=f"/proc/{process.pid}/maps"),
-            Evidence(
-                "every library it needs resolves",
-                f"{len(report.resolutions)} resolved for the application's environment",
-                source="the loader's search (core/collect/libraries.py)",
+            said(
+                "evidence.process",
+                "evidence.pid_command",
+                source=f"/proc/{process.pid}/cmdline",
+                pid=process.pid,
+                command=command,
+            ),
+            said("evidence.on_disk_not_mapped", value=report.root, source=f"/proc/{process.pid}/maps"),
+            said(
+                "evidence.every_library_resolves",
+                "evidence.resolved_for_application",
+                source_id="evidence.source.loader_search",
+                count=len(report.resolutions),
             ),
         ),
         commands=(f"grep providers_cuda /proc/{process.pid}/maps",),

@@ -10,6 +10,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.libraries import DependencyReport, LibraryFacts, Resolution
 from fallback_doctor.core.knowledge.ort_matrix import release_tuple
 from fallback_doctor.core.loader import names
@@ -99,20 +100,19 @@ def resolution_evidence(items: Iterable[Resolution]) -> tuple[Evidence, ...]:
     """Evidence lines for each resolution: needed by, searched directories, copies elsewhere."""
     evidence: list[Evidence] = []
     for item in items:
-        evidence.append(
-            Evidence(
-                "needed",
-                f"{item.name} (needed by {item.needed_by}" + (", opened at run time)" if item.lazy else ")"),
-            )
-        )
+        needed_by = "evidence.needed_by_at_run_time" if item.lazy else "evidence.needed_by"
+        evidence.append(said("evidence.needed", needed_by, lib=item.name, path=item.needed_by))
         if item.path is not None:
-            evidence.append(Evidence("loader takes", f"{item.name} -> {item.path} (via {item.via})"))
+            taken = said(
+                "evidence.loader_takes", "evidence.taken_via", name=item.name, path=item.path, via=item.via
+            )
+            evidence.append(taken)
         if item.searched:
-            evidence.append(Evidence("searched", ", ".join(item.searched)))
+            evidence.append(said("evidence.searched", value=", ".join(item.searched)))
         for copy in item.installed_elsewhere:
-            evidence.append(Evidence("installed elsewhere", copy))
+            evidence.append(said("evidence.installed_elsewhere", value=copy))
         for copy in item.other_majors:
-            evidence.append(Evidence("other major", copy))
+            evidence.append(said("evidence.other_major", value=copy))
     return tuple(evidence)
 
 

@@ -20,16 +20,17 @@ from fallback_doctor.core.checks.resolution import (
     unresolved,
     verify_command,
 )
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.knowledge.cuda_packages import tensorrt_packages
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Finding, Layer, Severity, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
-_NOT_ASKED = "nothing says so (no configuration, server mapping, log line or ORT_TENSORRT_* setting)"
+_NOT_ASKED = Words("evidence.trt.not_asked")
 
 
-def tensorrt_asked(snapshot: EnvironmentSnapshot) -> str | None:
+def tensorrt_asked(snapshot: EnvironmentSnapshot) -> Words | None:
     """Why we know the application asks for TensorRT, or None when nothing says it does.
 
     ONNX Runtime only opens the TensorRT provider when a session asks for
@@ -40,18 +41,18 @@ def tensorrt_asked(snapshot: EnvironmentSnapshot) -> str | None:
     """
     target = snapshot.target
     if target is not None and target.requested_provider == "tensorrt":
-        return f"the configuration asks for it ({target.config_path or 'executionProvider'})"
+        return Words("evidence.trt.config_asks", {"where": target.config_path or "executionProvider"})
     process = snapshot.process
     if process is not None and any(lib.family == "ort_provider_tensorrt" for lib in process.mapped_libraries):
-        return f"the running server (PID {process.pid}) has the TensorRT provider mapped"
+        return Words("evidence.trt.server_mapped", {"pid": process.pid})
     log = snapshot.log
     if log is not None and any(c.cause == Cause.TENSORRT_MISSING.value for c in log.causes):
-        return "the log shows ONNX Runtime trying the TensorRT provider"
+        return Words("evidence.trt.log_shows")
     environments = [snapshot.environment, process.environment if process else None]
     for environment in environments:
         named = sorted(key for key in environment or {} if key.startswith("ORT_TENSORRT_"))
         if named:
-            return f"the environment sets {', '.join(named)}"
+            return Words("evidence.trt.environment_sets", {"names": ", ".join(named)})
     return None
 
 
@@ -104,7 +105,7 @@ def tensorrt_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             },
             evidence=(
                 *resolution_evidence(missing),
-                Evidence("TensorRT asked for", asked or _NOT_ASKED),
+                said("evidence.trt.asked_for", "evidence.as_said", said=asked or _NOT_ASKED),
             ),
             steps=tuple(steps),
         )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.checks.package import GPU_PACKAGE, choose_gpu_version, pip
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.facts.torch import TorchFacts
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.texts import make_finding
 
@@ -17,28 +19,56 @@ _SHOWN_LIBRARIES = 8
 
 def _evidence(torch: TorchFacts, ort: OrtFacts) -> list[Evidence]:
     evidence = [
-        Evidence(
-            "PyTorch", f"{torch.version}, built for CUDA {torch.cuda_build or 'none'}", torch.package_dir
+        said(
+            "evidence.name",
+            "evidence.torch.built_for" if torch.cuda_build else "evidence.torch.built_for_no_cuda",
+            source=torch.package_dir,
+            name="PyTorch",
+            version=torch.version,
+            cuda=torch.cuda_build or "none",
         ),
-        Evidence(
-            "ONNX Runtime",
-            f"{ort.build_package_name or 'onnxruntime'} {ort.version or '?'}, needs CUDA "
-            f"{ort.required_cuda_major} and cuDNN {ort.required_cudnn_major}",
-            ort.package_dir,
+        said(
+            "evidence.name",
+            "evidence.torch.ort_needs",
+            source=ort.package_dir,
+            name="ONNX Runtime",
+            package=ort.build_package_name or "onnxruntime",
+            version=ort.version or "?",
+            cuda=ort.required_cuda_major,
+            cudnn=ort.required_cudnn_major,
         ),
     ]
     if ort.requirement_source:
-        evidence.append(Evidence("ONNX Runtime's needs come from", ort.requirement_source))
+        evidence.append(_needs_from(ort))
     if torch.cudnn_source:
-        evidence.append(Evidence("PyTorch's cuDNN", f"cuDNN {torch.cudnn_major} from {torch.cudnn_source}"))
+        cudnn = said(
+            "evidence.torch.cudnn",
+            "evidence.torch.cudnn_from",
+            major=torch.cudnn_major,
+            where=torch.cudnn_source,
+        )
+        evidence.append(cudnn)
     if torch.bundled_libraries:
-        shown = list(torch.bundled_libraries[:_SHOWN_LIBRARIES])
+        shown: list[Any] = list(torch.bundled_libraries[:_SHOWN_LIBRARIES])
         if len(torch.bundled_libraries) > _SHOWN_LIBRARIES:
-            shown.append(f"… {len(torch.bundled_libraries) - _SHOWN_LIBRARIES} more")
-        evidence.append(Evidence("bundled in torch/lib", ", ".join(shown), torch.lib_dir))
+            more = len(torch.bundled_libraries) - _SHOWN_LIBRARIES
+            shown.append(Words("evidence.more", {"count": more}))
+        evidence.append(said("evidence.torch.bundled", "evidence.as_said", source=torch.lib_dir, said=shown))
     for dist in torch.nvidia_distributions:
-        evidence.append(Evidence("NVIDIA wheel", f"{dist.name} {dist.version}", dist.location))
+        evidence.append(
+            said("evidence.torch.nvidia_wheel", value=f"{dist.name} {dist.version}", source=dist.location)
+        )
     return evidence
+
+
+def _needs_from(ort: OrtFacts) -> Evidence:
+    """Where the build's CUDA and cuDNN majors were read (`cat onnxruntime/capi/version_info.py`)."""
+    words = ort.requirement_words
+    if len(words) == 1:
+        return said("evidence.torch.needs_from", "evidence.as_said", said=words[0])
+    if len(words) == 2:
+        return said("evidence.torch.needs_from", "evidence.joined_two", first=words[0], second=words[1])
+    return said("evidence.torch.needs_from", value=ort.requirement_source or "")
 
 
 def torch_cuda_major_differs(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:

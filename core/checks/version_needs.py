@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from fallback_doctor.core.checks.cuda_major import file_cuda_major, ort_cuda_families, packages_for
 from fallback_doctor.core.checks.resolution import is_windows
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.knowledge.cuda_packages import cudnn_packages
 from fallback_doctor.core.knowledge.ort_matrix import release_tuple
 from fallback_doctor.core.loader import names
@@ -40,13 +41,20 @@ class VersionNeeds:
 
     def evidence(self) -> tuple[Evidence, ...]:
         """Three lines: what the release needs, what is here, what the fix installs."""
-        head = f"onnxruntime-gpu {self.ort_version} (CUDA {self.cuda_major})"
         return (
-            Evidence(f"{head} needs", ", ".join(self.needed)),
-            Evidence("of these, installed here", ", ".join(self.present) or "none"),
-            Evidence(
-                "missing, installed by the fix",
-                (", ".join(self.missing) + " (" + ", ".join(self.packages) + ")") if self.missing else "none",
+            said(
+                "evidence.build_needs_these",
+                value=", ".join(self.needed),
+                version=self.ort_version,
+                major=self.cuda_major,
+            ),
+            said("evidence.installed_of_these", value=", ".join(self.present), otherwise="evidence.none"),
+            said(
+                "evidence.missing_installed_by_fix",
+                value=(", ".join(self.missing) + " (" + ", ".join(self.packages) + ")")
+                if self.missing
+                else "",
+                otherwise="evidence.none",
             ),
         )
 

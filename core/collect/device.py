@@ -11,6 +11,8 @@ import sys
 from collections.abc import Mapping
 
 from fallback_doctor.core.facts.device import DeviceFacts
+from fallback_doctor.core.model import Words
+from fallback_doctor.core.texts import words_text
 
 _CGROUP_MARKERS: tuple[tuple[str, str], ...] = (
     ("kubepods", "kubernetes"),
@@ -56,7 +58,7 @@ def collect_device(env: Mapping[str, str], root: str = "/") -> DeviceFacts:
             nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
             wsl=False,
         )
-    container, evidence = detect_container(env, root)
+    container, markers = detect_container(env, root)
     wsl_lib = _join(root, "usr/lib/wsl/lib")
     wsl_lib_exists = os.path.isdir(wsl_lib)
     return DeviceFacts(
@@ -65,7 +67,8 @@ def collect_device(env: Mapping[str, str], root: str = "/") -> DeviceFacts:
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
         nvidia_visible_devices=env.get("NVIDIA_VISIBLE_DEVICES"),
         wsl=detect_wsl(root),
-        container_evidence=evidence,
+        container_evidence=tuple(words_text(marker) for marker in markers),
+        container_words=markers,
         nvidia_driver_capabilities=env.get("NVIDIA_DRIVER_CAPABILITIES"),
         dxg_present=os.path.exists(_join(root, "dev/dxg")),
         wsl_lib_dir="/usr/lib/wsl/lib" if wsl_lib_exists else None,
@@ -74,30 +77,38 @@ def collect_device(env: Mapping[str, str], root: str = "/") -> DeviceFacts:
     )
 
 
-def detect_container(env: Mapping[str, str], root: str = "/") -> tuple[str | None, tuple[str, ...]]:
+def detect_container(env: Mapping[str, str], root: str = "/") -> tuple[str | None, tuple[Words, ...]]:
     """Which container runtime this looks like, and every marker that says so.
 
     Kubernetes wins over the runtime underneath it; then Podman, Docker, containerd, LXC.
     """
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, Words]] = []
     if "KUBERNETES_SERVICE_HOST" in env:
-        found.append(("kubernetes", "KUBERNETES_SERVICE_HOST is set"))
+        found.append(
+            ("kubernetes", Words("evidence.container.variable_set", {"name": "KUBERNETES_SERVICE_HOST"}))
+        )
     if os.path.exists(_join(root, "run/.containerenv")):
-        found.append(("podman", "/run/.containerenv"))
+        found.append(("podman", Words("evidence.name", {"name": "/run/.containerenv"})))
     if os.path.exists(_join(root, ".dockerenv")):
-        found.append(("docker", "/.dockerenv"))
+        found.append(("docker", Words("evidence.name", {"name": "/.dockerenv"})))
     systemd_container = _read(_join(root, "run/systemd/container"), 200).strip()
     if systemd_container:
-        found.append((systemd_container.split()[0], f"/run/systemd/container says {systemd_container!r}"))
+        says = Words("evidence.container.systemd_says", {"value": repr(systemd_container)})
+        found.append((systemd_container.split()[0], says))
     cgroup = _read(_join(root, "proc/1/cgroup"), 64 * 1024)
     for marker, kind in _CGROUP_MARKERS:
         if marker in cgroup:
-            found.append((kind, f"/proc/1/cgroup mentions {marker}"))
+            found.append(
+                (kind, Words("evidence.container.mentions", {"file": "/proc/1/cgroup", "marker": marker}))
+            )
             break
     mountinfo = _container_mount_lines(_read(_join(root, "proc/self/mountinfo"), 256 * 1024))
     for marker, kind in _MOUNTINFO_MARKERS:
         if marker in mountinfo:
-            found.append((kind, f"/proc/self/mountinfo mentions {marker}"))
+            mentions = Words(
+                "evidence.container.mentions", {"file": "/proc/self/mountinfo", "marker": marker}
+            )
+            found.append((kind, mentions))
             break
     if not found:
         return None, ()

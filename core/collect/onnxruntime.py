@@ -18,12 +18,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fallback_doctor.core.collect.ort_binaries import has_azure_provider, read_package_binaries
+from fallback_doctor.core.collect.ort_words import file_says, matrix_words, needs_words, notes_fields
 from fallback_doctor.core.facts.files import read_regular_text
 from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
 from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
 from fallback_doctor.core.knowledge.ort_matrix import OrtRequirement, ort_requirements
 from fallback_doctor.core.knowledge.providers import PROVIDER_KEYS, PROVIDER_ORDER
+from fallback_doctor.core.model import Words
 from fallback_doctor.core.targets.libpath import read_needed
+from fallback_doctor.core.texts import words_text
 
 PACKAGE = "onnxruntime"
 
@@ -58,13 +61,10 @@ def collect_onnxruntime(python: PythonEnvFacts) -> OrtFacts:
     dists = tuple(dist for dist in python.distributions if is_ort_distribution(dist))
     search = python.sys_path or python.site_packages
     package_dir, namespace_dirs = find_package_dir(search, PACKAGE)
-    notes: list[str] = []
+    notes: list[Words] = []
     if package_dir is None:
         if namespace_dirs:
-            notes.append(
-                f"{namespace_dirs[0]} has no __init__.py: a package was removed from under another "
-                "that shares the folder; `import onnxruntime` gives an empty namespace package"
-            )
+            notes.append(Words("evidence.ort.namespace_left", {"folder": namespace_dirs[0]}))
         return OrtFacts(
             distributions=dists,
             package_dir=None,
@@ -75,12 +75,12 @@ def collect_onnxruntime(python: PythonEnvFacts) -> OrtFacts:
             required_cuda_major=None,
             required_cudnn_major=None,
             requirement_source=None,
-            notes=tuple(notes),
+            **notes_fields(notes),
         )
     return _inspect_package(package_dir, dists, python, notes)
 
 
-def plugin_libraries(python: PythonEnvFacts, notes: list[str]) -> tuple[ProviderLibrary, ...]:
+def plugin_libraries(python: PythonEnvFacts, notes: list[Words]) -> tuple[ProviderLibrary, ...]:
     """The provider libraries of installed plugin packages (onnxruntime-ep-*), with their needs.
 
     A plugin provider (``register_execution_provider_library``) is a separate package; its library
@@ -100,7 +100,9 @@ def plugin_libraries(python: PythonEnvFacts, notes: list[str]) -> tuple[Provider
             provider = PROVIDER_KEYS.get(match.group(1).lower(), f"{dist.name} plugin")
             path = os.path.normpath(os.path.join(dist.location, relative))
             found.append(ProviderLibrary(provider=provider, path=path, needed=read_needed(path)))
-            notes.append(f"plugin execution provider {provider} from {dist.name} {dist.version}: {path}")
+            package = f"{dist.name} {dist.version}"
+            plugin = {"provider": provider, "package": package, "path": path}
+            notes.append(Words("evidence.ort.plugin", plugin))
     return tuple(found)
 
 
@@ -159,11 +161,11 @@ def find_package_dir(search: Iterable[str], package: str) -> tuple[str | None, t
 @dataclass(frozen=True)
 class _Requirement:
     major: int | None
-    source: str | None
+    source: Words | None
 
 
 def _inspect_package(
-    package_dir: str, dists: tuple[Distribution, ...], python: PythonEnvFacts, notes: list[str]
+    package_dir: str, dists: tuple[Distribution, ...], python: PythonEnvFacts, notes: list[Words]
 ) -> OrtFacts:
     capi = os.path.join(package_dir, "capi")
     build_info = read_assignments(os.path.join(capi, "build_and_package_info.py"))
@@ -178,16 +180,12 @@ def _inspect_package(
 
     libraries, shared, unknown = _provider_files(capi)
     for key in unknown:
-        notes.append(f"{capi} holds a provider library this tool does not know: {key}")
+        notes.append(Words("evidence.ort.unknown_provider", {"capi": capi, "name": key}))
     leftovers: tuple[ProviderLibrary, ...] = ()
     if package_name is not None and package_name.lower() in CPU_ONLY_PACKAGES and libraries:
         leftovers, libraries = libraries, ()
         names = ", ".join(os.path.basename(lib.path) for lib in leftovers)
-        notes.append(
-            f"the core files are those of the CPU-only package {package_name!r}; the provider "
-            f"libraries beside them ({names}) are left over from another ONNX Runtime package "
-            "and are never used"
-        )
+        notes.append(Words("evidence.ort.leftovers", {"package": repr(package_name), "names": names}))
     windows_info_complete = cuda_build is not None and "cudnn_version" in version_info
     libraries = tuple(_with_needed(lib, windows_info_complete) for lib in libraries)
     azure = has_azure_provider(_binding(capi))
@@ -227,13 +225,14 @@ def _inspect_package(
         provider_libraries=libraries + plugin_libraries(python, notes),
         required_cuda_major=cuda.major,
         required_cudnn_major=cudnn.major,
-        requirement_source="; ".join(sources) if sources else None,
+        requirement_source="; ".join(map(words_text, sources)) if sources else None,
+        requirement_words=tuple(sources),
         version_source=version_source,
         build_package_name=package_name,
         required_tensorrt_major=trt_major,
         cudnn_loaded_lazily=lazy,
         shared_library=shared,
-        notes=tuple(notes),
+        **notes_fields(notes),
         leftover_libraries=leftovers,
     )
     return dataclasses.replace(facts, binaries=read_package_binaries(facts, python.platform))
@@ -271,21 +270,23 @@ def _note_version_disagreement(
     version_source: str | None,
     dists: tuple[Distribution, ...],
     package_name: str | None,
-    notes: list[str],
+    notes: list[Words],
 ) -> None:
     if not version or version_source == "metadata":
         return
     owner = _owner(dists, package_name)
     if owner is not None and owner.version and owner.version != version:
-        notes.append(
-            f"the package files say version {version} ({version_source}) but the metadata of "
-            f"{owner.name} says {owner.version}: another package has written into the same folder"
-        )
+        said = {
+            "version": version,
+            "source": version_source,
+            "owner": owner.name,
+            "owner_version": owner.version,
+        }
+        notes.append(Words("evidence.ort.version_disagrees", said))
     if package_name and dists and owner is None:
         listed = ", ".join(f"{dist.name} {dist.version}" for dist in dists)
         notes.append(
-            f"the package files belong to {package_name!r}, which is not among the installed "
-            f"distributions ({listed})"
+            Words("evidence.ort.owner_not_installed", {"package": repr(package_name), "listed": listed})
         )
 
 
@@ -365,7 +366,7 @@ def _cuda_requirement(
     cuda_build_file: str,
     cuda_lib: ProviderLibrary,
     matrix: OrtRequirement | None,
-    notes: list[str],
+    notes: list[Words],
 ) -> _Requirement:
     linked = _first_major(cuda_lib.needed, _CUDA_LIB)
     linked_name = next((name for name in cuda_lib.needed if _CUDA_LIB.match(name)), None)
@@ -373,18 +374,20 @@ def _cuda_requirement(
     lib_name = os.path.basename(cuda_lib.path)
     if from_build is not None:
         if linked is not None and linked != from_build:
-            notes.append(
-                f"{cuda_build_file} says CUDA {cuda_build}, but {lib_name} links "
-                f"{linked_name}: the provider library comes from another build"
-            )
-            return _Requirement(linked, f"CUDA {linked}: {lib_name} needs {linked_name}")
-        return _Requirement(from_build, f"CUDA {from_build}: {cuda_build_file} cuda_version '{cuda_build}'")
+            other = {
+                "build_file": cuda_build_file,
+                "build": cuda_build,
+                "lib": lib_name,
+                "linked": linked_name,
+            }
+            notes.append(Words("evidence.ort.other_build", other))
+            return _Requirement(linked, needs_words(f"CUDA {linked}", lib_name, linked_name))
+        said = f"{cuda_build_file} cuda_version '{cuda_build}'"
+        return _Requirement(from_build, file_says(f"CUDA {from_build}", said))
     if linked is not None:
-        return _Requirement(linked, f"CUDA {linked}: {lib_name} needs {linked_name}")
+        return _Requirement(linked, needs_words(f"CUDA {linked}", lib_name, linked_name))
     if matrix is not None:
-        return _Requirement(
-            matrix.cuda_major, f"CUDA {matrix.cuda_major}: bundled matrix, ONNX Runtime {matrix.release}"
-        )
+        return _Requirement(matrix.cuda_major, matrix_words("CUDA", matrix.cuda_major, matrix.release))
     return _Requirement(None, None)
 
 
@@ -397,16 +400,15 @@ def _cudnn_requirement(
     cudnn_version = _as_text(version_info.get("cudnn_version"))
     from_info = cuda_major_of(cudnn_version)
     if from_info is not None:
-        return _Requirement(from_info, f"cuDNN {from_info}: version_info.py cudnn_version '{cudnn_version}'")
+        said = f"version_info.py cudnn_version '{cudnn_version}'"
+        return _Requirement(from_info, file_says(f"cuDNN {from_info}", said))
     linked = _linked_cudnn(cuda_lib)
     if linked is not None:
         return linked
     # Since 1.28 the CUDA provider opens cuDNN at run time: the matrix knows the major it
     # asks for; the TensorRT provider (which still links cuDNN) is the last resort.
     if matrix is not None:
-        return _Requirement(
-            matrix.cudnn_major, f"cuDNN {matrix.cudnn_major}: bundled matrix, ONNX Runtime {matrix.release}"
-        )
+        return _Requirement(matrix.cudnn_major, matrix_words("cuDNN", matrix.cudnn_major, matrix.release))
     if trt_lib is not None:
         return _linked_cudnn(trt_lib) or _Requirement(None, None)
     return _Requirement(None, None)
@@ -417,7 +419,7 @@ def _linked_cudnn(lib: ProviderLibrary) -> _Requirement | None:
         match = _CUDNN_LIB.match(name)
         if match:
             major = int(match.group(1))
-            return _Requirement(major, f"cuDNN {major}: {os.path.basename(lib.path)} needs {name}")
+            return _Requirement(major, needs_words(f"cuDNN {major}", os.path.basename(lib.path), name))
     return None
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fallback_doctor.core.model import Words
+
 
 @dataclass(frozen=True)
 class DeviceFacts:
@@ -18,6 +20,8 @@ class DeviceFacts:
     wsl: bool
     container_evidence: tuple[str, ...] = ()
     """What told us we are in a container: "/.dockerenv", "KUBERNETES_SERVICE_HOST", …"""
+    container_words: tuple[Words, ...] = ()
+    """``container_evidence`` as the evidence catalogue's words (shown in the reader's language)."""
     nvidia_driver_capabilities: str | None = None
     """NVIDIA_DRIVER_CAPABILITIES as the container runtime saw it ("compute,utility", "all")."""
     dxg_present: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fallback_doctor.core.facts.python_env import Distribution
+from fallback_doctor.core.model import Words
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,10 @@ class OrtFacts:
     """Provider libraries lying beside the files of a CPU-only build (left by another package)."""
     notes: tuple[str, ...] = ()
     """Things seen that matter to a person: files and metadata disagreeing, a half-removed package."""
+    note_words: tuple[Words, ...] = ()
+    requirement_words: tuple[Words, ...] = ()
+    """``requirement_source`` as the evidence catalogue's words, one per family."""
+    """``notes`` as the evidence catalogue's words (resources/texts/evidence/package.json)."""
     binaries: PackageBinaries | None = None
     """A DirectML or macOS package's binaries, read; None for any other package."""
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from fallback_doctor.core.causes import Cause, layer_of
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.inference.result import (
     FailureKind,
     ProbeResult,
@@ -26,7 +27,15 @@ from fallback_doctor.core.inference.result import (
     Verdict,
     stage_rank,
 )
-from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
+from fallback_doctor.core.inference.run_words import (
+    nodes_words,
+    record_said,
+    runtime_text,
+    session_evidence,
+    short_line,
+    strategy_evidence,
+)
+from fallback_doctor.core.model import CodeStep, Finding, Layer, Severity, Words
 from fallback_doctor.core.probes.outside import interrupted_finding
 from fallback_doctor.core.texts import label, label_ref, make_finding
 
@@ -101,63 +110,11 @@ def _ms(session: SessionRun | None) -> str:
     return f"{session.latency.p50_ms:.1f}"
 
 
-def _runtime(result: ProbeResult) -> str:
-    version = result.runtime.ort_version or "?"
-    where = result.runtime.ort_location or result.runtime.interpreter or "?"
-    return f"ONNX Runtime {version} ({where})"
-
-
-def _nodes(session: SessionRun) -> str:
-    if not session.nodes_per_provider:
-        return "node placements unknown (" + (session.nodes_source or "no VERBOSE lines") + ")"
-    parts = [f"{count} on {provider}" for provider, count in session.nodes_per_provider.items()]
-    return "nodes: " + ", ".join(parts) + f" (from {session.nodes_source or 'the VERBOSE log'})"
-
-
-def _quote(session: SessionRun, limit: int = 2) -> str:
-    lines = [_short(line) for line in session.ort_messages if line.strip()]
+def _quote(session: SessionRun, limit: int = 2) -> str | Words:
+    lines = [short_line(line) for line in session.ort_messages if line.strip()]
     if not lines:
-        return "(nothing: no warning was printed)"
+        return Words("evidence.nothing_printed")
     return " / ".join(f'"{line}"' for line in lines[:limit])
-
-
-def _short(line: str) -> str:
-    # Drop the timestamp ONNX Runtime puts in front, keep the message.
-    at = line.find("[")
-    text = line[at:] if 0 <= at < 40 else line
-    failure = text.find("CUDA failure")
-    if failure > 0:
-        text = text[failure:]  # the EP Error banner: the template noise first, the message last
-    return text if len(text) <= 600 else text[:200] + " … " + text[-350:]
-
-
-def _evidence(result: ProbeResult, session: SessionRun, label: str) -> tuple[Evidence, ...]:
-    items = [Evidence(f"{label}: providers active", ", ".join(session.active_providers) or "none")]
-    if session.nodes_per_provider:
-        items.append(
-            Evidence(
-                f"{label}: nodes per provider",
-                _nodes(session),
-                source=f"ONNX Runtime ({session.nodes_source or 'VERBOSE log'})",
-            )
-        )
-    for placed in session.placement:
-        if placed.provider == _CPU and placed.op_types and session.requested_providers != (_CPU,):
-            ops = sorted(placed.op_types.items(), key=lambda item: -item[1])
-            words = ", ".join(f"{op} x{count}" for op, count in ops[:12])
-            items.append(Evidence(f"{label}: operator types on the CPU", words, source=session.nodes_source))
-    items.extend(
-        Evidence(f"{label}: ONNX Runtime said", _short(line), source="probe stderr (fd 2)")
-        for line in session.ort_messages[:6]
-    )
-    if session.strict is not None and session.strict.error:
-        items.append(
-            Evidence("strict run (session.disable_cpu_ep_fallback = 1)", _short(session.strict.error))
-        )
-    if session.error:
-        items.append(Evidence(f"{label}: error", _short(session.error)))
-    items.append(Evidence("ONNX Runtime", _runtime(result)))
-    return tuple(items)
 
 
 def inference_findings(result: ProbeResult, *, python_app: bool | None = None) -> list[Finding]:
@@ -195,26 +152,26 @@ def _failure_findings(result: ProbeResult) -> list[Finding]:
                 Layer.PROBE,
                 Severity.WARNING,
                 params={"reason": failure.sentence},
-                evidence=(Evidence("model", result.model.path if result.model else "?"),),
+                evidence=(said("evidence.model", value=result.model.path if result.model else "?"),),
             )
         ]
-    evidence = [Evidence("what happened", failure.sentence)]
+    evidence = [record_said("evidence.what_happened", failure.sentence)]
     if failure.phase:
-        evidence.append(Evidence("phase", failure.phase))
+        evidence.append(said("evidence.phase", value=failure.phase))
     if failure.signal:
-        evidence.append(Evidence("signal", failure.signal))
-    evidence.extend(Evidence("ONNX Runtime said", _short(line)) for line in result.log_excerpt[-6:])
+        evidence.append(said("evidence.signal", value=failure.signal))
+    evidence.extend(said("evidence.ort_said", value=short_line(line)) for line in result.log_excerpt[-6:])
     if failure.stderr_tail.strip():
-        evidence.append(Evidence("probe stderr (end)", failure.stderr_tail.strip()[-800:]))
+        evidence.append(said("evidence.probe_stderr_end", value=failure.stderr_tail.strip()[-800:]))
     if failure.stdout_tail.strip() and failure.kind in (FailureKind.GARBAGE, FailureKind.FLOOD):
-        evidence.append(Evidence("probe stdout (end)", failure.stdout_tail.strip()[-300:]))
+        evidence.append(said("evidence.probe_stdout_end", value=failure.stdout_tail.strip()[-300:]))
     return [
         make_finding(
             "inference.probe_failed",
             Cause.PROBE_FAILED,
             layer_of(Cause.PROBE_FAILED),
             Severity.ERROR,
-            params={"sentence": failure.sentence, "runtime": _runtime(result)},
+            params={"sentence": failure.sentence, "runtime": runtime_text(result)},
             evidence=tuple(evidence),
         )
     ]
@@ -244,7 +201,13 @@ def _busy_before_findings(result: ProbeResult) -> list[Finding]:
                 "processes": "; ".join(listed),
             },
             evidence=tuple(
-                Evidence(f"GPU {p.gpu_index} PID {p.pid}", line, source="NVML process list before the probe")
+                said(
+                    "evidence.gpu_pid",
+                    value=line,
+                    source_id="evidence.source.nvml_before",
+                    index=p.gpu_index,
+                    pid=p.pid,
+                )
                 for p, line in zip(before.processes, listed, strict=True)
             ),
         )
@@ -276,16 +239,18 @@ def _verdict_findings(
                 params={
                     "provider": provider,
                     "requested": ", ".join(gpu.requested_providers),
-                    "runtime": _runtime(result),
+                    "runtime": runtime_text(result),
                     "active": ", ".join(gpu.active_providers) or "no provider",
-                    "nodes": _nodes(gpu),
+                    "nodes": nodes_words(gpu),
                     "quote": _quote(gpu),
-                    "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "not run",
+                    "strict": short_line(gpu.strict.error)
+                    if gpu.strict and gpu.strict.error
+                    else Words("evidence.not_run"),
                     "cpu_p50": _ms(cpu),
                     "gpu_p50": _ms(gpu),
                     "python": result.runtime.interpreter or "python",
                 },
-                evidence=_evidence(result, gpu, "GPU retry"),
+                evidence=session_evidence(result, gpu, "gpu_retry"),
                 steps=guard,
             )
         )
@@ -298,12 +263,12 @@ def _verdict_findings(
                 layer_of(cause),
                 Severity.ERROR,
                 params={
-                    "runtime": _runtime(result),
+                    "runtime": runtime_text(result),
                     "requested": ", ".join(gpu.requested_providers),
-                    "error": _short(gpu.error or "unknown error"),
+                    "error": short_line(gpu.error) if gpu.error else Words("evidence.unknown_error"),
                     "quote": _quote(gpu),
                 },
-                evidence=_evidence(result, gpu, "GPU retry"),
+                evidence=session_evidence(result, gpu, "gpu_retry"),
             )
         )
     elif gpu.verdict == Verdict.GPU_ACTIVE and gpu_verified(result):
@@ -331,12 +296,12 @@ def _verified_findings(
                 "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
                 "gpu_p50": _ms(gpu),
                 "cpu_p50": _ms(cpu),
-                "runtime": _runtime(result),
-                "nodes": _nodes(gpu),
+                "runtime": runtime_text(result),
+                "nodes": nodes_words(gpu),
                 "speedup": speedup,
                 "equal": equal,
             },
-            evidence=_evidence(result, gpu, "GPU run"),
+            evidence=session_evidence(result, gpu, "gpu_run"),
             steps=guard,
         )
     )
@@ -352,9 +317,11 @@ def _verified_findings(
                     "cpu_nodes": cpu_nodes,
                     "total_nodes": sum(gpu.nodes_per_provider.values()),
                     "provider": ", ".join(p for p in gpu.active_providers if p != _CPU),
-                    "strict": _short(gpu.strict.error) if gpu.strict and gpu.strict.error else "no error",
+                    "strict": short_line(gpu.strict.error)
+                    if gpu.strict and gpu.strict.error
+                    else Words("evidence.no_error"),
                 },
-                evidence=_evidence(result, gpu, "GPU run"),
+                evidence=session_evidence(result, gpu, "gpu_run"),
             )
         )
     return findings
@@ -380,8 +347,8 @@ def _comparison_findings(gpu: SessionRun, cpu: SessionRun | None) -> list[Findin
                     "rtol": gpu.comparison.tolerance_rel,
                 },
                 evidence=(
-                    Evidence("max |gpu - cpu|", str(gpu.comparison.max_abs_diff)),
-                    Evidence("max relative difference", str(gpu.comparison.max_rel_diff)),
+                    said("evidence.max_abs_diff", value=str(gpu.comparison.max_abs_diff)),
+                    said("evidence.max_rel_diff", value=str(gpu.comparison.max_rel_diff)),
                 ),
             )
         )
@@ -407,17 +374,24 @@ def _gib(value: int | None) -> str:
     return "unknown" if value is None else f"{value / 2**30:.2f} GiB"
 
 
+_DESCRIPTIONS = {
+    StrategyName.AS_IS: Words("evidence.strategy_said.as_is"),
+    StrategyName.PRELOAD_DLLS: Words("evidence.strategy_said.preload_dlls"),
+}
+"""What a strategy did (the probe child's description of it), in the catalogue's words."""
+
+
 def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Finding]:
     findings: list[Finding] = []
     best = result.best_strategy
     if best is None or best.name == StrategyName.AS_IS or stage_rank(best.stage) <= stage_rank(as_is.stage):
         return findings
     how = {
-        StrategyName.PRELOAD_DLLS: "call onnxruntime.preload_dlls() before creating the session",
+        StrategyName.PRELOAD_DLLS: Words("evidence.how.preload_call"),
         StrategyName.LIB_PATH_FIRST: "; ".join(f"export {k}={v}" for k, v in best.environment.items())
-        or "put the library folder first on the loader path",
+        or Words("evidence.how.lib_first"),
     }.get(best.name, best.description)
-    quote = _quote(best.gpu) if best.gpu is not None else "(no GPU retry)"
+    quote = _quote(best.gpu) if best.gpu is not None else Words("evidence.no_gpu_retry")
     commands: tuple[str, ...] = ()
     if best.name == StrategyName.LIB_PATH_FIRST:
         commands = tuple(f"export {k}={v}" for k, v in best.environment.items())
@@ -433,17 +407,11 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
                 "strategy": best.name.value,
                 "stage": label_ref(f"reached.stage.{best.stage.value}"),
                 "as_is_stage": label_ref(f"reached.stage.{as_is.stage.value}"),
-                "description": best.description or best.name.value,
+                "description": _DESCRIPTIONS.get(best.name) or best.description or best.name.value,
                 "quote": quote,
                 "how": how,
             },
-            evidence=tuple(
-                Evidence(
-                    f"strategy {s.name.value}",
-                    stage_words(s.stage) if not s.skipped else f"skipped: {s.skipped}",
-                )
-                for s in result.strategies
-            ),
+            evidence=tuple(strategy_evidence(s) for s in result.strategies),
             commands=commands,
         )
     )

@@ -22,9 +22,11 @@ o.get_ep_devices()])"``.
 from __future__ import annotations
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.inference.ort_now import EpDevice, SelectionRun
 from fallback_doctor.core.inference.result import ProbeResult, Verdict
-from fallback_doctor.core.model import CodeStep, Evidence, Finding, Layer, Severity
+from fallback_doctor.core.inference.run_words import nodes_source_words
+from fallback_doctor.core.model import CodeStep, Finding, Layer, Severity, Words
 from fallback_doctor.core.texts import make_finding
 
 _DEVICES_BY_HAND = (
@@ -37,14 +39,25 @@ _DEVICES_BY_HAND = (
 a CUDAExecutionProvider device on the GPU (seen on the H200, docs/gpu-run.md)."""
 
 
-def devices_words(devices: tuple[EpDevice, ...]) -> str:
+def devices_words(devices: tuple[EpDevice, ...]) -> Words:
     """get_ep_devices() in words: "CPUExecutionProvider on the CPU (AMD 4130)"."""
     if not devices:
-        return "no device at all"
-    return "; ".join(
-        f"{d.ep_name} on the {d.device_type or '?'} ({d.device_vendor or d.ep_vendor or '?'} {d.vendor_id})"
+        return Words("evidence.no_device")
+    listed = [
+        Words(
+            "evidence.ep_on_device",
+            {
+                "provider": d.ep_name,
+                "device": d.device_type or "?",
+                "vendor": f"{d.device_vendor or d.ep_vendor or '?'} {d.vendor_id}",
+            },
+        )
         for d in devices
-    )
+    ]
+    said = listed[0]
+    for more in listed[1:]:  # "a; b; c": joined as get_ep_devices() lists them
+        said = Words("evidence.joined_two", {"first": said, "second": more})
+    return said
 
 
 def now_findings(result: ProbeResult) -> list[Finding]:
@@ -61,8 +74,18 @@ def now_findings(result: ProbeResult) -> list[Finding]:
                 Cause.UNKNOWN,
                 Layer.PACKAGE,
                 Severity.INFO,
-                params={"version": result.runtime.ort_version or "?", "verdict": result.verdict.value},
-                evidence=(Evidence("onnxruntime.get_device()", "GPU", source="the probe"),),
+                params={
+                    "version": result.runtime.ort_version or "?",
+                    "verdict": Words(f"evidence.verdict.{result.verdict.value}"),
+                },
+                evidence=(
+                    said(
+                        "evidence.name",
+                        value="GPU",
+                        source_id="evidence.source.the_probe",
+                        name="onnxruntime.get_device()",
+                    ),
+                ),
             )
         )
     failed = [entry for entry in result.runtime.plugin_eps if " did not load: " in entry]
@@ -74,7 +97,14 @@ def now_findings(result: ProbeResult) -> list[Finding]:
                 Layer.PACKAGE,
                 Severity.WARNING,
                 params={"entry": entry},
-                evidence=(Evidence("register_execution_provider_library", entry, source="the probe"),),
+                evidence=(
+                    said(
+                        "evidence.name",
+                        value=entry,
+                        source_id="evidence.source.the_probe",
+                        name="register_execution_provider_library",
+                    ),
+                ),
             )
         )
     return findings
@@ -92,15 +122,17 @@ REGISTER_CODE = (
 )
 
 
-def _registration_words(selection: SelectionRun) -> str:
+def _registration_words(selection: SelectionRun) -> Words | str:
     """What the same selection did once the CUDA provider's library was registered, in words."""
     registered = selection.registered
     if registered is None:
-        return "not tried (this ONNX Runtime cannot register provider libraries, or has no CUDA provider)"
+        return Words("evidence.registration_not_tried")
     if registered.error:
         return f"{registered.error}"
-    picked = ", ".join(registered.active_providers) or "none"
-    return f"picked {picked}; get_ep_devices() then listed {devices_words(registered.ep_devices)}"
+    picked = ", ".join(registered.active_providers) or Words("evidence.none")
+    return Words(
+        "evidence.registration_picked", {"providers": picked, "devices": devices_words(registered.ep_devices)}
+    )
 
 
 def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
@@ -108,15 +140,37 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
     on the GPU (the stack works) only the way of choosing is at fault: the CUDA provider must be
     registered with the environment (info); otherwise it is one more sign of the fallback."""
     evidence = [
-        Evidence("automatic selection", selection.policy, source="the probe"),
-        Evidence("providers picked", ", ".join(selection.active_providers) or "none"),
-        Evidence("get_ep_devices()", devices_words(selection.ep_devices)),
-        Evidence("ONNX Runtime said", "nothing (no warning, no error)"),
+        said("evidence.automatic_selection", value=selection.policy, source_id="evidence.source.the_probe"),
+        said(
+            "evidence.providers_picked",
+            value=", ".join(selection.active_providers),
+            otherwise="evidence.none",
+        ),
+        said(
+            "evidence.name",
+            "evidence.as_said",
+            name="get_ep_devices()",
+            said=devices_words(selection.ep_devices),
+        ),
+        said("evidence.ort_said", "evidence.nothing_said"),
     ]
     if selection.nodes_per_provider:
-        counts = ", ".join(f"{n} on {p}" for p, n in selection.nodes_per_provider.items())
-        evidence.append(Evidence("nodes", counts, source=selection.nodes_source))
-    evidence.append(Evidence("after register_execution_provider_library", _registration_words(selection)))
+        counts = [
+            Words("evidence.count_on", {"count": n, "provider": p})
+            for p, n in selection.nodes_per_provider.items()
+        ]
+        evidence.append(
+            said(
+                "evidence.nodes",
+                "evidence.as_said",
+                source_id="evidence.source.where" if selection.nodes_source else None,
+                said=counts,
+                where=nodes_source_words(selection.nodes_source),
+            )
+        )
+    evidence.append(
+        said("evidence.after_registration", "evidence.as_said", said=_registration_words(selection))
+    )
     as_is = result.as_is
     stack_works = as_is is not None and as_is.gpu is not None and as_is.gpu.verdict == Verdict.GPU_ACTIVE
     registered = selection.registered
@@ -131,7 +185,7 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
             "policy": selection.policy,
             "runtime": f"ONNX Runtime {result.runtime.ort_version or '?'}",
             "devices": devices_words(selection.ep_devices),
-            "active": ", ".join(selection.active_providers) or "none",
+            "active": ", ".join(selection.active_providers) or Words("evidence.none"),
             "registered": _registration_words(selection),
         },
         evidence=tuple(evidence),

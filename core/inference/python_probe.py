@@ -44,8 +44,10 @@ from fallback_doctor.core.inference.result import (
     StrategyResult,
     stage_rank,
 )
+from fallback_doctor.core.model import Words
 from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name
+from fallback_doctor.core.texts import words_text
 
 TEST_ENV = "FALLBACK_DOCTOR_PROBE_TEST"
 """TEST ONLY: the child honours ``ProbeRequest.test_mode`` only with this variable set to 1."""
@@ -135,8 +137,10 @@ def run_python_probe(
             left = deadline - time.monotonic()
             skipped = _skip_reason(merged, collected, left, timeout_s)
             prepared = None if skipped else _strategy_env(name, base_env, python, lib_dirs)
-            if skipped or isinstance(prepared, str):
-                collected.append(StrategyResult(name=name, skipped=skipped or str(prepared)))
+            if skipped or isinstance(prepared, Words):
+                why = skipped or prepared
+                assert isinstance(why, Words)
+                collected.append(StrategyResult(name=name, skipped=words_text(why), skipped_words=why))
                 continue
             assert prepared is not None
             child_env, changes = prepared
@@ -169,40 +173,39 @@ _NOT_GPU_PROVIDERS = frozenset({"CPUExecutionProvider", "AzureExecutionProvider"
 
 def _skip_reason(
     merged: ProbeResult | None, collected: list[StrategyResult], left: float, timeout_s: float
-) -> str | None:
+) -> Words | None:
     """Why the next strategy is not run: no interpreter, already on the GPU, or no time left."""
     if merged is not None and merged.failure is not None and merged.failure.kind == FailureKind.START:
-        return "the interpreter could not be started"
+        return Words("evidence.skip.no_interpreter")
     if any(stage_rank(s.stage) >= stage_rank(Stage.INFERENCE_ON_GPU) for s in collected):
-        return "not needed: an earlier strategy ran on the GPU"
+        return Words("evidence.skip.not_needed")
     runtime = merged.runtime if merged is not None else None
     if runtime is not None and runtime.available_providers and not runtime.plugin_eps:
         gpu = [p for p in runtime.available_providers if p not in _NOT_GPU_PROVIDERS]
         if not gpu:
             listed = ", ".join(runtime.available_providers)
-            return f"cannot differ from as is: this ONNX Runtime has no GPU provider built in ({listed})"
+            return Words("evidence.skip.no_gpu_provider", {"listed": listed})
     if collected and left < MIN_STRATEGY_S:
-        used = f"the test inference's {timeout_s:.0f} s were used up"
-        return f"not tried: {used} (--inference-timeout gives it more)"
+        return Words("evidence.skip.time_used_up", {"seconds": f"{timeout_s:.0f}"})
     return None
 
 
 def _strategy_env(
     name: StrategyName, base_env: Mapping[str, str], python: str, lib_dirs: Sequence[str] | None
-) -> tuple[dict[str, str], dict[str, str]] | str:
+) -> tuple[dict[str, str], dict[str, str]] | Words:
     """(the child's environment, the changes it makes), or why the strategy cannot be tried."""
     child_env = dict(base_env)
     if name == StrategyName.PRELOAD_DLLS and lib_dirs is None and not python_lib_dirs(python):
-        return "cannot differ from as is: no NVIDIA wheel is installed, so preload_dlls() has nothing to load"
+        return Words("evidence.skip.no_nvidia_wheel")
     if name != StrategyName.LIB_PATH_FIRST:
         return child_env, {}
     dirs = list(lib_dirs) if lib_dirs is not None else python_lib_dirs(python)
     if not dirs:
-        return "no library folder to put first (no nvidia/*/lib folder, no libPath)"
+        return Words("evidence.skip.no_folder")
     child_env = lib_first_env(child_env, dirs)
     variable = "PATH" if sys.platform == "win32" else "LD_LIBRARY_PATH"
     if child_env[variable] == base_env.get(variable):
-        return f"cannot differ from as is: {variable} already starts with {os.pathsep.join(dirs)}"
+        return Words("evidence.skip.already_first", {"variable": variable, "dirs": os.pathsep.join(dirs)})
     return child_env, {variable: child_env[variable]}
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from fallback_doctor.core.inference.jsonable import from_jsonable, to_jsonable
 from fallback_doctor.core.inference.ort_now import EpDevice, PlacedNodes, SelectionRun
+from fallback_doctor.core.model import Words
 
 SCHEMA_VERSION = 1
 
@@ -353,6 +354,8 @@ class StrategyResult:
     """What it did ("onnxruntime.preload_dlls() before creating the session", ...)."""
     gpu: SessionRun | None = None
     skipped: str | None = None
+    skipped_words: Words | None = None
+    """``skipped`` as the evidence catalogue's words (resources/texts/evidence/inference.json)."""
     """Why it was not tried (e.g. "preload_dlls() needs ONNX Runtime 1.21 or later")."""
     failure: ProbeFailure | None = None
     """How its child failed, when it ran in its own child and that child failed."""

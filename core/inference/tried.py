@@ -21,9 +21,10 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fallback_doctor.core.evidence_text import said
 from fallback_doctor.core.inference.result import STAGE_ORDER, Stage, stage_rank
 from fallback_doctor.core.loader.ld_debug import failed_names
-from fallback_doctor.core.model import TRIED_LABEL, CodeStep, EnvironmentStep, Evidence, Finding
+from fallback_doctor.core.model import TRIED_LABEL, CodeStep, EnvironmentStep, Finding, Words
 
 _LOADER_VARIABLES = ("LD_LIBRARY_PATH", "PATH", "DYLD_LIBRARY_PATH")
 _DRIVER_LIBRARIES = frozenset({"libcuda.so.1", "libcuda.so", "nvcuda.dll"})
@@ -71,29 +72,29 @@ def _messages(strategy: Mapping[str, Any]) -> list[str]:
     return [str(line) for line in gpu.get("ort_messages") or ()]
 
 
-def outcome_words(strategy: Mapping[str, Any], as_is: Mapping[str, Any] | None) -> str:
+def outcome_words(strategy: Mapping[str, Any], as_is: Mapping[str, Any] | None) -> Words:
     """What happened with this strategy, compared with the application as it is, in one line."""
-    how = {
-        "preload_dlls": "with onnxruntime.preload_dlls() first",
-        "lib_path_first": "with "
-        + "; ".join(f"{k}={v}" for k, v in (strategy.get("environment") or {}).items())
-        + " first",
-    }.get(str(strategy.get("name")), str(strategy.get("name")))
+    name = str(strategy.get("name"))
+    how: Words | str = name
+    if name == "preload_dlls":
+        how = Words("evidence.tried.how_preload")
+    elif name == "lib_path_first":
+        settings = "; ".join(f"{k}={v}" for k, v in (strategy.get("environment") or {}).items())
+        how = Words("evidence.tried.how_first", {"settings": settings})
     stage = _stage(strategy)
     if stage == STAGE_ORDER[-1]:
-        return f"{how}, ONNX Runtime runs the model on the GPU"
+        return Words("evidence.tried.on_gpu", {"how": how})
     now = missing_library(_messages(strategy))
     before = missing_library(_messages(as_is)) if as_is else None
     further = as_is is not None and stage_rank(stage) > stage_rank(_stage(as_is))
     if now and now == before and not further:
-        return f"{how}, ONNX Runtime still stops at {now}: this step alone does not fix it"
+        return Words("evidence.tried.still_stops", {"how": how, "now": now})
     if now:
-        driver = " (the driver: install it on the host)" if now in _DRIVER_LIBRARIES else ""
-        was = f" instead of {before}" if before and before != now else ""
-        return f"{how}, ONNX Runtime loads further and now stops at {now}{was}{driver}"
-    if further:
-        return f"{how}, ONNX Runtime gets to {stage.value.replace('_', ' ')}"
-    return f"{how}, ONNX Runtime stops at the same point ({stage.value.replace('_', ' ')})"
+        key = "evidence.tried.further" + ("_instead" if before and before != now else "")
+        key += "_driver" if now in _DRIVER_LIBRARIES else ""
+        return Words(key, {"how": how, "now": now, "before": before or ""})
+    reached = {"how": how, "stage": Words(f"evidence.stage_point.{stage.value}")}
+    return Words("evidence.tried.gets_to" if further else "evidence.tried.same_point", reached)
 
 
 def with_tried_evidence(findings: Sequence[Finding], gpu_retry: Mapping[str, Any] | None) -> list[Finding]:
@@ -108,6 +109,12 @@ def with_tried_evidence(findings: Sequence[Finding], gpu_retry: Mapping[str, Any
         kept = tuple(e for e in finding.evidence if e.label != TRIED_LABEL)
         strategy = _strategy_for(finding, strategies) if strategies else None
         if strategy is not None:
-            kept = (*kept, Evidence(TRIED_LABEL, outcome_words(strategy, as_is), source="test inference"))
+            tried = said(
+                "evidence.tried_here",
+                "evidence.as_said",
+                source_id="evidence.source.test_inference",
+                said=outcome_words(strategy, as_is),
+            )
+            kept = (*kept, tried)
         result.append(finding if kept == finding.evidence else dataclasses.replace(finding, evidence=kept))
     return result

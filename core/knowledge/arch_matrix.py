@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from fallback_doctor.core.model import Words
 from fallback_doctor.core.resource_files import RESOURCES
+from fallback_doctor.core.texts import words_text
 
 _KERNEL = re.compile(r"^(sm|compute)_(\d+)(\d)([af]?)$")
 
@@ -38,8 +40,10 @@ class ArchVerdict:
     build: str | None
     """The build row used: "1.23-1.23 linux_x64"."""
     reason: str
-    """One English sentence for the evidence."""
+    """One English sentence for the evidence (``words`` in English)."""
     source: tuple[str, ...]
+    words: Words | None = None
+    """The same sentence as the evidence catalogue's words (resources/texts/evidence/device.json)."""
 
 
 @cache
@@ -131,7 +135,7 @@ def arch_support(
             kernel=None,
             ptx_needs_cuda=None,
             build=None,
-            reason=f"CUDA {cuda_major} cannot target compute capability {cc_text} at all",
+            **_reason(Words("evidence.arch.major_cannot", {"major": cuda_major, "cc": cc_text})),
             source=_major_source(cuda_major),
         )
     row = build_row(ort_version, platform) if ort_version else None
@@ -143,10 +147,10 @@ def arch_support(
             kernel=None,
             ptx_needs_cuda=None,
             build=None,
-            reason=(
-                f"no kernel list is bundled for ONNX Runtime {ort_version} on {platform}"
+            **_reason(
+                Words("evidence.arch.no_list", {"version": ort_version, "platform": platform})
                 if ort_version
-                else f"CUDA {cuda_major} can target compute capability {cc_text}"
+                else Words("evidence.arch.major_can", {"major": cuda_major, "cc": cc_text})
             ),
             source=_major_source(cuda_major),
         )
@@ -154,25 +158,29 @@ def arch_support(
     image, kernel = match_image(cc, row["sass"], row["ptx"], ptx_partial=bool(row.get("ptx_partial")))
     source = tuple(row["source"]) if isinstance(row["source"], list) else (str(row["source"]),)
     if image == "sass":
-        reason = (
-            f"ONNX Runtime {ort_version} ships {kernel} kernels, which run on compute capability {cc_text}"
-        )
-        return ArchVerdict(True, major_ok, image, kernel, None, build, reason, source)
+        words = Words("evidence.arch.sass", {"version": ort_version, "kernel": kernel, "cc": cc_text})
+        return ArchVerdict(True, major_ok, image, kernel, None, build, **_reason(words), source=source)
     if image == "ptx_jit":
         needs = row.get("ptx_cuda")
         needed = _encode(needs) if needs else None
         too_old = driver_cuda_version is not None and needed is not None and driver_cuda_version < needed
-        reason = (
-            f"ONNX Runtime {ort_version} has no machine code for compute capability {cc_text}, only "
-            f"{kernel} PTX, which the driver must JIT-compile (it needs a driver for CUDA {needs} or newer)"
+        words = Words(
+            "evidence.arch.ptx", {"version": ort_version, "kernel": kernel, "cc": cc_text, "needs": needs}
         )
-        return ArchVerdict(not too_old, major_ok, image, kernel, needs, build, reason, source)
+        return ArchVerdict(
+            not too_old, major_ok, image, kernel, needs, build, **_reason(words), source=source
+        )
     images = ", ".join(row["sass"] + [p.split()[0] for p in row["ptx"]])
-    reason = (
-        f"ONNX Runtime {ort_version} ({row['platform']}) has no kernel image for compute capability "
-        f"{cc_text}; it ships only {images}"
+    words = Words(
+        "evidence.arch.none",
+        {"version": ort_version, "platform": row["platform"], "cc": cc_text, "images": images},
     )
-    return ArchVerdict(False, major_ok, "none", None, None, build, reason, source)
+    return ArchVerdict(False, major_ok, "none", None, None, build, **_reason(words), source=source)
+
+
+def _reason(words: Words) -> dict[str, Any]:
+    """The verdict's sentence: the catalogue's words and their English."""
+    return {"reason": words_text(words, "en"), "words": words}
 
 
 def _encode(cuda_version: str) -> int:

@@ -30,6 +30,9 @@ NVML_ERRORS: dict[int, NvmlErrorMeaning] = {
 }
 """nvmlReturn_t -> meaning (nvml.h values, the same as pynvml's NVML_ERROR_* constants)."""
 
+NVML_STATUSES: frozenset[str] = frozenset(meaning.status for meaning in NVML_ERRORS.values())
+"""Our status words, each the key of its sentence in resources/texts/evidence/nvml.json."""
+
 NVML_NAMES: dict[int, str] = {int(row["code"]): str(row["name"]) for row in _ERRORS}
 """nvmlReturn_t -> its name in nvml.h (NVML_ERROR_LIBRARY_NOT_FOUND)."""
 

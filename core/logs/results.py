@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fallback_doctor.core.evidence_text import log_line_evidence
 from fallback_doctor.core.logs.lines import LogLine
 from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.model import LAYER_ORDER, Evidence, Layer
@@ -73,7 +74,7 @@ class QuotedLine:
 
     def to_evidence(self) -> Evidence:
         """The result model's Evidence for this quoted line."""
-        return Evidence(label=f"log line ({self.role})", value=self.text, source=self.source, line=self.line)
+        return log_line_evidence(self.role, self.text, self.source, self.line)
 
 
 @dataclass(frozen=True)

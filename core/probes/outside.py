@@ -20,8 +20,9 @@ import signal
 from dataclasses import dataclass
 
 from fallback_doctor.core.causes import Cause
+from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.files import read_regular_file
-from fallback_doctor.core.model import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model import Finding, Layer, Severity
 from fallback_doctor.core.texts import make_finding
 
 KILLED = "killed"
@@ -109,9 +110,9 @@ def interrupted_finding(sentence: str, stderr: str) -> Finding:
     quieter (``uptime``; for a SIGKILL ``journalctl -k | grep -i "killed process"``).
     ``sentence`` is the runner's (core/probes/runner.py).
     """
-    evidence = [Evidence(label="probe", value=sentence)]
+    evidence = [said("evidence.probe", value=sentence)]
     if stderr.strip():
-        evidence.append(Evidence(label="stderr", value=stderr.strip()[-800:]))
+        evidence.append(named("stderr", stderr.strip()[-800:]))
     return make_finding(
         "probe.interrupted",
         Cause.PROBE_FAILED,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
+from fallback_doctor.core.evidence_text import evidence_words
 from fallback_doctor.core.texts import finding_words
 
 SYSTEM_LABELS = (
@@ -111,14 +111,12 @@ def evidence_leftovers(document: Mapping[str, Any]) -> Iterator[tuple[str, str, 
     ``document`` shown with English words left (a system's own message excepted)."""
     for finding in document.get("findings") or []:
         for item in finding.get("evidence") or []:
-            label, value = str(item.get("label") or ""), str(item.get("value") or "")
+            label = str(item.get("label") or "")
             source = str(item.get("source") or "")
-            shown = {
-                "label": evidence_label(label, "ko"),
-                "source": evidence_source(source, "ko") if source else "",
-            }
+            ko_label, ko_value, ko_source = evidence_words(item, "ko")
+            shown = {"label": ko_label, "source": ko_source}
             if not _is_system(label, source):
-                shown["value"] = evidence_value(value, "ko")
+                shown["value"] = ko_value
             for what, text in shown.items():
                 if leftovers(text):
                     yield str(finding.get("id")), what, text

@@ -220,12 +220,16 @@ def test_a_child_that_exits_without_a_result_says_so() -> None:
 
 def test_a_strategy_that_cannot_differ_is_skipped_with_the_reason() -> None:
     from fallback_doctor.core.inference.python_probe import _strategy_env
+    from fallback_doctor.core.model import Words
+    from fallback_doctor.core.texts import words_text
 
     env = {"LD_LIBRARY_PATH": "/opt/lib:/usr/lib"}
     reason = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/opt/lib"])
-    assert reason == "cannot differ from as is: LD_LIBRARY_PATH already starts with /opt/lib"
+    assert isinstance(reason, Words)  # the reason is said by catalogue id, shown in each language
+    assert words_text(reason) == "cannot differ from as is: LD_LIBRARY_PATH already starts with /opt/lib"
+    assert words_text(reason, "ko").startswith("그대로 실행한 경우와 다를 수 없음")
     prepared = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/srv/lib"])
-    assert not isinstance(prepared, str)
+    assert not isinstance(prepared, Words)
     assert prepared[1] == {"LD_LIBRARY_PATH": "/srv/lib:/opt/lib:/usr/lib"}
 
 
