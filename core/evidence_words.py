@@ -127,12 +127,12 @@ def _by_items(kind: str, text: str, lang: str) -> str:
 
 @cache
 def _separating_facts(lang: str) -> dict[str, str]:
-    """The checks that tell one log cause from another (resources/signatures/separators.json, owned
-    by core/logs/separators.py), by their English: a log finding quotes them in English as a
-    candidate's evidence. Read here from the file: the texts sit below the log reader."""
-    folder = RESOURCES.joinpath("signatures")
-    document = json.loads(folder.joinpath("separators.json").read_text(encoding="utf-8"))
-    facts = document["separators"].values()
+    """The checks that tell one log cause from another (the catalogues' log_told_apart.* labels,
+    shown by core/logs/separators.py), by their English: a log finding quotes them in English as a
+    candidate's evidence. Read here from the catalogue: the texts sit below the log reader."""
+    from fallback_doctor.core.texts import load_labels
+
+    facts = (words for key, words in load_labels().items() if key.startswith("log_told_apart."))
     return {texts["en"]: texts[lang] for texts in facts if texts.get("en") and texts.get(lang)}
 
 
