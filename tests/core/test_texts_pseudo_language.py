@@ -260,8 +260,11 @@ def test_explain_log_shows_a_log_in_the_pseudo_language(xx: str, name: str, tmp_
     diagnosis = explain_texts(read)
     shown = render_text(name, read, diagnosis, xx)
     assert _english_left(shown) == []
-    record = json.dumps(_json_record(name, read, diagnosis, xx), ensure_ascii=False)
-    assert _english_left(record) == []
+    record = _json_record(name, read, diagnosis, xx)
+    assert _english_left(json.dumps(record, ensure_ascii=False)) == []
+    for cause in record["causes"]:  # the separating check: its key, and its words in --lang
+        key = cause["told_apart_by"]
+        assert cause["told_apart"] == (texts.label(key, xx) if key else ""), cause
     english = render_text(name, read, diagnosis, "en")
     assert _english_left(english), "the check itself: English shows its own sentences"
     if diagnosis.hidden:
