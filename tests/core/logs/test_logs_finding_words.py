@@ -15,7 +15,15 @@ from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import LANGUAGES, load_texts, words_of
+from fallback_doctor.core.texts import (
+    LANGUAGES,
+    finding_words,
+    label,
+    label_ref,
+    load_texts,
+    text_ref,
+    words_of,
+)
 
 NOT_AVAILABLE = (  # ONNX Runtime's Python binding (onnxruntime_inference_collection.py)
     "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."
@@ -118,3 +126,15 @@ def test_each_outcome_gets_its_own_title_and_detail(tmp_path: Path) -> None:
     for _, finding in cases.values():
         assert words_of(finding, "ko")["detail"] != words_of(finding, "en")["detail"]
         assert finding.texts == {} and finding.text["key"] == "log.cause"  # a key, no words per language
+
+
+def test_a_phrase_of_a_text_is_a_parameter_put_in_the_language_where_shown() -> None:
+    """log.cause's phrases (a wording, the other causes quoted) are parameters by key and part;
+    a cause's title inside one is a label, all put in the language where the finding is shown."""
+    title = label_ref("log_cause.cudnn_missing.title")
+    said = text_ref("log.cause", {"first": title}, part="others_one")
+    finding = {"text": {"key": "log.hidden.other", "params": {"reason": "r", "says": said}}}
+    for lang in LANGUAGES:
+        quoted = "\u201c" + label("log_cause.cudnn_missing.title", lang) + "\u201d"
+        assert finding_words(finding, lang)["detail"] == quoted
+    assert finding_words(finding, "ko")["detail"] != finding_words(finding, "en")["detail"]
