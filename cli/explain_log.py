@@ -18,9 +18,8 @@ from fallback_doctor.core.logs.excerpt import has_startup
 from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
 from fallback_doctor.core.logs.results import NAMED, NO_FAILURE, NOT_SAID, SEVERAL_OPEN
 from fallback_doctor.core.logs.rotation import read_log
-from fallback_doctor.core.logs.separators import separator
-from fallback_doctor.core.logs.signatures import load_signatures
-from fallback_doctor.core.texts import LANGUAGES, label
+from fallback_doctor.core.logs.separators import cause_words, separator
+from fallback_doctor.core.texts import LANGUAGES, has_label, label
 
 _NAMES = (
     "file",
@@ -83,16 +82,23 @@ def run(args: argparse.Namespace) -> int:
             continue
         diagnosis = explain_texts(texts)
         if args.json:
-            out.write(json.dumps(_json_record(name, texts, diagnosis), ensure_ascii=False) + "\n")
+            record = _json_record(name, texts, diagnosis, args.lang)
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
         else:
             out.write(render_text(name, texts, diagnosis, args.lang))
         out.flush()
     return status
 
 
-def _json_record(name: str, texts: list[LogText], diagnosis: LogDiagnosis) -> dict[str, Any]:
+def _json_record(
+    name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str = "en"
+) -> dict[str, Any]:
     record: dict[str, Any] = {"file": name}
     record.update(diagnosis.to_dict())
+    for cause in record["causes"]:  # the keys' words in --lang, beside the keys
+        cause["told_apart"] = separator(cause["cause"], lang)
+    for signal in record["hidden_signal"]:
+        signal["said"] = _said(signal["says"], lang)
     record["read"] = [
         {
             "file": text.source,
@@ -111,7 +117,6 @@ def _json_record(name: str, texts: list[LogText], diagnosis: LogDiagnosis) -> di
 def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str) -> str:
     """The report for people: the most likely cause first, with its explanation and fix."""
     labels = _labels(lang)
-    causes_text = load_signatures().causes
     lines: list[str] = []
     read = ", ".join(_what_was_read(text, labels) for text in texts)
     scope = labels["scope_latest"] if diagnosis.scope == "latest start-up" else labels["scope_whole"]
@@ -126,11 +131,11 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
         lines.append("")
         return "\n".join(lines) + "\n"
     top = diagnosis.top
-    texts_for = causes_text.get(top.cause, {}).get(lang) or causes_text.get(top.cause, {}).get("en", {})
+    texts_for = {part: cause_words(top.cause, part, lang) for part in ("title", "explanation", "fix")}
     lines.append("")
     heading = labels["most_likely"] if diagnosis.outcome == NAMED else labels["candidates"]
     lines.append(
-        f"{heading}: {texts_for.get('title', top.cause)} "
+        f"{heading}: {texts_for['title'] or top.cause} "
         f"[{top.cause}; {labels['layer']} {top.layer}; {labels['confidence']} {top.confidence:.2f}]"
     )
     if top.cause == "unknown":
@@ -150,7 +155,7 @@ def render_text(name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: 
         lines.append("")
         lines.append(f"{labels['others']}:")
         for candidate in others:
-            title = (causes_text.get(candidate.cause, {}).get(lang) or {}).get("title", candidate.cause)
+            title = cause_words(candidate.cause, "title", lang, candidate.cause)
             lines.append(
                 f"  - {title} [{candidate.cause}; {labels['confidence']} {candidate.confidence:.2f}]"
             )
@@ -167,10 +172,15 @@ def _hidden_lines(diagnosis: LogDiagnosis, labels: dict[str, str], lang: str) ->
     lines: list[str] = []
     for signal in diagnosis.hidden:
         lines.append("")
-        lines.append(f"{labels['hidden']}: {signal.says.get(lang) or signal.says.get('en', '')}")
+        lines.append(f"{labels['hidden']}: {_said(signal.says, lang)}")
         for quote in signal.evidence[:3]:
             lines.append(f"    {quote.where()}: {_shorten(quote.text)}")
     return lines
+
+
+def _said(key: str, lang: str) -> str:
+    """A hidden signal's note (a label key) in ``lang``."""
+    return label(key, lang) if key and has_label(key) else ""
 
 
 def _what_was_read(text: LogText, labels: dict[str, str]) -> str:

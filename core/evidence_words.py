@@ -132,13 +132,21 @@ def _by_items(kind: str, text: str, lang: str) -> str:
 
 @cache
 def _separating_facts(lang: str) -> dict[str, str]:
-    """The checks that tell one log cause from another (resources/signatures/separators.json, owned
-    by core/logs/separators.py), by their English: a log finding quotes them in English as a
-    candidate's evidence. Read here from the file: the texts sit below the log reader."""
-    folder = RESOURCES.joinpath("signatures")
-    document = json.loads(folder.joinpath("separators.json").read_text(encoding="utf-8"))
-    facts = document["separators"].values()
-    return {texts["en"]: texts[lang] for texts in facts if texts.get("en") and texts.get(lang)}
+    """The checks that tell one log cause from another (the catalogues' labels/log_told_apart.json,
+    shown by core/logs/separators.py), by their English: a log finding quotes them in English as a
+    candidate's evidence. Read here from the files: the texts sit below the log reader."""
+    labels = RESOURCES.joinpath("texts")
+    english, words = (
+        json.loads(labels.joinpath(code, "labels", "log_told_apart.json").read_text(encoding="utf-8"))
+        if labels.joinpath(code, "labels", "log_told_apart.json").is_file()
+        else {}
+        for code in ("en", lang)
+    )
+    return {
+        str(text): str(words[key])
+        for key, text in english.items()
+        if not key.startswith("_") and words.get(key)
+    }
 
 
 def _by_word(kind: str, text: str, lang: str) -> str:

@@ -257,7 +257,8 @@ def render_text(finding_id: str, lang: str, params: dict[str, Any]) -> dict[str,
 
 def text_ref(key: str, params: Mapping[str, Any] | None = None, part: str = "detail") -> dict[str, Any]:
     """A text by key (a part of a finding text), to be put in ``lang`` where it is shown: a
-    finding's note, or a parameter that is another finding's words (its title)."""
+    finding's note, or a parameter that is another finding's words (its title) or one of its
+    other phrases (``part``: any entry of the text, as log.cause's ``title_named``)."""
     return {"key": key, "params": jsonable_params(params or {}), "part": part}
 
 
@@ -298,11 +299,18 @@ def _part(ref: Mapping[str, Any], lang: str) -> str:
             return label(key, lang, **(dict(params) if isinstance(params, Mapping) else {}))
         except (KeyError, ValueError, IndexError, AttributeError):  # a document's parameters that do not fit
             return label(key, lang)
-    if str(ref.get("key")) not in load_texts():
+    key, part = str(ref.get("key")), str(ref.get("part") or "detail")
+    entry = load_texts().get(key)
+    if entry is None:
         return ""  # a key this version does not know (a document of a later one)
     params = ref.get("params")
-    words = render_text(str(ref.get("key")), lang, dict(params) if isinstance(params, Mapping) else {})
-    return words.get(str(ref.get("part") or "detail"), "")
+    params = dict(params) if isinstance(params, Mapping) else {}
+    if part in ("title", "detail", "fix", "verify"):
+        return render_text(key, lang, params).get(part, "")
+    # another phrase of the text (log.cause's wordings): in ``lang`` where it has it
+    chosen = lang if str((entry.get(lang) or {}).get(part) or "") else ENGLISH
+    mapping = _Defaulting({name: _stringify(value, chosen) for name, value in params.items()})
+    return fill_in(str((entry.get(chosen) or {}).get(part) or ""), mapping, chosen)
 
 
 def finding_words(finding: Mapping[str, Any], lang: str) -> dict[str, str]:

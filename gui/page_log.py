@@ -98,12 +98,20 @@ class LogPage(StepPage):
                 )
             parts.extend(f"<p>{esc(cause_words(cause))}</p>" for cause in view["causes"][:3])
             for hidden in view["hidden"]:
-                says = hidden.get("says") or {}
-                parts.append(f"<p><i>{esc(says.get(lang) or says.get('en') or '')}</i></p>")
+                parts.append(f"<p><i>{esc(hidden_words(hidden, lang))}</i></p>")
         parts.append(findings_html(view["findings"], lang))
         self.view.setHtml("".join(parts))
         if self.doctor.running != "diagnose":
             self.status.setText(verdict_line(document, lang))
+
+
+def hidden_words(hidden: dict[str, Any], lang: str) -> str:
+    """A hidden signal's note: its label key in the catalogue's words (a document of a previous
+    version holds the words per language)."""
+    says = hidden.get("says")
+    if isinstance(says, dict):
+        return str(says.get(lang) or says.get("en") or "")
+    return t(str(says)) if says and has(str(says)) else ""
 
 
 def cause_words(cause: dict[str, Any]) -> str:

@@ -23,12 +23,12 @@ from fallback_doctor.core.causes import Cause, layer_of
 from fallback_doctor.core.checks.driver import driver_present
 from fallback_doctor.core.evidence_text import log_line_evidence, said
 from fallback_doctor.core.facts.logs import LogCandidate, LogFacts, LogQuote
-from fallback_doctor.core.findings.registry import check_declared
 from fallback_doctor.core.loader import names
-from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity
+from fallback_doctor.core.logs.separators import separator_key
+from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import find_profile
-from fallback_doctor.core.texts import LANGUAGES, fill_in, load_texts, render_text
+from fallback_doctor.core.texts import label_ref, make_finding, text_ref
 
 LOG_CAUSE_ID = "log.cause"
 CONFIRMED_LABEL = "log line (confirms)"
@@ -81,13 +81,6 @@ def _log_read_alone(snapshot: EnvironmentSnapshot) -> bool:
     return profile is not None and not profile.inspects_machine
 
 
-def separating_fact(cause: str, lang: str) -> str:
-    """The check that tells this cause from the others a message has (resources/signatures)."""
-    from fallback_doctor.core.logs.separators import separator
-
-    return separator(cause, lang)
-
-
 def machine_driver(snapshot: EnvironmentSnapshot) -> bool | None:
     """True: a driver answered; False: NVML found no driver library; None: not known."""
     if snapshot.driver is None and snapshot.native is None:
@@ -117,19 +110,18 @@ def settled_candidates(snapshot: EnvironmentSnapshot, log: LogFacts) -> tuple[Lo
 # -- texts -----------------------------------------------------------------------------------------
 
 
-def _cause_texts(cause: str, lang: str) -> dict[str, str]:
-    from fallback_doctor.core.logs.signatures import load_signatures
+def _cause_words(cause: str, part: str) -> dict[str, Any] | str:
+    """A cause's title, explanation or fix as a parameter: its label, put in a language where
+    shown (resources/texts/<lang>/labels/log_causes.json); the title falls back to the code."""
+    from fallback_doctor.core.logs.separators import cause_key
 
-    entry: dict[str, Any] = load_signatures().causes.get(cause) or {}
-    texts = entry.get(lang) or entry.get("en") or {}
-    return {key: str(value) for key, value in texts.items()}
+    key = cause_key(cause, part)
+    return label_ref(key) if key else (cause if part == "title" else "")
 
 
-def _phrase(key: str, lang: str, params: dict[str, Any]) -> str:
-    entry = load_texts()[LOG_CAUSE_ID]
-    chosen = lang if lang in entry else "en"
-    template = str(entry[chosen].get(key, ""))
-    return fill_in(template, {name: _join(value) for name, value in params.items()}, chosen)
+def _phrase(key: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One of log.cause's phrases (its wordings, the machine's facts) as a parameter."""
+    return text_ref(LOG_CAUSE_ID, params, part=key)
 
 
 def _join(value: Any) -> str:
@@ -159,18 +151,11 @@ def _finding(
     cause: str,
     layer: Layer,
     severity: Severity,
-    per_lang: dict[str, dict[str, Any]],
+    params: dict[str, Any],
     evidence: tuple[Evidence, ...],
-    commands: tuple[str, ...] = (),
 ) -> Finding:
-    """make_finding, with parameters that differ by language (cause names come in both)."""
-    check_declared(finding_id, cause, layer, severity)
-    texts = {lang: render_text(finding_id, lang, per_lang[lang]) for lang in LANGUAGES}
-    english = texts["en"]
-    remediation = Remediation(english["fix"], commands) if english["fix"] or commands else None
-    return Finding(
-        finding_id, cause, layer, severity, english["title"], english["detail"], evidence, remediation, texts
-    )
+    """make_finding: the log's words are keys and parameters (a cause's words are labels)."""
+    return make_finding(finding_id, cause, layer, severity, params=params, evidence=evidence)
 
 
 def quote_evidence(quote: LogQuote, role: str | None = None) -> Evidence:
@@ -208,7 +193,7 @@ def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
             Cause.UNKNOWN,
             Layer.UNKNOWN,
             Severity.INFO,
-            {lang: {"files": sources, "lines": log.lines_examined, "scope": log.scope} for lang in LANGUAGES},
+            {"files": sources, "lines": log.lines_examined, "scope": _scope(log.scope)},
             tuple(said("evidence.log", value=source, source=source) for source in log.sources),
         )
     return _finding(
@@ -216,7 +201,7 @@ def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
         Cause.UNKNOWN,
         Layer.UNKNOWN,
         Severity.WARNING,
-        {lang: {"files": sources, "where": where or sources} for lang in LANGUAGES},
+        {"files": sources, "where": where or sources},
         tuple(quote_evidence(q) for q in log.fallback),
     )
 
@@ -234,9 +219,23 @@ def wording(outcome: str, machine: str) -> str:
     return outcome if outcome in ("named", "several_open", "not_said", "no_failure") else "named"
 
 
+def _scope(scope: str) -> dict[str, Any]:
+    """What of the log was read (core/logs: ``latest start-up`` or ``whole text``), as a label."""
+    latest = scope == "latest start-up"
+    return label_ref("explain_log.scope_latest" if latest else "explain_log.scope_whole")
+
+
+def _others(ranked: Sequence[LogCandidate]) -> dict[str, Any]:
+    """The next candidates' titles, quoted (log.cause's others_one / others_two), or a phrase
+    that says the log names no other cause."""
+    others = zip(("first", "second"), ranked[1:3], strict=False)
+    titles = {name: _cause_words(other.cause, "title") for name, other in others}
+    part = {0: "others_unnamed", 1: "others_one"}.get(len(titles), "others_two")
+    return _phrase(part, titles)
+
+
 def _cause_params(
     ranked: Sequence[LogCandidate],
-    lang: str,
     where: str,
     sources: str,
     machine: str,
@@ -244,27 +243,26 @@ def _cause_params(
     outcome: str,
 ) -> dict[str, Any]:
     top = ranked[0]
-    words = _cause_texts(top.cause, lang)
     params: dict[str, Any] = {
         "cause": top.cause,
-        "cause_title": words.get("title", top.cause),
-        "explanation": words.get("explanation", ""),
-        "cause_fix": words.get("fix", ""),
+        "cause_title": _cause_words(top.cause, "title"),
+        "explanation": _cause_words(top.cause, "explanation"),
+        "cause_fix": _cause_words(top.cause, "fix"),
         "confidence": f"{top.confidence:.0%}",
         "where": where,
         "files": sources,
         "library": top.fields.get("library", "-"),
         "needed": top.fields.get("needed_major", "?"),
         "family_name": "cuDNN" if top.cause.startswith("cudnn") else "CUDA",
-        "installed": sorted(majors) if majors else "-",
+        "installed": _join(majors) if majors else "-",
     }
-    params["machine"] = _phrase(machine, lang, params) if machine else ""
-    others = [_cause_texts(other.cause, lang).get("title", other.cause) for other in ranked[1:3]]
-    quoted = ", ".join(f"\u201c{title}\u201d" for title in others)
-    params["others"] = quoted if others else _phrase("others_unnamed", lang, params)
+    facts = {name: params[name] for name in ("family_name", "installed", "needed", "library")}
+    params["machine"] = _phrase(machine, facts) if machine else ""
+    params["others"] = _others(ranked)
     said = wording(outcome, machine)
-    params["headline"] = _phrase(f"title_{said}", lang, params)
-    params["reading"] = _phrase(f"detail_{said}", lang, params)
+    shared = {name: params[name] for name in ("cause_title", "where", "confidence", "others")}
+    params["headline"] = _phrase(f"title_{said}", shared)
+    params["reading"] = _phrase(f"detail_{said}", shared)
     return params
 
 
@@ -282,7 +280,7 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             Cause.COLLECTION_FAILED,
             Layer.PROBE,
             Severity.INFO,
-            {lang: {"file": path, "why": why} for lang in LANGUAGES},
+            {"file": path, "why": why},
             (said("evidence.log", value=why, source=path),),
         )
     if not log.causes:
@@ -298,13 +296,10 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
     if machine == "machine_unknown" and _log_read_alone(snapshot):
         machine = "machine_elsewhere"
     majors = cudnn if top.cause.startswith("cudnn") else cuda
-    per_lang = {
-        lang: _cause_params(ranked, lang, where or sources, sources, machine, majors, log.outcome)
-        for lang in LANGUAGES
-    }
+    params = _cause_params(ranked, where or sources, sources, machine, majors, log.outcome)
     now = None if _log_read_alone(snapshot) else gpu_build_now(snapshot, top.cause)
     if now is not None:
-        yield _outdated(top, per_lang, now)
+        yield _outdated(top, params, now)
         return
     severity = Severity.ERROR if top.confidence >= 0.5 else Severity.WARNING
     evidence: list[Evidence] = [quote_evidence(q) for q in top.evidence]
@@ -314,12 +309,12 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         )
         evidence.append(installed)
     for other in ranked[1:4]:
-        settle = {lang: separating_fact(other.cause, lang) for lang in LANGUAGES}
+        settle = separator_key(other.cause)
         share = f"{other.confidence:.0%}"
-        told = "evidence.candidate_told_apart" if settle["en"] else "evidence.candidate"
-        fact = settle if settle["en"] else ""
+        told = "evidence.candidate_told_apart" if settle else "evidence.candidate"
+        fact = Words(settle) if settle else ""
         evidence.append(said("evidence.other_candidate", told, cause=other.cause, share=share, fact=fact))
-    yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, per_lang, tuple(evidence))
+    yield _finding(LOG_CAUSE_ID, top.cause, layer_of(top.cause), severity, params, tuple(evidence))
 
 
 def gpu_build_now(snapshot: EnvironmentSnapshot, cause: str) -> str | None:
@@ -347,14 +342,14 @@ def gpu_build_now(snapshot: EnvironmentSnapshot, cause: str) -> str | None:
     return f"{', '.join(gpu)} in {ort.package_dir}" if gpu else None
 
 
-def _outdated(top: LogCandidate, per_lang: dict[str, dict[str, Any]], now: str) -> Finding:
+def _outdated(top: LogCandidate, params: dict[str, Any], now: str) -> Finding:
     """The log's cause, shown as what it is: an earlier state the machine no longer has."""
     return _finding(
         "log.outdated",
         Cause.UNKNOWN,
         Layer.UNKNOWN,
         Severity.INFO,
-        {lang: {**params, "now": now} for lang, params in per_lang.items()},
+        {**params, "now": now},
         (*(quote_evidence(q) for q in top.evidence), said("evidence.machine_now", value=now)),
     )
 
@@ -369,16 +364,13 @@ def check_log_hidden(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     for signal in log.hidden_signal:
         finding_id = _HIDDEN_IDS.get(signal.reason, "log.hidden.other")
-        per_lang = {
-            lang: {"reason": signal.reason, "says": signal.says.get(lang) or signal.says.get("en", "")}
-            for lang in LANGUAGES
-        }
+        says = label_ref(signal.says) if signal.says else ""
         yield _finding(
             finding_id,
             Cause.UNKNOWN,
             Layer.UNKNOWN,
             Severity.INFO,
-            per_lang,
+            {"reason": signal.reason, "says": says},
             tuple(quote_evidence(q) for q in signal.evidence),
         )
 

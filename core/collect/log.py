@@ -60,7 +60,7 @@ def as_candidate_cause(candidate: LogCandidate) -> CandidateCause:
 
 
 def _hidden_of(signal: HiddenSignal) -> LogHiddenSignal:
-    return LogHiddenSignal(signal.reason, dict(signal.says), tuple(quote_of(q) for q in signal.evidence))
+    return LogHiddenSignal(signal.reason, signal.says, tuple(quote_of(q) for q in signal.evidence))
 
 
 def merge_diagnoses(sources: Iterable[str], diagnoses: list[LogDiagnosis]) -> LogFacts:

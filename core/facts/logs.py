@@ -35,8 +35,8 @@ class LogHiddenSignal:
 
     reason: str
     """log_severity, python_warnings, stderr_discarded or cause_not_logged."""
-    says: dict[str, str]
-    """The note in each language ("en", "ko")."""
+    says: str
+    """The label key of the note (its words in each language's catalogue)."""
     evidence: tuple[LogQuote, ...] = ()
 
 

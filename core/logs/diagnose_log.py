@@ -70,7 +70,6 @@ from fallback_doctor.core.logs.signatures import (
     match_text,
 )
 from fallback_doctor.core.model import Layer
-from fallback_doctor.core.texts import LANGUAGES, label
 
 __all__ = [
     "MAX_EVIDENCE",
@@ -335,7 +334,7 @@ def detect_hidden_signal(
     log_lines = _as_lines(lines, "<text>")
     if matched is None:
         matched = _matched(log_lines, load_signatures())
-    found: dict[str, tuple[dict[str, str], list[QuotedLine]]] = {}
+    found: dict[str, tuple[str, list[QuotedLine]]] = {}
     fallback: list[QuotedLine] = []
     any_cause = False
     for line, matches in matched:
@@ -363,7 +362,7 @@ def detect_hidden_signal(
         signals.append(
             HiddenSignal(
                 "cause_not_logged",
-                {lang: label("log.hidden_signal.cause_not_logged", lang) for lang in LANGUAGES},
+                "log.hidden_signal.cause_not_logged",
                 tuple(fallback[:MAX_EVIDENCE]),
             )
         )

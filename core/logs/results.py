@@ -12,7 +12,7 @@ from typing import Any
 
 from fallback_doctor.core.evidence_text import log_line_evidence
 from fallback_doctor.core.logs.lines import LogLine
-from fallback_doctor.core.logs.separators import separator
+from fallback_doctor.core.logs.separators import separator_key
 from fallback_doctor.core.model import LAYER_ORDER, Evidence, Layer
 
 MAX_EVIDENCE = 6
@@ -90,14 +90,15 @@ class CandidateCause:
     """What the lines captured: library, family, needed_major, errno, ..."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: {cause, layer, confidence, evidence, fields}."""
+        """JSON form: {cause, layer, confidence, evidence, fields, told_apart_by}: the label key of
+        the check that tells it from the others (core/logs/separators.py; "" where none)."""
         return {
             "cause": self.cause,
             "layer": self.layer,
             "confidence": round(self.confidence, 3),
             "evidence": [quote.to_dict() for quote in self.evidence],
             "fields": dict(self.fields),
-            "told_apart_by": {lang: separator(self.cause, lang) for lang in ("en", "ko")},
+            "told_apart_by": separator_key(self.cause),
         }
 
 
@@ -107,14 +108,15 @@ class HiddenSignal:
 
     reason: str
     """log_severity, python_warnings, stderr_discarded or cause_not_logged."""
-    says: dict[str, str]
+    says: str
+    """The label key of what it means (resources/texts/<lang>/labels/)."""
     evidence: tuple[QuotedLine, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {
             "reason": self.reason,
-            "says": dict(self.says),
+            "says": self.says,
             "evidence": [quote.to_dict() for quote in self.evidence],
         }
 

@@ -1,7 +1,8 @@
 """The log signature base: data in resources/signatures/*.json, loaded and matched here.
 
 Each file holds ``signatures`` (and optionally ``tables``, ``libraries``, ``families``,
-``causes``). A signature is::
+``causes``: per cause the label keys of its title, explanation and fix, in
+resources/texts/<lang>/labels/log_causes.json). A signature is::
 
     {"id": "cuda.failure_code",
      "kind": "direct | missing_library | library_version | win_loader | lookup | requirement
@@ -13,7 +14,8 @@ Each file holds ``signatures`` (and optionally ``tables``, ``libraries``, ``fami
      "fact": "container",                               # kind context / hidden: what it shows
      "generic": false,                                  # only counts when nothing specific is found
      "innermost": false,                                # names the file the loader could not open
-     "says": {"en": "...", "ko": "..."},                 # what the line means, for people
+     "says": "log_says.cuda.failure_code",              # what the line means, for people: a label
+                                                        # of the catalogues (<lang>/labels/log_says.json)
      "example": {"line": "...", "source": "https://github.com/..."},
      "origin": {"project": "microsoft/onnxruntime",            # who prints the message
                 "file": "onnxruntime/python/onnxruntime_pybind_state.cc",
@@ -90,7 +92,8 @@ class Signature:
     innermost: bool = False
     """The line's own missing file (``X: cannot open shared object file``): a library that
     reports it as its error on the same line is its dependent, not the missing one."""
-    says: dict[str, str] = field(default_factory=dict)
+    says: str = ""
+    """The label key of what the line means (its words are in the catalogues)."""
     example: dict[str, str] = field(default_factory=dict)
     file: str = ""
     origin: dict[str, str] = field(default_factory=dict)
@@ -152,7 +155,8 @@ class SignatureBase:
     libraries: tuple[LibraryRule, ...]
     families: dict[str, Family]
     component_majors: dict[str, dict[str, int]]
-    causes: dict[str, dict[str, Any]]
+    causes: dict[str, dict[str, str]]
+    """Per cause the label keys of its words: ``{"title": "log_cause.<cause>.title", ...}``."""
     prefilter: re.Pattern[str]
     """Any keyword (for callers that want one regex; matching uses ``keyword_index``)."""
     keyword_index: tuple[tuple[str, tuple[int, ...]], ...] = ()
@@ -209,7 +213,7 @@ def _signature(raw: dict[str, Any], file: str) -> Signature:
         fact=raw.get("fact"),
         generic=bool(raw.get("generic", False)),
         innermost=bool(raw.get("innermost", False)),
-        says={str(k): str(v) for k, v in dict(raw.get("says", {})).items()},
+        says=str(raw.get("says") or ""),
         example={str(k): str(v) for k, v in dict(raw.get("example", {})).items()},
         file=file,
         origin=origin,
@@ -233,7 +237,7 @@ def load_signatures() -> SignatureBase:
     libraries: list[LibraryRule] = []
     families: dict[str, Family] = {}
     component_majors: dict[str, dict[str, int]] = {}
-    causes: dict[str, dict[str, Any]] = {}
+    causes: dict[str, dict[str, str]] = {}
     seen: set[str] = set()
     for name, document in _read_all():
         for raw in document.get("signatures", ()):
@@ -268,10 +272,10 @@ def load_signatures() -> SignatureBase:
             if component.startswith("_"):
                 continue
             component_majors[str(component)] = {str(k): int(v) for k, v in mapping.items()}
-        for cause, texts in dict(document.get("causes", {})).items():
+        for cause, keys in dict(document.get("causes", {})).items():
             if cause.startswith("_"):
                 continue
-            causes[str(cause)] = dict(texts)
+            causes[str(cause)] = {str(part): str(key) for part, key in dict(keys).items()}
     words = sorted({word for sig in signatures for word in sig.keywords}, key=len, reverse=True)
     prefilter = re.compile("|".join(re.escape(word) for word in words) or "(?!)", re.IGNORECASE)
     index: dict[str, list[int]] = {}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import finding_words, label
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
 CORPUS_LOGS = ("corpus_cublaslt11.log", "corpus_cudnn8_ort119.log")
@@ -53,8 +53,8 @@ def test_a_log_target_holds_nothing_of_this_machine(name: str) -> None:
     assert document["target"] == {"kind": "log", "logs": log}
     cause = document["findings"][0]
     assert any(e.get("source") == log and e.get("line") for e in cause["evidence"]), cause
-    assert "another machine" in cause["texts"]["en"]["detail"]
-    assert "not collected" not in cause["texts"]["en"]["detail"]
+    assert "another machine" in finding_words(cause, "en")["detail"]
+    assert "not collected" not in finding_words(cause, "en")["detail"]
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])

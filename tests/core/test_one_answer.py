@@ -145,12 +145,16 @@ def test_the_two_findings_that_say_one_thing_are_one() -> None:
     assert settle_findings(ranked, SettleContext()) == ranked  # settling again changes nothing
 
 
+LANGS = ("en", "ko")
+
+
 def test_the_log_level_advice_is_one_sentence_everywhere() -> None:
     texts = load_texts()
     for lang in ("en", "ko"):
         advice = {texts[i][lang]["fix"] for i in ("log.fell_back", "log.hidden.cause_not_logged")}
         assert len(advice) == 1, advice
-    causes = (Path(__file__).parents[2] / "resources" / "signatures" / "causes.json").read_text("utf-8")
+    labels = Path(__file__).parents[2] / "resources" / "texts"
+    causes = "".join((labels / lang / "labels" / "log_causes.json").read_text("utf-8") for lang in LANGS)
     catalog = json.dumps(texts, ensure_ascii=False) + causes
     assert "log_severity_level=2, or 0 for VERBOSE" in causes
     assert not re.search(r"(?i)\b(?:lower|raise) (?:the |its |ONNX Runtime's |the application's )*"

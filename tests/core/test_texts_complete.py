@@ -151,3 +151,18 @@ def test_the_particle_after_fallback_fits_its_final_consonant() -> None:
         if re.search(r"전환(는|가|를|와|로(?!그))", text)
     ]
     assert wrong == []
+
+
+def test_the_log_knowledge_s_words_are_complete_in_english_and_korean() -> None:
+    """What a log line means, a cause's words and what tells causes apart are labels of each
+    catalogue (resources/texts/<lang>/labels/log_*.json): none of them left to English in Korean."""
+    from fallback_doctor.core.texts import catalogue
+
+    prefixes = ("log_says.", "log_cause.", "log_told_apart.")
+    english = {key: words for key, words in catalogue("en", "labels").items() if key.startswith(prefixes)}
+    korean = catalogue("ko", "labels")
+    assert len(english) > 200
+    assert [key for key in english if not korean.get(key)] == []
+    hangul = re.compile("[\uac00-\ud7a3]")
+    assert [key for key in english if not hangul.search(str(korean[key]))] == []
+    assert set(korean) >= set(english)

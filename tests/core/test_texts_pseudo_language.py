@@ -4,6 +4,8 @@ A pseudo-language ``xx`` (every English string of the catalogue reversed, its ``
 built in a temporary folder named by FALLBACK_DOCTOR_CATALOGUES. A real document, diagnosed before
 ``xx`` existed, is then shown in it as text, report.html, fix scripts, the wizard pages' words and a
 fleet summary: no English sentence of the catalogue remains, and ``xx`` is a ``--lang`` choice.
+So are a log diagnosis's words (the log findings, the hidden signals' notes, explain-log's text): the
+log knowledge's words are catalogue labels too (resources/texts/<lang>/labels/log_*.json).
 A document of the previous version (words per language in ``texts``, no ``text``) still opens.
 """
 
@@ -170,3 +172,100 @@ def test_a_document_of_the_previous_version_opens_with_its_own_words(document: d
     assert f"OLD en {old['findings'][0]['id']}" in render_text(old, "en")
     new = render_text(document, "ko")
     assert "OLD" not in new and texts.finding_words(document["findings"][0], "ko")["title"] in new
+
+
+LOGS = Path(__file__).resolve().parents[1] / "data" / "logs"
+HIDDEN_LOG = (  # a fallback without its reason, and the settings that kept the reason out
+    "sess_options.log_severity_level = 3\n"
+    'warnings.filterwarnings("ignore")\n'
+    "SessionOptionsImpl: DirectML is for Windows only. Fallback to cpu!\n"
+)
+
+
+@pytest.fixture(scope="module")
+def log_documents(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """Real documents of ``diagnose --target log`` (made before xx exists): a corpus log whose
+    text leaves causes open, one that names its cause, one whose reason was kept out of it."""
+    import subprocess
+
+    hidden = tmp_path_factory.mktemp("logs") / "hidden.log"
+    hidden.write_text(HIDDEN_LOG, encoding="utf-8")
+    documents = []
+    for log in (LOGS / "corpus_cublaslt11.log", LOGS / "corpus_cudnn8_ort119.log", hidden):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "fallback_doctor",
+                "diagnose",
+                "--target",
+                "log",
+                "--log",
+                str(log),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        documents.append(json.loads(result.stdout))
+    return documents
+
+
+def test_the_log_step_of_a_document_shows_in_the_pseudo_language(
+    xx: str, log_documents: list[dict[str, Any]]
+) -> None:
+    """The log's findings carry a key and parameters (a cause's words, the wording by outcome, the
+    hidden signals' notes are catalogue keys too): no English of ours in any view of them."""
+    from fallback_doctor.core import pages
+    from fallback_doctor.core.bundle.html import render_html
+    from fallback_doctor.core.report import render_text
+
+    ids = {finding["id"] for document in log_documents for finding in document["findings"]}
+    assert {"log.cause", "log.fell_back", "log.hidden.log_severity"} <= ids, ids
+    for document in log_documents:
+        assert all(finding.get("text") and not finding.get("texts") for finding in document["findings"])
+        for finding in document["findings"]:  # the evidence's words are the evidence branch's (issue 24)
+            finding["evidence"] = []
+        hidden = pages.log_view(document)["hidden"]
+        assert all(isinstance(signal["says"], str) for signal in hidden)
+        shown = {
+            "text": render_text(document, xx, verbose=True),
+            "report.html": render_html(document, lang=xx),
+            "pages": "\n".join(
+                " ".join(pages.finding_words(finding, xx).values()) for finding in document["findings"]
+            ),
+            "hidden notes": "\n".join(texts.label(signal["says"], xx) for signal in hidden),
+        }
+        for where, words in shown.items():
+            assert _english_left(words) == [], (where, document["findings"][0]["id"])
+        english = "\n".join(" ".join(pages.finding_words(f, "en").values()) for f in document["findings"])
+        assert _english_left(english), "the check itself: English shows its own sentences"
+
+
+@pytest.mark.parametrize("name", ["corpus_cublaslt11.log", "corpus_cudnn8_ort119.log", "hidden.log"])
+def test_explain_log_shows_a_log_in_the_pseudo_language(xx: str, name: str, tmp_path: Path) -> None:
+    """explain-log's text: the cause's title, explanation and fix, what tells the candidates apart
+    and why the reason may be hidden, all from the catalogues."""
+    from fallback_doctor.cli.explain_log import _json_record, render_text
+    from fallback_doctor.core.logs.diagnose_log import explain_texts
+    from fallback_doctor.core.logs.rotation import read_log
+
+    path = LOGS / name
+    if name == "hidden.log":
+        path = tmp_path / name
+        path.write_text(HIDDEN_LOG, encoding="utf-8")
+    read = read_log(str(path))
+    diagnosis = explain_texts(read)
+    shown = render_text(name, read, diagnosis, xx)
+    assert _english_left(shown) == []
+    record = _json_record(name, read, diagnosis, xx)
+    assert _english_left(json.dumps(record, ensure_ascii=False)) == []
+    for cause in record["causes"]:  # the separating check: its key, and its words in --lang
+        key = cause["told_apart_by"]
+        assert cause["told_apart"] == (texts.label(key, xx) if key else ""), cause
+    english = render_text(name, read, diagnosis, "en")
+    assert _english_left(english), "the check itself: English shows its own sentences"
+    if diagnosis.hidden:
+        assert texts.label(diagnosis.hidden[0].says, xx) in shown

@@ -9,7 +9,7 @@ from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.logs.diagnose_log import explain_text
 from fallback_doctor.core.texts import label
 from fallback_doctor.gui.i18n import set_language
-from fallback_doctor.gui.page_log import cause_words
+from fallback_doctor.gui.page_log import cause_words, hidden_words
 
 pytestmark = pytest.mark.gui
 
@@ -37,5 +37,21 @@ def test_a_likely_cause_is_said_in_words_never_its_code(lang: str) -> None:
             assert not any(code.value in said for code in Cause), said
         assert label("cause.cuda_major_mismatch", lang) in cause_words(named)
         assert cause_words(silent) == label("log.cause_none", lang)  # no "(confidence 0%)"
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_hidden_signal_is_said_by_its_key_and_an_older_document_by_its_words(lang: str) -> None:
+    """The log page's note on a hidden reason: the document holds the note's key (issue 24); a
+    document of a previous version holds the words per language."""
+    (signal,) = explain_text("sess_options.log_severity_level = 3\n").hidden
+    assert signal.says == "log_says.hidden.ort_log_severity"
+    set_language(lang)
+    try:
+        assert hidden_words(signal.to_dict(), lang) == label(signal.says, lang) != ""
+        older = {"says": {"en": "old English", "ko": "옛 한국어"}}
+        assert hidden_words(older, lang) == older["says"][lang]
+        assert hidden_words({"says": "log_says.no_such_key"}, lang) == ""
     finally:
         set_language("en")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import scenario_runs as runs
 from fallback_doctor.core.logs.diagnose_log import explain_text
+from fallback_doctor.core.logs.separators import separator
 
 pytestmark = pytest.mark.scenario
 
@@ -26,7 +27,7 @@ def test_the_machine_settles_the_logs_candidates(diagnosis, ort, tmp_path_factor
     log_alone = explain_text(own.output)
     ranked = [candidate.cause for candidate in log_alone.causes]
     assert sc.cause in ranked[:3], (ranked, own.output[-1500:])
-    assert all(candidate.to_dict()["told_apart_by"]["en"] for candidate in log_alone.causes[:3])
+    assert all(separator(candidate.cause, "en") for candidate in log_alone.causes[:3])
     log = Path(tmp_path_factory.mktemp(scenario_id)) / "app.log"
     log.write_text(own.output, encoding="utf-8")
     diag = diagnosis(scenario_id, "--log", str(log))

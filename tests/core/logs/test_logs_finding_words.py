@@ -1,6 +1,7 @@
 """The log's finding is worded by what the text settles: it names the cause, leaves several
 open (or this machine's libraries settle them), does not say, or shows no failure; a
-different title and detail for each, in English and Korean (resources/texts/log.json)."""
+different title and detail for each, in English and Korean (resources/texts/<lang>/findings/log.json),
+chosen where shown: the finding carries the key and parameters."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ from fallback_doctor.core.facts.target import TargetFacts
 from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import LANGUAGES, load_texts
+from fallback_doctor.core.texts import (
+    LANGUAGES,
+    finding_words,
+    label,
+    label_ref,
+    load_texts,
+    text_ref,
+    words_of,
+)
 
 NOT_AVAILABLE = (  # ONNX Runtime's Python binding (onnxruntime_inference_collection.py)
     "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."
@@ -99,7 +108,7 @@ def test_each_outcome_gets_its_own_title_and_detail(tmp_path: Path) -> None:
     entry = load_texts()["log.cause"]
     for said, (_, finding) in cases.items():
         for lang in LANGUAGES:
-            words = finding.texts[lang]
+            words = words_of(finding, lang)
             title = entry[lang]["title"].replace("{headline}", "")
             lead = title + entry[lang][f"title_{said}"].split("{")[0]
             assert words["title"].startswith(lead), (said, lang, words["title"])
@@ -115,4 +124,17 @@ def test_each_outcome_gets_its_own_title_and_detail(tmp_path: Path) -> None:
     assert cases["named"][1].severity == Severity.ERROR and "say so" in cases["named"][1].detail
     assert "may well have loaded" in cases["no_failure"][1].detail
     for _, finding in cases.values():
-        assert finding.texts["ko"]["detail"] != finding.texts["en"]["detail"]
+        assert words_of(finding, "ko")["detail"] != words_of(finding, "en")["detail"]
+        assert finding.texts == {} and finding.text["key"] == "log.cause"  # a key, no words per language
+
+
+def test_a_phrase_of_a_text_is_a_parameter_put_in_the_language_where_shown() -> None:
+    """log.cause's phrases (a wording, the other causes quoted) are parameters by key and part;
+    a cause's title inside one is a label, all put in the language where the finding is shown."""
+    title = label_ref("log_cause.cudnn_missing.title")
+    said = text_ref("log.cause", {"first": title}, part="others_one")
+    finding = {"text": {"key": "log.hidden.other", "params": {"reason": "r", "says": said}}}
+    for lang in LANGUAGES:
+        quoted = "\u201c" + label("log_cause.cudnn_missing.title", lang) + "\u201d"
+        assert finding_words(finding, lang)["detail"] == quoted
+    assert finding_words(finding, "ko")["detail"] != finding_words(finding, "en")["detail"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from fallback_doctor.core.logs.diagnose_log import explain_text
 from fallback_doctor.core.logs.facts import cudnn_major_of
+from fallback_doctor.core.logs.separators import separator
 from fallback_doctor.core.logs.signatures import classify_library
 from fallback_doctor.core.logs.versions import compute_capability
 
@@ -82,7 +83,8 @@ def test_error_35_has_three_causes_and_each_says_what_settles_it() -> None:
     causes = [candidate.cause for candidate in diagnosis.causes]
     assert causes[:3] == ["driver_too_old", "container_no_device", "driver_missing"]
     for candidate in diagnosis.causes[:3]:
-        assert "nvidia" in candidate.to_dict()["told_apart_by"]["en"].lower()
+        assert candidate.to_dict()["told_apart_by"] == f"log_told_apart.{candidate.cause}"
+        assert "nvidia" in separator(candidate.cause, "en").lower()
 
 
 def test_a_driver_older_than_the_build_decides_and_a_new_enough_one_turns_away() -> None:

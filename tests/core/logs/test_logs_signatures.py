@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import pytest
 from fallback_doctor.core.causes import Cause
 from fallback_doctor.core.logs.signatures import (
@@ -10,10 +14,13 @@ from fallback_doctor.core.logs.signatures import (
     load_signatures,
     match_text,
 )
+from fallback_doctor.core.resource_files import RESOURCES
+from fallback_doctor.core.texts import catalogue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 BASE = load_signatures()
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 
 
 @pytest.mark.parametrize("sig", BASE.signatures, ids=lambda sig: sig.id)
@@ -21,18 +28,29 @@ def test_every_signature_matches_its_own_example(sig) -> None:  # type: ignore[n
     example = sig.example
     assert example.get("line"), f"{sig.id}: no example line"
     assert example.get("source", "").startswith("https://"), f"{sig.id}: no source URL"
-    assert set(sig.says) >= {"en", "ko"}
+    assert sig.says == f"log_says.{sig.id}"
+    assert all(catalogue(lang, "labels").get(sig.says) for lang in ("en", "ko")), f"{sig.id}: no words"
     matched = [match.signature.id for match in match_text(example["line"], BASE)]
     assert sig.id in matched, f"{sig.id} does not match its example; matched {matched}"
 
 
 def test_cause_texts_cover_every_gpu_stack_cause_in_two_languages() -> None:
+    """A cause's words are labels of the catalogues; its source stays with the English."""
+    english = json.loads((RESOURCES / "texts" / "en" / "labels" / "log_causes.json").read_text("utf-8"))
     gpu_causes = list(Cause)[: list(Cause).index(Cause.UNKNOWN) + 1]
     for cause in gpu_causes:
-        texts = BASE.causes[str(cause)]
-        assert texts.get("source")
+        keys = BASE.causes[str(cause)]
+        assert english.get(f"_source.log_cause.{cause}"), cause
         for lang in ("en", "ko"):
-            assert all(texts[lang].get(part) for part in ("title", "explanation", "fix"))
+            words = catalogue(lang, "labels")
+            assert all(words.get(keys[part]) for part in ("title", "explanation", "fix")), (cause, lang)
+
+
+def test_the_signature_files_hold_no_words() -> None:
+    """Every text of resources/signatures/ is in the catalogues (scripts/move_signature_words.py)."""
+    from move_signature_words import main
+
+    assert main(["--check"]) == 0
 
 
 def test_candidate_causes_are_known_codes() -> None:
