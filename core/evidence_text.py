@@ -83,11 +83,19 @@ LOG_ROLES = frozenset({"cause", "fallback", "context", "startup", "hidden", "con
 """The roles of a quoted log line that have their own words (resources/texts/evidence/log.json)."""
 
 
+PASTED = "<pasted text>"
+"""core's name for a log pasted into the wizard (core/collect/log.py PASTED_SOURCE): not a path, so
+it is said in words (``evidence.source.pasted``)."""
+
+
 def log_line_evidence(role: str, text: str, source: str | None, line: int | None) -> Evidence:
     """A quoted log line, as written, labelled by its role: `sed -n LINEp FILE`."""
+    where: dict[str, Any] = (
+        {"source_id": "evidence.source.pasted"} if source == PASTED else {"source": source}
+    )
     if role in LOG_ROLES:
-        return said(f"evidence.log_line.{role}", value=text, source=source, line=line)
-    return said("evidence.log_line", value=text, source=source, line=line, role=role)
+        return said(f"evidence.log_line.{role}", value=text, line=line, **where)
+    return said("evidence.log_line", value=text, line=line, role=role, **where)
 
 
 def record_words(words: Any, english: Any, lang: str) -> str:

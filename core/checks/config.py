@@ -49,7 +49,8 @@ def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, .
             text=quoted,
         )
     ]
-    evidence.append(said("evidence.problem", value=issue.message))
+    # The reader's own sentence (issue.message) is not repeated here: the finding's text, chosen in the
+    # reader's language from the issue's code and parameters, says the same in words.
     if issue.params.get("path"):
         evidence.append(said("evidence.expanded_path", value=issue.params["path"]))
     return tuple(evidence)
