@@ -57,8 +57,8 @@ def main() -> int:
 
     source = None
     if args.replay:
-        from fallback_doctor.core.sampling.recordings import load_recording
-        from fallback_doctor.core.sampling.sources import ReplaySource
+        from fallback_doctor.core.readers.sampling.recordings import load_recording
+        from fallback_doctor.core.readers.sampling.sources import ReplaySource
 
         recording = load_recording(RECORDING)
 

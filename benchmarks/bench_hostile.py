@@ -39,7 +39,7 @@ print(f"RESULT {{elapsed:.3f}} {{peak:.1f}}")
 CASES: dict[str, str] = {
     "package listing: a fake interpreter printing 1 GiB": """
 from fake_interpreters import make
-from fallback_doctor.core.collect.python_env import collect_python_env
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
 try:
     collect_python_env(str(make(__import__('pathlib').Path(sys.argv[1]), 'flood')), dict(os.environ), 60)
 except Exception as error:
@@ -47,7 +47,7 @@ except Exception as error:
 """,
     "package listing: endless newlines": """
 from fake_interpreters import make
-from fallback_doctor.core.collect.python_env import collect_python_env
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
 try:
     collect_python_env(str(make(__import__('pathlib').Path(sys.argv[1]), 'newlines')), dict(os.environ), 60)
 except Exception as error:
@@ -55,25 +55,25 @@ except Exception as error:
 """,
     "package listing: a setsid grandchild holding the pipe": """
 from fake_interpreters import make
-from fallback_doctor.core.probes.runner import run_child
+from fallback_doctor.core.readers.probes.runner import run_child
 run_child([str(make(__import__('pathlib').Path(sys.argv[1]), 'setsid'))], timeout_s=60)
 """,
     "redaction: {mib} MiB escape-dense log (JSON escapes, %XX, secrets on every line)": """
-from fallback_doctor.core.bundle.redact import Redactor
+from fallback_doctor.core.redaction.redact import Redactor
 line = 'msg {{"path": "\\\\/home\\\\/alice\\\\/x", "p": "\\\\u0070assword=hunter2", "q": "%2Fhome%2Fbob"}}\\n'
 text = line * ({mib} * 1024 * 1024 // len(line))
 started = time.perf_counter()
 redactor = Redactor(use_local_identity=False); redactor.learn(text); redactor.redact(text)
 """,
     "redaction: {mib} MiB hit-dense log (an IP, a host and a user on every line)": """
-from fallback_doctor.core.bundle.redact import Redactor
+from fallback_doctor.core.redaction.redact import Redactor
 line = '2025-01-01 10:00:00 [I:onnxruntime:Default, session.cc:1 Run] ok host=node7 user=al 10.1.2.3\\n'
 text = line * ({mib} * 1024 * 1024 // len(line))
 started = time.perf_counter()
 redactor = Redactor(use_local_identity=False); redactor.learn(text); redactor.redact(text)
 """,
     "redaction: {mib} MiB of short lines (x and newline)": """
-from fallback_doctor.core.bundle.redact import Redactor
+from fallback_doctor.core.redaction.redact import Redactor
 text = 'x\\n' * ({mib} * 1024 * 1024 // 2)
 started = time.perf_counter()
 redactor = Redactor(use_local_identity=False); redactor.learn(text); redactor.redact(text)

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from _common import result_line, row
-from fallback_doctor.core.logs.diagnose_log import explain_file
-from fallback_doctor.core.logs.reader import read_tail
+from fallback_doctor.core.readers.logs.diagnose_log import explain_file
+from fallback_doctor.core.readers.logs.reader import read_tail
 
 TAIL = (
     "2024-08-22 10:38:50.000000000 [I:onnxruntime:, inference_session.cc:1 Initialize] start\n"

@@ -4,7 +4,7 @@ Writes a real (not sparse) log as a long-running server leaves it: the start-up 
 provider failure at its head, then one ordinary request line repeated. Then, in alternating
 rounds, times the command a user would type to find the failure,
 ``grep -c -i -E 'ExecutionProvider|Failed to load|LoadLibrary|CUDA failure|cudnn|cublas'``, and
-``core/logs/scan.scan_file`` and the whole ``explain_file`` (what ``explain-log`` runs) on the
+``core/readers/logs/scan.scan_file`` and the whole ``explain_file`` (what ``explain-log`` runs) on the
 same file (page cache warm for all); the ratios are against that grep, in the same run.
 ``GFD_BENCH_MIB`` sets the file's size (1024: the 1 GiB run). Peak memory is measured in a
 fresh child process per input (``VmHWM``: the whole process, interpreter and imports
@@ -94,7 +94,7 @@ def time_grep(path: Path) -> tuple[float, float]:
 
 def time_scan(path: Path) -> tuple[float, float]:
     """(wall, CPU of all threads) seconds of the whole-file scan."""
-    from fallback_doctor.core.logs.scan import scan_file
+    from fallback_doctor.core.readers.logs.scan import scan_file
 
     started, cpu = time.perf_counter(), time.process_time()
     scan_file(path)
@@ -103,7 +103,7 @@ def time_scan(path: Path) -> tuple[float, float]:
 
 def time_explain(path: Path) -> tuple[float, float]:
     """(wall, CPU of all threads) seconds of what ``explain-log`` runs on one file."""
-    from fallback_doctor.core.logs.diagnose_log import explain_file
+    from fallback_doctor.core.readers.logs.diagnose_log import explain_file
 
     started, cpu = time.perf_counter(), time.process_time()
     explain_file(path)
@@ -112,9 +112,9 @@ def time_explain(path: Path) -> tuple[float, float]:
 
 CHILD = """
 import sys, time
-from fallback_doctor.core.logs.diagnose_log import explain_file
-from fallback_doctor.core.logs.lines import LogReadError
-from fallback_doctor.core.logs.scan import scan_file
+from fallback_doctor.core.readers.logs.diagnose_log import explain_file
+from fallback_doctor.core.readers.logs.lines import LogReadError
+from fallback_doctor.core.readers.logs.scan import scan_file
 what, path = sys.argv[1], sys.argv[2]
 started = time.perf_counter()
 try:

@@ -89,7 +89,7 @@ def time_floor(text: str, repeat: int) -> float:
 def load_baseline(ref: str) -> Any:
     """redact.py of git commit ``ref`` as a module (it must be the self-contained one)."""
     source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{ref}:core/bundle/redact.py"],
+        ["git", "-C", str(ROOT), "show", f"{ref}:core/redaction/redact.py"],
         capture_output=True,
         text=True,
         check=True,
@@ -111,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=float, default=2.0 if quick else 8.0, help="MiB of text (default 8)")
     parser.add_argument("--every", type=int, default=50, help="a plant every N lines (0: none)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--baseline-ref", help="also time core/bundle/redact.py of this git commit")
+    parser.add_argument("--baseline-ref", help="also time core/redaction/redact.py of this git commit")
     args = parser.parse_args(argv)
-    from fallback_doctor.core.bundle import redact
+    from fallback_doctor.core.redaction import redact
 
     text = make_text(args.size, args.every)
     mib = len(text.encode("utf-8")) / (1024 * 1024)

@@ -20,9 +20,14 @@ import sys
 import time
 from pathlib import Path
 
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sampler import Sampler
-from fallback_doctor.core.sampling.sources import NvmlSource, PsutilCpuSource, ReplaySource, SampleSource
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sampler import Sampler
+from fallback_doctor.core.readers.sampling.sources import (
+    NvmlSource,
+    PsutilCpuSource,
+    ReplaySource,
+    SampleSource,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import result_line, rounds, row

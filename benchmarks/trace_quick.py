@@ -5,7 +5,7 @@
 Runs ``fallback-doctor diagnose --quick --json`` as a fresh process under a small harness that
 stamps (wall clock, milliseconds after the parent started the process): the interpreter being
 up, the launcher imported, every child spawned (subprocess.Popen) and reaped, every collector's
-start and end (core/collect/run.py), and the exit. Prints the median timeline of ``--runs`` runs
+start and end (core/readers/collect/run.py), and the exit. Prints the median timeline of ``--runs`` runs
 so that what waits on what can be read off, and the peer (print_debug_info) beside it.
 Not a benchmark (the harness itself costs a little); the figures for the table come from
 bench_diagnose_quick.py. Bytecode goes to a private PYTHONPYCACHEPREFIX, as in the benchmark.

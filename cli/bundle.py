@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.door import LANGUAGES
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.preview import ExtraMember
+    from fallback_doctor.core.door import ExtraMember
 
 # The bundle machinery is imported where it is used: `diagnose` registers this module's options
 # on every run, and importing redaction, export and opening costs tens of milliseconds.
@@ -90,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _show(path: str, lang: str | None, as_json: bool, *, verbose: bool = False) -> int:
-    from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle
-    from fallback_doctor.core.report import render_text
+    from fallback_doctor.core.door import BundleRefusedError, open_bundle, render_text
 
     try:
         opened = open_bundle(path)
@@ -113,7 +112,7 @@ def _show(path: str, lang: str | None, as_json: bool, *, verbose: bool = False) 
 
 
 def _verify(path: str) -> int:
-    from fallback_doctor.core.bundle.safe_open import BundleRefusedError, verify_bundle
+    from fallback_doctor.core.door import BundleRefusedError, verify_bundle
 
     try:
         result = verify_bundle(path)
@@ -138,11 +137,15 @@ def export_from_cli(
     configuration and logs the document names are read now. Messages go to standard error
     (the listing of ``--dry-run`` to standard output unless ``--json`` is printing there).
     """
-    from fallback_doctor.core.bundle.export import extras_from_document, prepare_bundle
-    from fallback_doctor.core.bundle.preview import BundleOptions
-    from fallback_doctor.core.bundle.preview_text import render_preview
-    from fallback_doctor.core.bundle.protected import OutputIsTargetFileError
-    from fallback_doctor.core.bundle.write import BundleExistsError, write_bundle
+    from fallback_doctor.core.door import (
+        BundleExistsError,
+        BundleOptions,
+        OutputIsTargetFileError,
+        extras_from_document,
+        prepare_bundle,
+        render_preview,
+        write_bundle,
+    )
 
     destination = getattr(args, "bundle", None)
     if not destination:
@@ -172,7 +175,7 @@ def export_from_cli(
         print(f"fallback-doctor: the bundle could not be written: {error}", file=sys.stderr)
         return EXIT_REFUSED
     from fallback_doctor.cli.common import default_language
-    from fallback_doctor.core.texts import label
+    from fallback_doctor.core.door import label
 
     lang = getattr(args, "lang", None) or default_language()
     count = sum(preview.redaction_counts().values())

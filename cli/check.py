@@ -19,9 +19,7 @@ from typing import Any
 
 from fallback_doctor.cli.common import target_spec
 from fallback_doctor.cli.output import write_error
-from fallback_doctor.core.escape import visible_line
-from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.door import AUTO, LANGUAGES, kinds_help, target_kinds, visible_line
 
 
 def _pid(text: str) -> int:
@@ -80,7 +78,7 @@ def _usage_unknown(parser: argparse.ArgumentParser) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """One check: print the status line, write the textfile if asked, return the Nagios state."""
-    from fallback_doctor.core.watch.check import State, WatchResult, run_check, status_line
+    from fallback_doctor.core.door import State, WatchResult, run_check, status_line
 
     try:
         result = run_check(
@@ -92,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         )
     print(status_line(result))
     if args.prometheus:
-        from fallback_doctor.core.watch.textfile import render_textfile, write_textfile
+        from fallback_doctor.core.door import render_textfile, write_textfile
 
         try:
             write_textfile(args.prometheus, render_textfile(result, args.name))

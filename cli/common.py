@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import system_language
+from fallback_doctor.core.door import TargetSpec, system_language
 from fallback_doctor.signals import Terminated, install_signal_handlers
 
 __all__ = ["Terminated", "UsageError", "default_language", "install_signal_handlers", "target_spec"]
@@ -16,7 +15,7 @@ class UsageError(Exception):
 
 
 def default_language() -> str:
-    """ "ko" when the locale is Korean, else "en" (core/texts.py decides, for every front end)."""
+    """ "ko" when the locale is Korean, else "en" (core/language/texts.py decides, for every front end)."""
     return system_language()
 
 

@@ -13,13 +13,24 @@ import json
 import sys
 from typing import Any, TextIO
 
-from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_texts
-from fallback_doctor.core.logs.excerpt import has_startup
-from fallback_doctor.core.logs.reader import DEFAULT_BUDGET, LogReadError, LogText
-from fallback_doctor.core.logs.results import NAMED, NO_FAILURE, NOT_SAID, SEVERAL_OPEN
-from fallback_doctor.core.logs.rotation import read_log
-from fallback_doctor.core.logs.separators import cause_words, separator
-from fallback_doctor.core.texts import LANGUAGES, has_label, label
+from fallback_doctor.core.door import (
+    DEFAULT_BUDGET,
+    LANGUAGES,
+    NAMED,
+    NO_FAILURE,
+    NOT_SAID,
+    SEVERAL_OPEN,
+    LogDiagnosis,
+    LogReadError,
+    LogText,
+    cause_words,
+    explain_texts,
+    has_label,
+    has_startup,
+    label,
+    read_log,
+    separator,
+)
 
 _NAMES = (
     "file",

@@ -21,7 +21,7 @@ from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.output import json_text, write_error, write_text
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.door import LANGUAGES
 
 SAVED_NAMES = ("fleet-summary.txt", "fleet-summary.json", "fleet-summary.html")
 
@@ -74,9 +74,8 @@ def _write_all(outputs: list[tuple[Path, str]]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Read the folder, summarise, print and write what was asked."""
-    from fallback_doctor.core.fleet.hosts import read_fleet
-    from fallback_doctor.core.fleet.render import render_html, render_text
-    from fallback_doctor.core.fleet.summary import exit_code, summary_document
+    from fallback_doctor.core.door import exit_code, read_fleet, render_html, summary_document
+    from fallback_doctor.core.door import render_fleet_text as render_text
 
     folder = Path(args.folder)
     try:

@@ -18,19 +18,28 @@ from fallback_doctor.cli.common import (
 )
 from fallback_doctor.cli.output import text_options, write_error, write_json, write_text
 from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
-from fallback_doctor.core.collect.run import CollectRequest
-from fallback_doctor.core.diagnosis import EXIT_USAGE, DiagnoseRequest, diagnose, exit_code_for
-from fallback_doctor.core.escape import visible_line
-from fallback_doctor.core.frozen import default_python
-from fallback_doctor.core.report import diagnosis_document, render_text
-from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
-from fallback_doctor.core.targets.profile import TargetNotFound
-from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.door import (
+    AUTO,
+    EXIT_USAGE,
+    LANGUAGES,
+    CollectRequest,
+    DiagnoseRequest,
+    NotAnInterpreterError,
+    TargetNotFound,
+    default_python,
+    diagnose,
+    diagnosis_document,
+    exit_code_for,
+    interpreter_of,
+    kinds_help,
+    render_text,
+    target_kinds,
+    visible_line,
+)
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, GUI_HELP, add_wizard_arguments, headless_argv
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.bundle.preview import ExtraMember
+    from fallback_doctor.core.door import ExtraMember
 
 
 OPTIONAL_COMMANDS: dict[str, str] = {
@@ -198,8 +207,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
         except NotAnInterpreterError as error:
             raise UsageError(str(error)) from error
     if args.env_file:
-        from fallback_doctor.core.facts.files import read_regular_text
-        from fallback_doctor.core.step_child import start_environment
+        from fallback_doctor.core.door import read_regular_text, start_environment
 
         try:  # a regular file only (a FIFO would wait for a writer), at most 1 MiB
             os.environ.update(start_environment({"start_env": read_regular_text(args.env_file, 1 << 20)}))
@@ -241,7 +249,7 @@ def run_diagnose(args: argparse.Namespace) -> int:
 
 def bundle_extras(document: dict[str, Any]) -> list[ExtraMember]:
     """The bundle's members besides the report (core/bundle/members.py: read from the document)."""
-    from fallback_doctor.core.bundle.members import bundle_members
+    from fallback_doctor.core.door import bundle_members
 
     return bundle_members(document)
 

@@ -1,6 +1,6 @@
 """Printing what came from outside (a bundle, a configuration, a log) to a terminal, safely.
 
-- Text: control characters are shown, not obeyed (core/escape.py: one rule for every front end,
+- Text: control characters are shown, not obeyed (core/views/escape.py: one rule for every front end,
   the fleet summary and the check's status line included). ESC, BEL, BS, CR, DEL, the C1 controls
   (8-bit CSI and OSC), bidirectional overrides and lone surrogates become visible escapes
   (``\\x1b``, ``\\u202e``), so a bundle cannot set the window title (OSC 0), clear the screen,
@@ -23,7 +23,7 @@ import shutil
 import sys
 from typing import IO, Any
 
-from fallback_doctor.core.escape import visible
+from fallback_doctor.core.door import visible
 
 EXIT_UNPRINTABLE = 2
 

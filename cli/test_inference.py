@@ -23,22 +23,26 @@ from typing import Any
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
 from fallback_doctor.cli.test_inference_text import render_text
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.frozen import default_python
-from fallback_doctor.core.inference.findings import gpu_verified, inference_findings
-from fallback_doctor.core.inference.run import (
+from fallback_doctor.core.door import (
+    AUTO,
+    LANGUAGES,
     PROVIDERS,
+    Finding,
     InferenceSetupError,
+    TargetNotFound,
+    TargetSpec,
+    default_python,
+    gpu_verified,
+    inference_findings,
+    kinds_help,
     plan_inference,
     provider_key,
+    resolve_target,
+    run_sampled_inference,
+    target_kinds,
+    to_jsonable,
+    words_of,
 )
-from fallback_doctor.core.inference.sampled import run_sampled_inference
-from fallback_doctor.core.model import Finding
-from fallback_doctor.core.targets.profile import TargetNotFound
-from fallback_doctor.core.targets.registry import AUTO, kinds_help, target_kinds
-from fallback_doctor.core.targets.resolve import resolve_target
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import LANGUAGES, words_of
 
 
 def add_parser(subparsers: Any) -> None:

@@ -50,10 +50,9 @@ def checked_model(args: argparse.Namespace) -> tuple[str | None, dict[str, int]]
     Reads the model (never runs it): a usage error names the file when it is missing, not ONNX,
     truncated, has inputs the probe cannot make, or would need too much memory; or names a --dim
     the model does not have. With ``--pid`` and no ``--model`` the dims are meant for the model the
-    process shows (core/inference/model_seen.py), so their names are not checked here.
+    process shows (core/readers/inference/model_seen.py), so their names are not checked here.
     """
-    from fallback_doctor.core.inference.model_inputs import dim_names, unknown_dim_names
-    from fallback_doctor.core.inference.run import InferenceSetupError, plan_inference
+    from fallback_doctor.core.door import InferenceSetupError, dim_names, plan_inference, unknown_dim_names
 
     dims = parse_dims(list(args.dim or []))
     model = args.model

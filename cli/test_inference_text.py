@@ -11,17 +11,24 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.evidence_text import record_words
-from fallback_doctor.core.evidence_words import evidence_value
-from fallback_doctor.core.inference.findings import gpu_verified, stage_words
-from fallback_doctor.core.inference.model_info import ModelInfo
-from fallback_doctor.core.inference.model_words import dims_words, placement_words
-from fallback_doctor.core.inference.result import ProbeResult, SessionRun
-from fallback_doctor.core.inference.run import InferencePlan
-from fallback_doctor.core.model import Finding
-from fallback_doctor.core.remedy import remedy_terminal
-from fallback_doctor.core.texts import has_label, label, words_of
+from fallback_doctor.core.door import (
+    Finding,
+    InferencePlan,
+    ModelInfo,
+    ProbeResult,
+    SessionRun,
+    dims_words,
+    evidence_value,
+    gpu_verified,
+    has_label,
+    label,
+    placement_words,
+    record_words,
+    remedy_terminal,
+    stage_words,
+    to_jsonable,
+    words_of,
+)
 
 _NAME, _CELL = 24, 16
 """Display columns of the row names and of each figure."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fallback_doctor.core.frozen import module_argv
-from fallback_doctor.core.texts import LANGUAGES, has_label, label, system_language
+from fallback_doctor.core.language.texts import LANGUAGES, has_label, label, system_language
+from fallback_doctor.core.platform.frozen import module_argv
 
-_PAGES = "fallback_doctor.core.pages"
-_REMEDY = "fallback_doctor.core.remedy"
-_TARGETS = "fallback_doctor.core.targets.registry"
-_VIEW = "fallback_doctor.core.view"
+_PAGES = "fallback_doctor.core.views.pages"
+_REMEDY = "fallback_doctor.core.document.remedy"
+_TARGETS = "fallback_doctor.core.readers.targets.registry"
+_VIEW = "fallback_doctor.core.document.view"
 
 
 def _on_first_use(module: str, name: str) -> Callable[..., Any]:
@@ -41,118 +41,118 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
         default_bundle_name as default_bundle_name,
     )
     from fallback_doctor.core.bundle.preview import BundleOptions, BundlePreview, ExtraMember
-    from fallback_doctor.core.evidence_words import (
-        evidence_label as evidence_label,
-    )
-    from fallback_doctor.core.evidence_words import (
-        evidence_source as evidence_source,
-    )
-    from fallback_doctor.core.evidence_words import (
-        evidence_value as evidence_value,
-    )
-    from fallback_doctor.core.facts.files import (
-        read_regular_text as read_regular_text,
-    )
-    from fallback_doctor.core.inference.model_words import (
-        model_choice as model_choice,
-    )
-    from fallback_doctor.core.inference.model_words import (
-        model_line as model_line,
-    )
-    from fallback_doctor.core.inference.model_words import (
-        placement_words as placement_words,
-    )
-    from fallback_doctor.core.measures import (
-        CpuView as CpuView,
-    )
-    from fallback_doctor.core.measures import (
-        GpuSummary as GpuSummary,
-    )
-    from fallback_doctor.core.measures import (
-        progress_words as progress_words,
-    )
-    from fallback_doctor.core.pages import STACK_LAYERS as STACK_LAYERS
-    from fallback_doctor.core.pages import ConfigView as ConfigView
-    from fallback_doctor.core.pages import LogView as LogView
-    from fallback_doctor.core.pages import (
-        all_findings as all_findings,
-    )
-    from fallback_doctor.core.pages import (
-        check_again_step as check_again_step,
-    )
-    from fallback_doctor.core.pages import (
-        config_view as config_view,
-    )
-    from fallback_doctor.core.pages import (
-        cpu_view as cpu_view,
-    )
-    from fallback_doctor.core.pages import (
-        elsewhere_note as elsewhere_note,
-    )
-    from fallback_doctor.core.pages import (
-        fact_rows as fact_rows,
-    )
-    from fallback_doctor.core.pages import (
-        finding_words as finding_words,
-    )
-    from fallback_doctor.core.pages import (
-        first_cause as first_cause,
-    )
-    from fallback_doctor.core.pages import (
-        fix_script as fix_script,
-    )
-    from fallback_doctor.core.pages import (
-        gpu_headline as gpu_headline,
-    )
-    from fallback_doctor.core.pages import (
-        gpu_summary as gpu_summary,
-    )
-    from fallback_doctor.core.pages import (
-        issue_words as issue_words,
-    )
-    from fallback_doctor.core.pages import (
-        layer_parts as layer_parts,
-    )
-    from fallback_doctor.core.pages import (
-        log_view as log_view,
-    )
-    from fallback_doctor.core.pages import (
-        no_inference_words as no_inference_words,
-    )
-    from fallback_doctor.core.pages import (
-        session_rows as session_rows,
-    )
-    from fallback_doctor.core.pages import (
-        stack_layers as stack_layers,
-    )
-    from fallback_doctor.core.pages import (
-        strategy_lines as strategy_lines,
-    )
-    from fallback_doctor.core.pages import (
-        verdict_words as verdict_words,
-    )
-    from fallback_doctor.core.remedy import (
+    from fallback_doctor.core.document.remedy import (
         remedy_lines as remedy_lines,
     )
-    from fallback_doctor.core.remedy import (
+    from fallback_doctor.core.document.remedy import (
         remedy_plain as remedy_plain,
     )
-    from fallback_doctor.core.sampling.sampler import Sampler
-    from fallback_doctor.core.sampling.sources import SampleSource
-    from fallback_doctor.core.targets.profile import TargetProfile, WizardField
-    from fallback_doctor.core.targets.registry import (
+    from fallback_doctor.core.document.view import Evidence as Evidence
+    from fallback_doctor.core.document.view import Finding as Finding
+    from fallback_doctor.core.document.view import JsonDocument
+    from fallback_doctor.core.document.view import Report as Report
+    from fallback_doctor.core.document.view import evidence_words as evidence_words
+    from fallback_doctor.core.document.view import finding_of as finding_of
+    from fallback_doctor.core.document.view import view_of as view_of
+    from fallback_doctor.core.language.evidence_words import (
+        evidence_label as evidence_label,
+    )
+    from fallback_doctor.core.language.evidence_words import (
+        evidence_source as evidence_source,
+    )
+    from fallback_doctor.core.language.evidence_words import (
+        evidence_value as evidence_value,
+    )
+    from fallback_doctor.core.platform.files import (
+        read_regular_text as read_regular_text,
+    )
+    from fallback_doctor.core.readers.inference.model_words import (
+        model_choice as model_choice,
+    )
+    from fallback_doctor.core.readers.inference.model_words import (
+        model_line as model_line,
+    )
+    from fallback_doctor.core.readers.inference.model_words import (
+        placement_words as placement_words,
+    )
+    from fallback_doctor.core.readers.sampling.sampler import Sampler
+    from fallback_doctor.core.readers.sampling.sources import SampleSource
+    from fallback_doctor.core.readers.targets.profile import TargetProfile, WizardField
+    from fallback_doctor.core.readers.targets.registry import (
         wizard_profiles as wizard_profiles,
     )
-    from fallback_doctor.core.targets.registry import (
+    from fallback_doctor.core.readers.targets.registry import (
         wizard_target as wizard_target,
     )
-    from fallback_doctor.core.view import Evidence as Evidence
-    from fallback_doctor.core.view import Finding as Finding
-    from fallback_doctor.core.view import JsonDocument
-    from fallback_doctor.core.view import Report as Report
-    from fallback_doctor.core.view import evidence_words as evidence_words
-    from fallback_doctor.core.view import finding_of as finding_of
-    from fallback_doctor.core.view import view_of as view_of
+    from fallback_doctor.core.views.measures import (
+        CpuView as CpuView,
+    )
+    from fallback_doctor.core.views.measures import (
+        GpuSummary as GpuSummary,
+    )
+    from fallback_doctor.core.views.measures import (
+        progress_words as progress_words,
+    )
+    from fallback_doctor.core.views.pages import STACK_LAYERS as STACK_LAYERS
+    from fallback_doctor.core.views.pages import ConfigView as ConfigView
+    from fallback_doctor.core.views.pages import LogView as LogView
+    from fallback_doctor.core.views.pages import (
+        all_findings as all_findings,
+    )
+    from fallback_doctor.core.views.pages import (
+        check_again_step as check_again_step,
+    )
+    from fallback_doctor.core.views.pages import (
+        config_view as config_view,
+    )
+    from fallback_doctor.core.views.pages import (
+        cpu_view as cpu_view,
+    )
+    from fallback_doctor.core.views.pages import (
+        elsewhere_note as elsewhere_note,
+    )
+    from fallback_doctor.core.views.pages import (
+        fact_rows as fact_rows,
+    )
+    from fallback_doctor.core.views.pages import (
+        finding_words as finding_words,
+    )
+    from fallback_doctor.core.views.pages import (
+        first_cause as first_cause,
+    )
+    from fallback_doctor.core.views.pages import (
+        fix_script as fix_script,
+    )
+    from fallback_doctor.core.views.pages import (
+        gpu_headline as gpu_headline,
+    )
+    from fallback_doctor.core.views.pages import (
+        gpu_summary as gpu_summary,
+    )
+    from fallback_doctor.core.views.pages import (
+        issue_words as issue_words,
+    )
+    from fallback_doctor.core.views.pages import (
+        layer_parts as layer_parts,
+    )
+    from fallback_doctor.core.views.pages import (
+        log_view as log_view,
+    )
+    from fallback_doctor.core.views.pages import (
+        no_inference_words as no_inference_words,
+    )
+    from fallback_doctor.core.views.pages import (
+        session_rows as session_rows,
+    )
+    from fallback_doctor.core.views.pages import (
+        stack_layers as stack_layers,
+    )
+    from fallback_doctor.core.views.pages import (
+        strategy_lines as strategy_lines,
+    )
+    from fallback_doctor.core.views.pages import (
+        verdict_words as verdict_words,
+    )
 else:  # what runs: each imported on first call
     all_findings = _on_first_use(_PAGES, "all_findings")
     check_again_step = _on_first_use(_PAGES, "check_again_step")
@@ -167,11 +167,11 @@ else:  # what runs: each imported on first call
     gpu_summary = _on_first_use(_PAGES, "gpu_summary")
     issue_words = _on_first_use(_PAGES, "issue_words")
     layer_parts = _on_first_use(_PAGES, "layer_parts")
-    progress_words = _on_first_use("fallback_doctor.core.measures", "progress_words")
+    progress_words = _on_first_use("fallback_doctor.core.views.measures", "progress_words")
     fact_rows = _on_first_use(_PAGES, "fact_rows")
-    evidence_label = _on_first_use("fallback_doctor.core.evidence_words", "evidence_label")
-    evidence_source = _on_first_use("fallback_doctor.core.evidence_words", "evidence_source")
-    evidence_value = _on_first_use("fallback_doctor.core.evidence_words", "evidence_value")
+    evidence_label = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_label")
+    evidence_source = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_source")
+    evidence_value = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_value")
     phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
     log_view = _on_first_use(_PAGES, "log_view")
     session_rows = _on_first_use(_PAGES, "session_rows")
@@ -181,20 +181,20 @@ else:  # what runs: each imported on first call
     default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
     wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
     wizard_target = _on_first_use(_TARGETS, "wizard_target")
-    model_choice = _on_first_use("fallback_doctor.core.inference.model_words", "model_choice")
-    model_line = _on_first_use("fallback_doctor.core.inference.model_words", "model_line")
-    placement_words = _on_first_use("fallback_doctor.core.inference.model_words", "placement_words")
+    model_choice = _on_first_use("fallback_doctor.core.readers.inference.model_words", "model_choice")
+    model_line = _on_first_use("fallback_doctor.core.readers.inference.model_words", "model_line")
+    placement_words = _on_first_use("fallback_doctor.core.readers.inference.model_words", "placement_words")
     remedy_lines = _on_first_use(_REMEDY, "remedy_lines")
     remedy_plain = _on_first_use(_REMEDY, "remedy_plain")
-    read_regular_text = _on_first_use("fallback_doctor.core.facts.files", "read_regular_text")
+    read_regular_text = _on_first_use("fallback_doctor.core.platform.files", "read_regular_text")
     view_of = _on_first_use(_VIEW, "view_of")
     finding_of = _on_first_use(_VIEW, "finding_of")
     evidence_words = _on_first_use(_VIEW, "evidence_words")
 
     def __getattr__(name: str) -> object:
-        """``STACK_LAYERS`` (core/pages.py), also imported on first use."""
+        """``STACK_LAYERS`` (core/views/pages.py), also imported on first use."""
         if name == "STACK_LAYERS":
-            from fallback_doctor.core.pages import STACK_LAYERS
+            from fallback_doctor.core.views.pages import STACK_LAYERS
 
             return STACK_LAYERS
         raise AttributeError(name)
@@ -256,8 +256,8 @@ __all__ = [
     "wizard_target",
 ]
 
-STEP_CHILD_MODULE = "fallback_doctor.core.step_child"
-"""``python -m`` this to run one step in a child process (core/step_child.py)."""
+STEP_CHILD_MODULE = "fallback_doctor.core.flow.step_child"
+"""``python -m`` this to run one step in a child process (core/flow/step_child.py)."""
 
 
 def wizard_field(profile: TargetProfile) -> WizardField:
@@ -269,14 +269,14 @@ def wizard_field(profile: TargetProfile) -> WizardField:
 
 def apply_outcome(document: JsonDocument, outcome: JsonDocument) -> JsonDocument:
     """The document with a CPU-baseline or GPU-retry outcome added, re-ranked and re-judged."""
-    from fallback_doctor.core.steps import StepOutcome, apply_step
+    from fallback_doctor.core.flow.steps import StepOutcome, apply_step
 
     return apply_step(document, StepOutcome.from_json(outcome))
 
 
 def apply_inspection(previous: JsonDocument | None, static: JsonDocument) -> JsonDocument:
     """A new static inspection, the test inference done so far kept, re-judged."""
-    from fallback_doctor.core.steps import apply_inspection as apply
+    from fallback_doctor.core.flow.steps import apply_inspection as apply
 
     return apply(previous, static)
 
@@ -360,8 +360,8 @@ def export_available() -> bool:
 
 def new_sampler(source_factory: Callable[[], SampleSource] | None = None) -> Sampler:
     """A sampler for the live graph: NVML (or ``source_factory()``) and the probe's CPU, 5 Hz."""
-    from fallback_doctor.core.sampling.sampler import Sampler
-    from fallback_doctor.core.sampling.sources import NvmlSource, PsutilCpuSource
+    from fallback_doctor.core.readers.sampling.sampler import Sampler
+    from fallback_doctor.core.readers.sampling.sources import NvmlSource, PsutilCpuSource
 
     source = source_factory() if source_factory is not None else NvmlSource()
     return Sampler(source, PsutilCpuSource(include_children=True), interval_s=0.2, stop_when_finished=False)
@@ -369,8 +369,8 @@ def new_sampler(source_factory: Callable[[], SampleSource] | None = None) -> Sam
 
 def preload() -> None:
     """Import the sampler's modules (and NVML's binding) ahead of the GPU page."""
-    import fallback_doctor.core.sampling.sampler
-    import fallback_doctor.core.sampling.sources  # noqa: F401
+    import fallback_doctor.core.readers.sampling.sampler
+    import fallback_doctor.core.readers.sampling.sources  # noqa: F401
 
     try:
         import pynvml  # noqa: F401
@@ -382,7 +382,7 @@ def find_installations(environ: dict[str, str]) -> list[str]:
     """The Bareun installations on this machine: BAREUN_ROOT's first, then the default places."""
     import os
 
-    from fallback_doctor.core.targets import bareun
+    from fallback_doctor.core.readers.targets import bareun
 
     roots: list[str] = []
     found = bareun.find_root(environ)

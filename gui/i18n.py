@@ -3,7 +3,7 @@
 ``t(key, **params)`` gives the label in the current language (``set_language``). The system locale
 picks the language at start; the window has a menu of every catalogue language, each by its own
 name (:func:`language_names`). Findings' words come from the report document, picked by the same
-rule as the CLI's (core/report.py ``finding_text``).
+rule as the CLI's (core/views/text_report.py ``finding_text``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ _current = {"lang": "en"}
 
 
 def system_language() -> str:
-    """ "ko" when the locale is Korean, else "en" (the same rule as the CLI's, in core/texts.py)."""
+    """ "ko" when the locale is Korean, else "en" (the same rule as the CLI's, in core/language/texts.py)."""
     return facade.system_language()
 
 

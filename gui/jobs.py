@@ -1,6 +1,6 @@
 """Work off the GUI thread: QRunnables whose results come back as queued signals.
 
-``StepJob`` runs one wizard step (core/step_child.py) in a child process of its own session, reads its
+``StepJob`` runs one wizard step (core/flow/step_child.py) in a child process of its own session, reads its
 JSON lines and reports them; ``cancel()`` stops that process and every process under it (the
 probe children), at any moment. ``CallJob`` runs a short Python call (finding installations,
 opening or writing a bundle) on a pool thread.

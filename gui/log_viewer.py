@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 MAX_BYTES = 64 * 1024 * 1024
 """A log larger than this is not opened here (the pane holds it in memory)."""
 PASTED = "<pasted text>"
-"""core's name for a pasted log (core/collect/log.py PASTED_SOURCE)."""
+"""core's name for a pasted log (core/readers/collect/log.py PASTED_SOURCE)."""
 
 
 def log_text(source: str, pasted: str | None, elsewhere: bool = False) -> tuple[str | None, str]:

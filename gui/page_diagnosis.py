@@ -177,7 +177,8 @@ class DiagnosisPage(StepPage):
         return self.findings[row] if 0 <= row < len(self.findings) else None
 
     def fix_text(self) -> str:
-        """The fix of the selected finding as the script that pastes (the document's, core/script.py)."""
+        """The fix of the selected finding as the script that pastes (the document's,
+        core/document/script.py)."""
         finding = self.current()
         if finding is None:
             return ""

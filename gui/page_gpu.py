@@ -167,7 +167,7 @@ class GpuPage(StepPage):
             headline, STATUS_COLOURS["warning"]
         )
         head = t(f"gpu.verdict.{headline}", verdict=summary["verdict"])
-        # The first cause is core's (core/judge.py), the same on every page and in every report;
+        # The first cause is core's (core/judgement/judge.py), the same on every page and in every report;
         # when it ran on the GPU there is no "why", only the first thing also found.
         if headline == "gpu_verified":
             found = facade.view_of(document).findings

@@ -76,7 +76,9 @@ def evidence_html(finding: Finding | Mapping[str, Any]) -> str:
     items = _finding(finding).evidence
     if not items:
         return ""
-    lang = language()  # the evidence is said by ids (core/evidence_text.py), shown in the window's language
+    lang = (
+        language()
+    )  # the evidence is said by ids (core/language/evidence_text.py), shown in the window's language
     rows = "".join(_evidence_row(item.line, facade.evidence_words(item, lang)) for item in items[:16])
     return f"<p><b>{esc(t('diag.evidence'))}</b></p><table cellpadding='2'>{rows}</table>"
 

@@ -199,13 +199,14 @@ class StartPage(StepPage):
         chosen, problem = self._chosen()
         env = self.env.toPlainText().strip()
         if chosen is not None and env and chosen.get("kind") not in ("log", "bundle"):
-            chosen = {**chosen, "start_env": env}  # core/step_child.py start_environment
+            chosen = {**chosen, "start_env": env}  # core/flow/step_child.py start_environment
         return chosen, problem
 
     def _chosen(self) -> tuple[dict[str, Any] | None, str | None]:
         """The chosen target, or a problem in words."""
         chosen = next((k for k, r in self.radios.items() if r.isChecked()), "python")
-        # The running server (its own interpreter, environment and libraries: core/targets/process.py).
+        # The running server (its own interpreter, environment and libraries:
+        # core/readers/targets/process.py).
         pid = int(self.pid.text()) if self.pid.text().isdigit() else None
         if chosen == "paste":
             text = self.paste.toPlainText().strip()

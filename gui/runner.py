@@ -1,7 +1,7 @@
 """The worker glue of the wizard: steps in child processes, the sampler, bundles opened and written.
 
 The base class of :class:`fallback_doctor.gui.wizard.DoctorWizard`. Each step runs in a child
-(core/step_child.py through gui/jobs.py StepJob) and comes back as a queued signal; what it adds
+(core/flow/step_child.py through gui/jobs.py StepJob) and comes back as a queued signal; what it adds
 to the document is core's (``facade.apply_inspection``, ``facade.apply_outcome``: the same steps
 `diagnose` applies), never the window's.
 """
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from fallback_doctor.gui.page_gpu import GpuPage
 
 STEP_NAMES = {"cpu": "cpu_baseline", "gpu": "gpu_retry"}
-"""The wizard's steps that run a probe, and the core step each one is (core/steps.py)."""
+"""The wizard's steps that run a probe, and the core step each one is (core/flow/steps.py)."""
 
 
 class StepRunner(QWizard):

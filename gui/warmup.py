@@ -42,7 +42,7 @@ def preload_modules() -> None:
 def warm_languages() -> None:
     """Every language's words looked up once, so their catalogs are read (and whatever core
     prepares for a lookup is prepared) here, not on the GUI thread at the first page shown in it."""
-    facade.STACK_LAYERS  # noqa: B018 - core's page views (core/pages.py and what it imports)
+    facade.STACK_LAYERS  # noqa: B018 - core's page views (core/views/pages.py and what it imports)
     for lang in facade.LANGUAGES:
         facade.phase_name("gpu.timed", lang)
         facade.label("app.title", lang)

@@ -1,7 +1,7 @@
 """The wizard's window: seven pages, one FAQ step each, and the navigation between them.
 
 The pages (gui/page_*.py, one module each) render from ``DoctorWizard.document`` alone: the report
-document core builds and changes (core/steps.py), the one `diagnose --json` prints, so a bundle
+document core builds and changes (core/flow/steps.py), the one `diagnose --json` prints, so a bundle
 opened on another machine shows the same pages. The steps behind the pages are gui/runner.py's.
 """
 

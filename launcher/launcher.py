@@ -52,7 +52,7 @@ def _x_display_reachable(display: str) -> bool:
 
 
 def _wanted_python(args: list[str]) -> str:
-    from fallback_doctor.core.collect.early import wanted_python
+    from fallback_doctor.core.readers.collect.early import wanted_python
 
     return wanted_python(args)
 
@@ -64,7 +64,7 @@ def _start_listing_early(args: list[str]) -> None:
     Their start-up (Python interpreters) then overlaps with ours; the collector takes it over
     when the interpreter and environment match, and it is killed at exit otherwise.
     """
-    from fallback_doctor.core.collect.early import start_diagnose_children
+    from fallback_doctor.core.readers.collect.early import start_diagnose_children
 
     try:
         start_diagnose_children(_wanted_python(args), dict(os.environ))
@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0].startswith("--run-"):  # a frozen build re-invoked for its own probes
-        from fallback_doctor.core.frozen import run_probe_if_asked
+        from fallback_doctor.core.platform.frozen import run_probe_if_asked
 
         probe_status = run_probe_if_asked(args)
         if probe_status is not None:

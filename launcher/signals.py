@@ -16,7 +16,7 @@ def install_signal_handlers() -> None:
     """Handle SIGTERM and SIGHUP like SIGINT, so every child we started ends when we stop.
 
     The interrupt unwinds the run (each child's supervisor kills it and what it started); what
-    is still running at exit is ended by core/probes/reaper.py. Only the main thread can do this.
+    is still running at exit is ended by core/readers/probes/reaper.py. Only the main thread can do this.
     """
     import signal
     import threading

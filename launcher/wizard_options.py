@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from fallback_doctor.core.texts import LANGUAGES
+from fallback_doctor.core.language.texts import LANGUAGES
 
 GUI_HELP = "open the step-by-step wizard (needs a display; without one: diagnose, or bundle show)"
 GUI_DESCRIPTION = (
@@ -22,7 +22,7 @@ GUI_DESCRIPTION = (
 
 def add_wizard_arguments(parser: argparse.ArgumentParser) -> None:
     """The wizard's options: the target options of `diagnose`, plus --bundle to open one."""
-    from fallback_doctor.core.targets.registry import kinds_help, target_kinds
+    from fallback_doctor.core.readers.targets.registry import kinds_help, target_kinds
 
     parser.add_argument(
         "--target", choices=target_kinds(), default=None, help=f"what to diagnose: {kinds_help()}"

@@ -1,6 +1,6 @@
 """Count the log message catalogue: entries per ONNX Runtime release, per binding, per project.
 
-Reads resources/signatures/*.json through the engine's loader (core/logs/signatures.py) and
+Reads resources/signatures/*.json through the engine's loader (core/readers/logs/signatures.py) and
 prints a Markdown section for docs/log-catalogue.md. An entry counts for a release when the
 release lies in its ``origin.releases``; every entry carries a real example line that the
 conformance test (tests/core/logs/test_message_catalogue.py) matches to it, so "covered by a
@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from fallback_doctor.core.logs.signatures import RELEASES, Signature, load_signatures
+from fallback_doctor.core.readers.logs.signatures import RELEASES, Signature, load_signatures
 
 ROOT = Path(__file__).resolve().parent.parent
 ORT = "microsoft/onnxruntime"

@@ -69,7 +69,7 @@ def record(out: str, seconds: float) -> int:
     Written as `nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,memory.used,
     memory.total --format=csv -lms 100` prints it, so the recording parsers read it back.
     """
-    from fallback_doctor.core.sampling.sources import NvmlSource
+    from fallback_doctor.core.readers.sampling.sources import NvmlSource
 
     stop = [False]
     signal.signal(signal.SIGTERM, lambda *_: stop.__setitem__(0, True))
@@ -119,7 +119,7 @@ def _gpu_names() -> dict[int, str]:
 
 def series_peak(path: str) -> float | None:
     """The highest GPU utilization in a recording (None when it holds no reading)."""
-    from fallback_doctor.core.sampling.recordings import load_recording
+    from fallback_doctor.core.readers.sampling.recordings import load_recording
 
     values = [
         s.utilization_percent for s in load_recording(path).samples if s.utilization_percent is not None

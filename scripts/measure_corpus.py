@@ -22,8 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fallback_doctor.core.causes import layer_of
-from fallback_doctor.core.logs.diagnose_log import LogDiagnosis, explain_text
+from fallback_doctor.core.model.causes import layer_of
+from fallback_doctor.core.readers.logs.diagnose_log import LogDiagnosis, explain_text
 
 NO_FAILURE = "no_failure"
 CONFIDENT = 0.5

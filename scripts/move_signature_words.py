@@ -33,12 +33,12 @@ SIGNATURES = ROOT / "resources" / "signatures"
 TEXTS = ROOT / "resources" / "texts"
 CAUSE_PARTS = ("title", "explanation", "fix")
 NOTES = {
-    "log_says.json": "what a log line means, per signature (core/logs/signatures.py; the signature, "
+    "log_says.json": "what a log line means, per signature (core/readers/logs/signatures.py; the signature, "
     "its example line and who prints it in which releases: resources/signatures/*.json, by id)",
     "log_causes.json": "a log cause's title, explanation and fix (explain-log, the log finding); "
     "the source of each cause's facts is the note _source.log_cause.<cause> of the English file",
     "log_told_apart.json": "what tells each cause apart from the others one message can have, and "
-    "what the full diagnose sees on the machine (core/logs/separators.py)",
+    "what the full diagnose sees on the machine (core/readers/logs/separators.py)",
 }
 
 

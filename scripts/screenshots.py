@@ -91,8 +91,8 @@ def _shoot(out: Path, which: str) -> int:
     from fallback_doctor.gui.app import make_application
 
     app = make_application()
-    from fallback_doctor.core.sampling.recordings import load_recording
-    from fallback_doctor.core.sampling.sources import ReplaySource
+    from fallback_doctor.core.readers.sampling.recordings import load_recording
+    from fallback_doctor.core.readers.sampling.sources import ReplaySource
     from fallback_doctor.gui.wizard import DoctorWizard, Page
     from PySide6.QtCore import QSettings
 

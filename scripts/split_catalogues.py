@@ -36,7 +36,7 @@ def _is_language(name: str) -> bool:
 
 
 EVIDENCE_LEFT = "words.json"
-"""The English read back by core/evidence_words.py: stays bilingual until that module goes."""
+"""The English read back by core/language/evidence_words.py: stays bilingual until that module goes."""
 
 
 def bilingual_files(texts: Path) -> list[tuple[Path, str, str]]:

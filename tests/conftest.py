@@ -4,7 +4,8 @@ The offscreen screen is a 1920x1080 one (tests/data/screens/): Qt's own offscree
 800x800, smaller than the wizard's default size, which the window now fits itself into.
 
 FALLBACK_DOCTOR_VALIDATE_DOCUMENTS makes core check each document it builds or changes against the
-published schema (core/report.py ``checked``, called by core/steps.py ``judge``, the one function
+published schema (core/views/text_report.py ``checked``, called by core/flow/steps.py ``judge``, the one
+function
 every document passes through); it is set here, before anything runs, so the children the tests
 start (`fallback-doctor diagnose`, the wizard's step child) check theirs too. The fixture below
 also checks every document a test holds when it is read back from a bundle or printed as JSON.
@@ -39,7 +40,7 @@ CHECKED: list[int] = []
 @pytest.fixture(autouse=True)
 def _documents_follow_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     """Count every document core checks in this process (the check itself raises on a bad one)."""
-    from fallback_doctor.core import schema
+    from fallback_doctor.core.document import schema
 
     real = schema.check_document
 

@@ -1,6 +1,6 @@
 """Finding ids are declared, spelled out where they are made, and have their texts.
 
-The registry (core/findings/) against the code (core/, cli/) and the finding-text catalog
+The registry (core/model/findings/) against the code (core/, cli/) and the finding-text catalog
 (resources/texts/<lang>/findings/*.json; the labels under resources/texts/<lang>/labels/ are not
 finding texts).
 """
@@ -14,16 +14,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.findings.registry import (
+from fallback_doctor.core.language.texts import LANGUAGES, make_finding
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.findings.registry import (
     DECLARATIONS,
     UndeclaredFindingError,
     check_declared,
     declared,
 )
-from fallback_doctor.core.findings.spec import FindingSpec, Role
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.texts import LANGUAGES, make_finding
+from fallback_doctor.core.model.findings.spec import FindingSpec, Role
+from fallback_doctor.core.model.result import Layer, Severity
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT_FILES = sorted((ROOT / "resources" / "texts").glob("*/findings/*.json"))
@@ -36,8 +36,12 @@ CODE = sorted(
 
 # Texts in the finding catalog that are not findings: notes rendered with render_text.
 NOTE_TEXTS = {
-    "target.information_only": "a note under the configuration's findings (core/judge.py, core/diagnosis.py)",
-    "target.then_also": "the CPU setting's fix names the libPath finding that must follow (core/judge.py)",
+    "target.information_only": (
+        "a note under the configuration's findings (core/judgement/judge.py, core/flow/diagnosis.py)"
+    ),
+    "target.then_also": (
+        "the CPU setting's fix names the libPath finding that must follow (core/judgement/judge.py)"
+    ),
 }
 
 # Declared ids whose texts lack the verify line (or fix) still: the owner of the texts writes it,
@@ -115,7 +119,9 @@ def test_every_declared_id_has_its_texts_in_every_language() -> None:
 
 def test_no_finding_text_without_a_declared_id() -> None:
     undeclared = sorted(set(_catalog()) - set(declared()) - set(NOTE_TEXTS))
-    assert undeclared == [], "declare these in core/findings/ or move them to resources/texts/<lang>/labels/"
+    assert undeclared == [], (
+        "declare these in core/model/findings/ or move them to resources/texts/<lang>/labels/"
+    )
     assert not set(NOTE_TEXTS) & set(declared())
 
 
@@ -164,12 +170,13 @@ def test_no_finding_id_is_composed_at_run_time() -> None:
 
 
 def test_a_check_module_makes_only_the_ids_its_own_declarations_hold() -> None:
-    """core/checks/cuda.py's ids are declared in core/findings/cuda.py (driver_missing.py: driver.py)."""
+    """core/judgement/checks/cuda.py's ids are declared in core/model/findings/cuda.py (driver_missing.py:
+    driver.py)."""
     declaring = {
         spec.id: module.__name__.rsplit(".", 1)[1] for module in DECLARATIONS for spec in module.FINDINGS
     }
-    producers = {path: path.stem for path in (ROOT / "core" / "checks").glob("*.py")}
-    producers[ROOT / "core" / "inference" / "findings.py"] = "inference"
+    producers = {path: path.stem for path in (ROOT / "core" / "judgement" / "checks").glob("*.py")}
+    producers[ROOT / "core" / "readers" / "inference" / "findings.py"] = "inference"
     elsewhere: list[str] = []
     for path, stem in sorted(producers.items()):
         allowed = {stem, stem.split("_", 1)[0]}

@@ -225,7 +225,7 @@ def test_a_fake_run_goes_through_every_step(fake_driver: Path, tmp_path: Path) -
     environment = json.loads((out / "work" / "no_visible_gpu.json").read_text())["environment"]
     assert environment["environment"].get("CUDA_VISIBLE_DEVICES") == "-1"
     # The recordings: five header lines, then a series the recording parsers read back.
-    from fallback_doctor.core.sampling.recordings import load_recording
+    from fallback_doctor.core.readers.sampling.recordings import load_recording
 
     recordings = sorted((out / "gpu_series").glob("*.txt"))
     assert [path.name for path in recordings] == [

@@ -1,9 +1,9 @@
 """Every file the tool reads goes through the one bounded, non-blocking reader (issue 28, item 1).
 
-core/facts/files.py is that reader: ``open_regular_file`` / ``read_regular_file`` /
+core/platform/files.py is that reader: ``open_regular_file`` / ``read_regular_file`` /
 ``read_regular_text`` open without blocking (a FIFO never waits for a writer), refuse anything
 but a regular file on the descriptor (not on a name that could change), and read at most a
-bound. core/logs/opening.py (logs, their rotations) and core/bundle/safe_open.py (bundles) are
+bound. core/readers/logs/opening.py (logs, their rotations) and core/bundle/safe_open.py (bundles) are
 built on it. This test walks the code (``ast``) for every way of opening a file to read it,
 ``open()``, ``io/gzip/bz2/lzma/tarfile.open``, ``os.open`` without ``O_NONBLOCK``,
 ``Path.read_text/read_bytes``, ``X.open("r…")``, ``json/tomllib/pickle.load`` and
@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("core", "cli", "gui", "launcher")
-GUARDED_READER = "core/facts/files.py"
+GUARDED_READER = "core/platform/files.py"
 
 _RESOURCE = "the tool's own bundled resource (resources/, read by the package's path)"
 _PROC = "a kernel file under /proc or /sys of this machine: not a FIFO, not another user's file"
@@ -33,25 +33,29 @@ _CHILD = (
 ALLOWED: dict[tuple[str, str, str], str] = {
     # --- the tool's own bundled resources -------------------------------------------------
     ("core/bundle/sources.py", "_rules", "read_text"): _RESOURCE,
-    ("core/bundle/words.py", "common_words", "read_text"): _RESOURCE,
-    ("core/evidence_words.py", "", "read_text"): _RESOURCE,
-    ("core/knowledge/arch_matrix.py", "_data", "read_text"): _RESOURCE,
-    ("core/knowledge/cuda_packages.py", "_read", "read_text"): _RESOURCE,
-    ("core/knowledge/directml_coreml.py", "facts", "read_text"): _RESOURCE,
-    ("core/knowledge/driver_matrix.py", "_data", "read_text"): _RESOURCE,
-    ("core/knowledge/environment.py", "allowlist", "read_text"): _RESOURCE,
-    ("core/knowledge/native_apps.py", "native_apps", "read_text"): _RESOURCE,
-    ("core/knowledge/nvml_errors.py", "_load", "read_text"): _RESOURCE,
-    ("core/knowledge/ort_matrix.py", "_rows", "read_text"): _RESOURCE,
-    ("core/knowledge/ort_matrix.py", "newest_gpu_release", "read_text"): _RESOURCE,
-    ("core/logs/extract.py", "_status_signatures", "read_text"): _RESOURCE,
-    ("core/logs/separators.py", "", "read_text"): _RESOURCE,
-    ("core/logs/signatures.py", "_read_all", "read_text"): _RESOURCE,
-    ("core/logs/versions.py", "_compat", "read_text"): _RESOURCE,
-    ("core/particles.py", "_readings", "read_text"): _RESOURCE,
-    ("core/schema.py", "report_schema", "read_text"): _RESOURCE,
-    ("core/texts.py", "_catalogue", "read_text"): _RESOURCE,  # also a translator's FALLBACK_DOCTOR_CATALOGUES
-    ("core/texts.py", "_grammar", "read_text"): _RESOURCE,
+    ("core/redaction/words.py", "common_words", "read_text"): _RESOURCE,
+    ("core/language/evidence_words.py", "", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/arch_matrix.py", "_data", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/cuda_packages.py", "_read", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/directml_coreml.py", "facts", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/driver_matrix.py", "_data", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/environment.py", "allowlist", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/native_apps.py", "native_apps", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/nvml_errors.py", "_load", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/ort_matrix.py", "_rows", "read_text"): _RESOURCE,
+    ("core/readers/knowledge/ort_matrix.py", "newest_gpu_release", "read_text"): _RESOURCE,
+    ("core/readers/logs/extract.py", "_status_signatures", "read_text"): _RESOURCE,
+    ("core/readers/logs/separators.py", "", "read_text"): _RESOURCE,
+    ("core/readers/logs/signatures.py", "_read_all", "read_text"): _RESOURCE,
+    ("core/readers/logs/versions.py", "_compat", "read_text"): _RESOURCE,
+    ("core/language/particles.py", "_readings", "read_text"): _RESOURCE,
+    ("core/document/schema.py", "report_schema", "read_text"): _RESOURCE,
+    (
+        "core/language/texts.py",
+        "_catalogue",
+        "read_text",
+    ): _RESOURCE,  # also a translator's FALLBACK_DOCTOR_CATALOGUES
+    ("core/language/texts.py", "_grammar", "read_text"): _RESOURCE,
     # --- built on the reader's way of opening, with what it needs besides -----------------
     ("core/bundle/safe_open.py", "read_members", "ZipFile"): (
         "a ZipFile over the stream open_regular_file opened (the bundle's size checked on it)"
@@ -59,31 +63,37 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("core/bundle/sources.py", "_read_regular", "os.open"): (
         "O_NONBLOCK and fstat on the descriptor as the reader does, naming the file type in the preview"
     ),
-    ("core/cache.py", "_write_in", "os.open"): "creates the cache file: O_CREAT | O_EXCL | O_NOFOLLOW, 0600",
     (
-        "core/cache_folder.py",
+        "core/readers/cache.py",
+        "_write_in",
+        "os.open",
+    ): "creates the cache file: O_CREAT | O_EXCL | O_NOFOLLOW, 0600",
+    (
+        "core/readers/cache_folder.py",
         "",
         "os.open",
     ): "opens folders: O_DIRECTORY | O_NOFOLLOW, one component at a time",
     # --- kernel files of this machine -----------------------------------------------------
-    ("core/collect/device.py", "", "open"): _PROC,
-    ("core/collect/driver.py", "", "open"): _PROC,
-    ("core/collect/gpu_memory.py", "", "read_text"): _PROC,
-    ("core/collect/gpu_memory.py", "", "open"): _PROC,
-    ("core/collect/process.py", "", "open"): _PROC,
-    ("core/probes/reaper.py", "", "open"): _PROC + " (walked for every process: kept plain for speed)",
-    ("core/sampling/nvml_source.py", "", "open"): _PROC,
+    ("core/readers/collect/device.py", "", "open"): _PROC,
+    ("core/readers/collect/driver.py", "", "open"): _PROC,
+    ("core/readers/collect/gpu_memory.py", "", "read_text"): _PROC,
+    ("core/readers/collect/gpu_memory.py", "", "open"): _PROC,
+    ("core/readers/collect/process.py", "", "open"): _PROC,
+    ("core/readers/probes/reaper.py", "", "open"): _PROC
+    + " (walked for every process: kept plain for speed)",
+    ("core/readers/sampling/nvml_source.py", "", "open"): _PROC,
     # --- probe children (standard library only, in the application's interpreter) ---------
-    ("core/probes/capi_probe/output.py", "", "open"): _CHILD,
-    ("core/probes/capi_probe/probe.py", "", "open"): _CHILD,
-    ("core/probes/capi_probe/probe.py", "", "json.load"): _CHILD,
-    ("core/probes/native_child.py", "", "open"): _CHILD,
-    ("core/probes/python_child/capture.py", "", "open"): _CHILD,
-    ("core/probes/python_child/inputs.py", "", "open"): _CHILD + " (the model description beside the model)",
-    ("core/probes/python_child/inputs.py", "", "json.load"): _CHILD,
-    ("core/probes/python_child/main.py", "", "open"): _CHILD,
-    ("core/probes/python_child/ort_now.py", "", "read_text"): _CHILD,
-    ("core/probes/python_env_child.py", "metadata_distributions", "read_text"): (
+    ("core/readers/probes/capi_probe/output.py", "", "open"): _CHILD,
+    ("core/readers/probes/capi_probe/probe.py", "", "open"): _CHILD,
+    ("core/readers/probes/capi_probe/probe.py", "", "json.load"): _CHILD,
+    ("core/readers/probes/native_child.py", "", "open"): _CHILD,
+    ("core/readers/probes/python_child/capture.py", "", "open"): _CHILD,
+    ("core/readers/probes/python_child/inputs.py", "", "open"): _CHILD
+    + " (the model description beside the model)",
+    ("core/readers/probes/python_child/inputs.py", "", "json.load"): _CHILD,
+    ("core/readers/probes/python_child/main.py", "", "open"): _CHILD,
+    ("core/readers/probes/python_child/ort_now.py", "", "read_text"): _CHILD,
+    ("core/readers/probes/python_env_child.py", "metadata_distributions", "read_text"): (
         "importlib.metadata's Distribution.read_text, only with --importlib-metadata (the tests "
         "compare it with the bounded reading the child does by default)"
     ),
@@ -187,7 +197,7 @@ def test_every_file_read_goes_through_the_guarded_reader() -> None:
         for relative, function, kind, line in file_reads()
         if relative != GUARDED_READER and _allowed(relative, function, kind) is None
     ]
-    assert not unguarded, "reads that bypass core/facts/files.py:\n" + "\n".join(unguarded)
+    assert not unguarded, "reads that bypass core/platform/files.py:\n" + "\n".join(unguarded)
 
 
 def test_the_allowlist_has_no_stale_entry() -> None:

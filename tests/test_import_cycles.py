@@ -52,7 +52,7 @@ def _graph() -> dict[str, set[str]]:
         env=env,
     )
     graph: dict[str, list[str]] = json.loads(result.stdout)
-    assert "fallback_doctor.core.collect.run" in graph  # the whole package was read
+    assert "fallback_doctor.core.readers.collect.run" in graph  # the whole package was read
     ignored = _ignored_edges()
     edges: dict[str, set[str]] = defaultdict(set)
     for module, imports in graph.items():
@@ -108,7 +108,8 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def _collapse(edges: dict[str, set[str]], depth: int) -> dict[str, set[str]]:
-    """The same graph between packages: fallback_doctor.core.collect.run -> fallback_doctor.core.collect."""
+    """The same graph between packages: fallback_doctor.core.readers.collect.run ->
+    fallback_doctor.core.readers.collect."""
     collapsed: dict[str, set[str]] = defaultdict(set)
     for importer, targets in edges.items():
         a = ".".join(importer.split(".")[:depth])

@@ -29,7 +29,6 @@ from typing import Any
 
 from fallback_doctor.core.bundle.content import to_text
 from fallback_doctor.core.bundle.html import render_html
-from fallback_doctor.core.bundle.json_spans import place, pretty
 from fallback_doctor.core.bundle.manifest import (
     ENVIRONMENT_NAME,
     HTML_NAME,
@@ -49,12 +48,13 @@ from fallback_doctor.core.bundle.preview import (
     MemberPreview,
 )
 from fallback_doctor.core.bundle.protected import target_paths
-from fallback_doctor.core.bundle.pseudonyms import Pseudonyms
 from fallback_doctor.core.bundle.record import environment_record, samples_in_document
-from fallback_doctor.core.bundle.redact import Redactor
-from fallback_doctor.core.bundle.redaction import Redaction
 from fallback_doctor.core.bundle.sources import read_source
 from fallback_doctor.core.bundle.write import ExportResult, write_bundle
+from fallback_doctor.core.redaction.json_spans import place, pretty
+from fallback_doctor.core.redaction.pseudonyms import Pseudonyms
+from fallback_doctor.core.redaction.redact import Redactor
+from fallback_doctor.core.redaction.redaction import Redaction
 
 # --------------------------------------------------------------------------------------------
 # Step 1: the preview

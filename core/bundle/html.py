@@ -11,14 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fallback_doctor.core.bundle.html_graph import graph_html
-from fallback_doctor.core.evidence_text import record_words
-from fallback_doctor.core.evidence_words import evidence_value
-from fallback_doctor.core.measures import ms_text, one_run, runs_text
-from fallback_doctor.core.pages import elsewhere_note, layer_line, stack_layers, verdict_words
-from fallback_doctor.core.remedy import remedy_lines
-from fallback_doctor.core.report import process_lines
-from fallback_doctor.core.texts import has_label, label
-from fallback_doctor.core.view import (
+from fallback_doctor.core.document.remedy import remedy_lines
+from fallback_doctor.core.document.view import (
     Document,
     Finding,
     Report,
@@ -31,6 +25,12 @@ from fallback_doctor.core.view import (
     strategy_of,
     view_of,
 )
+from fallback_doctor.core.language.evidence_text import record_words
+from fallback_doctor.core.language.evidence_words import evidence_value
+from fallback_doctor.core.language.texts import has_label, label
+from fallback_doctor.core.views.measures import ms_text, one_run, runs_text
+from fallback_doctor.core.views.pages import elsewhere_note, layer_line, stack_layers, verdict_words
+from fallback_doctor.core.views.text_report import process_lines
 
 _LABEL_KEYS = (
     "title",
@@ -131,7 +131,7 @@ def render_html(
     parts.append(f"<h2>{_e(labels['findings'])}</h2>")
     if not findings:
         parts.append(f"<p>{_e(labels['none'])}</p>")
-    from fallback_doctor.core.steps import application_python
+    from fallback_doctor.core.flow.steps import application_python
 
     python = application_python(report.raw)
     for number, finding in enumerate(findings, start=1):
@@ -193,10 +193,10 @@ def _finding(
             out.append("<p>" + _e(step_text) + "</p>")
     if text["verify"]:  # in the page's language, as the text report and the wizard say it
         out.append(f"<p><b>{_e(labels['verify'])}:</b> {_e(text['verify'])}</p>")
-    from fallback_doctor.core.script import finding_script
+    from fallback_doctor.core.document.script import finding_script
 
     script = finding_script(finding, lang, python)
-    if script:  # the same text as "Copy the fix" and remediation.script (core/script.py)
+    if script:  # the same text as "Copy the fix" and remediation.script (core/document/script.py)
         out.append(
             f"<details><summary>{_e(label('script.title', lang))}</summary>"
             f'<pre class="script">{_e(script)}</pre></details>'

@@ -15,8 +15,8 @@ import io
 import math
 from typing import Any
 
-from fallback_doctor.core.texts import label
-from fallback_doctor.core.view import Document, view_of
+from fallback_doctor.core.document.view import Document, view_of
+from fallback_doctor.core.language.texts import label
 
 GPU_COLOUR = "#0277bd"
 CPU_COLOUR = "#c62828"

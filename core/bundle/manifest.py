@@ -21,7 +21,8 @@ BUNDLE_SCHEMA = "gpu-fallback-doctor/bundle"
 BUNDLE_SCHEMA_VERSION = 1
 KNOWN_BUNDLE_VERSIONS = (1,)
 KNOWN_REPORT_VERSIONS = (2,)
-"""Report documents this version reads (core/report.py SCHEMA_VERSION: 2, one place for the inference)."""
+"""Report documents this version reads (core/views/text_report.py SCHEMA_VERSION: 2, one place for the
+inference)."""
 REPORT_SCHEMA = "gpu-fallback-doctor/report"
 
 MAX_NAME = 200

@@ -24,7 +24,7 @@ def probe_member_name(output: Mapping[str, Any]) -> str:
 
 def bundle_members(document: dict[str, Any]) -> list[ExtraMember]:
     """Configuration and logs, samples.csv, probe outputs: everything the document points at."""
-    from fallback_doctor.core.sampling.sampler import SamplingSeries
+    from fallback_doctor.core.readers.sampling.sampler import SamplingSeries
 
     extras = list(extras_from_document(document))
     inference = document.get("inference") or {}

@@ -18,7 +18,7 @@ _HOST_LENGTH = 40
 
 def _host_part(document: Mapping[str, Any]) -> str:
     """This machine's short host name, or "log" where the evidence is a log from elsewhere."""
-    from fallback_doctor.core.targets.registry import find_profile
+    from fallback_doctor.core.readers.targets.registry import find_profile
 
     target = document.get("target") or {}
     profile = find_profile(str(target.get("kind") or "")) if isinstance(target, Mapping) else None

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.bundle.manifest import REPORT_NAME, Cut
-from fallback_doctor.core.bundle.pseudonyms import Pseudonyms
-from fallback_doctor.core.bundle.redaction import Redaction
+from fallback_doctor.core.redaction.pseudonyms import Pseudonyms
+from fallback_doctor.core.redaction.redaction import Redaction
 
 MiB = 1024 * 1024
 

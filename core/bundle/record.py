@@ -87,7 +87,7 @@ def environment_record(document: dict[str, Any]) -> dict[str, Any]:
 def samples_csv_from_rows(rows: Sequence[dict[str, Any]], fields: Sequence[str] | None = None) -> str:
     """samples.csv from sample dicts (``GpuSample.to_dict()``); empty cells where a value is None."""
     if fields is None:
-        from fallback_doctor.core.sampling.sample import SAMPLE_FIELDS
+        from fallback_doctor.core.readers.sampling.sample import SAMPLE_FIELDS
 
         fields = SAMPLE_FIELDS
     buffer = io.StringIO()

@@ -35,7 +35,7 @@ from fallback_doctor.core.bundle.manifest import (
     sha256_of,
     validate_manifest,
 )
-from fallback_doctor.core.facts.files import NotARegularFileError, open_regular_file
+from fallback_doctor.core.platform.files import NotARegularFileError, open_regular_file
 
 MiB = 1024 * 1024
 
@@ -190,7 +190,7 @@ def read_members(path: str | Path, limits: OpenLimits | None = None) -> dict[str
     limits = limits or OpenLimits()
     path = Path(path)
     try:
-        # The one guarded opening (core/facts/files.py): a FIFO is never waited on, and the
+        # The one guarded opening (core/platform/files.py): a FIFO is never waited on, and the
         # checks below are made on the descriptor read, not on a name that could change.
         opened = open_regular_file(path)
     except NotARegularFileError:
@@ -317,7 +317,7 @@ def validate_report(document: Any) -> dict[str, Any]:
             name,
             "version",
         )
-    from fallback_doctor.core.schema import document_problems
+    from fallback_doctor.core.document.schema import document_problems
 
     problems = document_problems(document, limit=1)
     if problems:

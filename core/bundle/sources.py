@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass
 from functools import cache
 
-from fallback_doctor.core.resource_files import RESOURCES
+from fallback_doctor.core.platform.resource_files import RESOURCES
 
 SNIFF = 8192
 _BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)

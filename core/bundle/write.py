@@ -32,8 +32,8 @@ from fallback_doctor.core.bundle.manifest import (
     sha256_of,
 )
 from fallback_doctor.core.bundle.protected import OutputIsTargetFileError, refusal
-from fallback_doctor.core.bundle.pseudonyms import save_mapping
-from fallback_doctor.core.bundle.redact import MARKER
+from fallback_doctor.core.redaction.pseudonyms import save_mapping
+from fallback_doctor.core.redaction.redact import MARKER
 
 if TYPE_CHECKING:
     from fallback_doctor.core.bundle.preview import BundlePreview
@@ -80,7 +80,7 @@ def build_bundle_bytes(
     preview: BundlePreview, mapping_name: str | None = None
 ) -> tuple[bytes, dict[str, Any]]:
     """The zip's bytes and its manifest (in memory; the bundle is bounded)."""
-    from fallback_doctor.core.diagnosis import TOOL_VERSION
+    from fallback_doctor.core.flow.diagnosis import TOOL_VERSION
 
     entries: list[MemberEntry] = []
     payloads: list[tuple[str, bytes]] = []

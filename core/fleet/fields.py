@@ -1,6 +1,6 @@
 """The few facts the fleet summary reads out of one report document, each through one accessor.
 
-The report document is core/report.py's (its shape may change between schema versions): every
+The report document is core/views/text_report.py's (its shape may change between schema versions): every
 read the fleet code makes goes through a function here, so adapting to a new shape is one edit.
 Each accessor tolerates a missing or oddly-typed field (a bundle is untrusted) and answers None.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fallback_doctor.core.view import (
+from fallback_doctor.core.document.view import (
     Document,
     Finding,
     Report,
@@ -39,7 +39,7 @@ class FirstCause:
     severity: str
     fix: str = ""
     text: dict[str, Any] = field(default_factory=dict, compare=False)
-    """The finding's key and parameters: its words in the reader's language (core/texts.py)."""
+    """The finding's key and parameters: its words in the reader's language (core/language/texts.py)."""
 
 
 @dataclass(frozen=True)
@@ -112,11 +112,11 @@ def cause_words(cause: dict[str, Any], lang: str) -> tuple[str, str]:
 
 
 def first_cause(document: Document, lang: str = "en") -> FirstCause | None:
-    """The host's first cause, core's (core/judge.py): the one every other surface shows first.
+    """The host's first cause, core's (core/judgement/judge.py): the one every other surface shows first.
 
     None for a host with nothing to fix (the findings are information or context only).
     """
-    from fallback_doctor.core.judge import document_first_cause
+    from fallback_doctor.core.judgement.judge import document_first_cause
 
     chosen = document_first_cause(view_of(document).raw)
     if chosen is None:

@@ -11,7 +11,7 @@ Every file is one row, never merged with another: identity is never guessed from
 is the host that sent it: the status file's name, the host it names, the bundle it names and the
 host the bundle's manifest records (its sha256) must agree, or the row says they do not
 (``identity`` "mismatch", and a bundle's verdict is not shown for another host). Status files are
-read through core/facts/files.py (no FIFO, device or endless file; at most ``MAX_STATUS`` bytes).
+read through core/platform/files.py (no FIFO, device or endless file; at most ``MAX_STATUS`` bytes).
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Any
 
 from fallback_doctor.core.bundle.manifest import FLEET_HOST_KEY, fleet_host_digest
 from fallback_doctor.core.bundle.safe_open import BundleRefusedError, open_bundle
-from fallback_doctor.core.facts.files import read_regular_file
+from fallback_doctor.core.document.view import view_of
 from fallback_doctor.core.fleet import fields
 from fallback_doctor.core.fleet.fields import FirstCause, StackCombo
-from fallback_doctor.core.view import view_of
+from fallback_doctor.core.platform.files import read_regular_file
 
 STATUS_SCHEMA = "gpu-fallback-doctor/fleet-host"
 STATUS_SUFFIX = ".status.json"

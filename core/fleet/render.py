@@ -3,7 +3,7 @@
 Both render ``summary_document`` (core/fleet/summary.py) only. The page has no script and loads
 nothing (a Content-Security-Policy forbids it); every value from a bundle or a status file is
 escaped: its control characters, newlines, bidirectional overrides and lone surrogates are shown
-as escapes (core/escape.py, the rule every front end follows), and on the page as HTML too.
+as escapes (core/views/escape.py, the rule every front end follows), and on the page as HTML too.
 Words come from resources/texts/labels/fleet.json (English and Korean).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from fallback_doctor.core.escape import visible_line
 from fallback_doctor.core.fleet.fields import cause_words
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.views.escape import visible_line
 
 
 def shown(value: Any) -> Any:

@@ -44,7 +44,7 @@ class CauseGroup:
     fix: str
     hosts: tuple[str, ...]
     text: dict[str, Any] = field(default_factory=dict)
-    """The finding's key and parameters (its words in the reader's language, core/texts.py)."""
+    """The finding's key and parameters (its words in the reader's language, core/language/texts.py)."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 It only reads: the target's configuration (which provider is asked for), the running process
 (/proc/PID/maps: is the CUDA provider library mapped, which libcudart and libcudnn; NVML: does it
 hold GPU memory) and the log lines since the last start-up. It never loads a CUDA library and
-never runs an inference. The readers are core's own (core/collect/process.py, core/collect/log.py)
+never runs an inference. The readers are core's own (core/readers/collect/process.py,
+core/readers/collect/log.py)
 and the findings core/checks' (config, process, log), ranked as ``diagnose`` ranks them.
 
 The answer follows the Nagios plugin convention: OK 0, WARNING 1, CRITICAL 2, UNKNOWN 3, and one
@@ -19,15 +20,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from fallback_doctor.core.escape import visible_line
-from fallback_doctor.core.facts.logs import LogFacts
-from fallback_doctor.core.facts.process import ProcessFacts
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.model import Finding, Severity
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.targets.registry import find_profile
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import label, words_of
+from fallback_doctor.core.language.texts import label, words_of
+from fallback_doctor.core.model.facts.logs import LogFacts
+from fallback_doctor.core.model.facts.process import ProcessFacts
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.model.result import Finding, Severity
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.targets.registry import find_profile
+from fallback_doctor.core.readers.targets.spec import TargetSpec
+from fallback_doctor.core.views.escape import visible_line
 
 
 class State(IntEnum):
@@ -87,7 +88,7 @@ def _text(key: str, lang: str, **params: object) -> str:
     """A status line's words; in another language, a value our code wrote in English ("the CUDA
     provider library is not loaded", NVML's reason) in the catalog's words."""
     if lang != "en":
-        from fallback_doctor.core.evidence_words import parameter_value
+        from fallback_doctor.core.language.evidence_words import parameter_value
 
         params = {name: parameter_value(str(value), lang) for name, value in params.items()}
     return label(key, lang, **params)
@@ -123,9 +124,9 @@ def _memory_phrase(process: ProcessFacts, lang: str) -> str:
 
 def _findings(snapshot: EnvironmentSnapshot) -> tuple[Finding, ...]:
     """The configuration, process and log checks over the partial snapshot, ranked like diagnose."""
-    from fallback_doctor.core.checks import config, log, process
-    from fallback_doctor.core.diagnosis import run_checks
-    from fallback_doctor.core.judge import SettleContext, settle_findings
+    from fallback_doctor.core.flow.diagnosis import run_checks
+    from fallback_doctor.core.judgement.checks import config, log, process
+    from fallback_doctor.core.judgement.judge import SettleContext, settle_findings
 
     checks = (*config.CHECKS, *process.CHECKS, *log.CHECKS)
     target = snapshot.target
@@ -162,9 +163,9 @@ def _judge(
         )
     if not process.onnxruntime_mapped:
         return State.WARNING, "no_onnxruntime", _text("watch.no_onnxruntime", lang, app=app, pid=pid), None
-    from fallback_doctor.core.judge import first_cause
+    from fallback_doctor.core.judgement.judge import first_cause
 
-    first = first_cause(findings)  # core's first cause (core/judge.py), the one every surface shows
+    first = first_cause(findings)  # core's first cause (core/judgement/judge.py), the one every surface shows
     error = first if first is not None and first.severity == Severity.ERROR else None
     if not process.cuda_provider_mapped:
         cause = _cause_phrase(error, snapshot.log, lang)
@@ -201,8 +202,8 @@ def _judge_log_alone(
     """A log read alone: CRITICAL when it fell back (or names a cause that makes it fall back),
     WARNING for a lesser problem, OK when it shows none, UNKNOWN when no log was read. No process
     is looked for, no memory map read, NVML not asked. By hand: ``fallback-doctor explain-log FILE``."""
-    from fallback_doctor.core.collect.log import collect_log
-    from fallback_doctor.core.judge import first_cause
+    from fallback_doctor.core.judgement.judge import first_cause
+    from fallback_doctor.core.readers.collect.log import collect_log
 
     log = collect_log(target, spec) if read_log else None
     if log is None or not log.sources:
@@ -234,11 +235,11 @@ def run_check(
 
     ``env`` is the environment the check runs in (the server's own is read from /proc).
     """
-    from fallback_doctor.core.collect.find_process import find_server_process
-    from fallback_doctor.core.collect.log import collect_log
-    from fallback_doctor.core.collect.process import collect_process
-    from fallback_doctor.core.targets.profile import TargetNotFound
-    from fallback_doctor.core.targets.resolve import resolve_target
+    from fallback_doctor.core.readers.collect.find_process import find_server_process
+    from fallback_doctor.core.readers.collect.log import collect_log
+    from fallback_doctor.core.readers.collect.process import collect_process
+    from fallback_doctor.core.readers.targets.profile import TargetNotFound
+    from fallback_doctor.core.readers.targets.resolve import resolve_target
 
     started = time.monotonic()
     shell = dict(os.environ if env is None else env)
@@ -305,7 +306,7 @@ def status_line(result: WatchResult) -> str:
     """``CRITICAL - bareun on the CPU: … | cuda_provider_loaded=0 gpu_memory_mib=0 …``.
 
     One line, encodable as UTF-8: control characters, bidirectional overrides and lone
-    surrogates (a ``--name`` that is not UTF-8) are shown as escapes (core/escape.py).
+    surrogates (a ``--name`` that is not UTF-8) are shown as escapes (core/views/escape.py).
     """
     process = result.process
     read = process is not None and process.maps_read

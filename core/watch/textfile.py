@@ -38,7 +38,7 @@ def escape_label(value: str) -> str:
     """A label value as the text format wants it: ``\\`` ``\"`` and newline escaped.
 
     The file is UTF-8: a lone surrogate (a ``--name`` whose bytes are not UTF-8) is written
-    as its visible escape (``\\udcff``), the way core/escape.py shows it.
+    as its visible escape (``\\udcff``), the way core/views/escape.py shows it.
     """
     value = value.encode("utf-8", "backslashreplace").decode("utf-8")
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

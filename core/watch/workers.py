@@ -1,7 +1,7 @@
 """The worker processes of a server: a parent that forks workers (gunicorn, a process pool) maps
 no ONNX Runtime itself, its workers do. Read-only, from /proc.
 
-Every /proc file is read through core/facts/files.py (bounded, non-blocking). By hand:
+Every /proc file is read through core/platform/files.py (bounded, non-blocking). By hand:
 ``ps --ppid PID -o pid,cmd``, ``grep -l onnxruntime /proc/CHILD/maps``.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from fallback_doctor.core.collect.proc_maps import parse_maps
-from fallback_doctor.core.collect.process import PROC
-from fallback_doctor.core.facts.files import read_regular_file
+from fallback_doctor.core.platform.files import read_regular_file
+from fallback_doctor.core.readers.collect.proc_maps import parse_maps
+from fallback_doctor.core.readers.collect.process import PROC
 
 MAX_WORKERS = 64
 """Most descendants looked at (a server with more is read through the first ones)."""

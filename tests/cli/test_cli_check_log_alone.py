@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
 

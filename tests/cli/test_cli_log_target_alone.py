@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.texts import finding_words, label
+from fallback_doctor.core.language.texts import finding_words, label
 
 LOGS = Path(__file__).parents[1] / "data" / "logs"
 CORPUS_LOGS = ("corpus_cublaslt11.log", "corpus_cudnn8_ort119.log")

@@ -16,8 +16,8 @@ from pathlib import Path
 import app_models
 import pytest
 from fallback_doctor.cli.test_inference_model import parse_dims
-from fallback_doctor.core.inference.model_info import read_model
-from fallback_doctor.core.inference.model_inputs import MAX_INPUT_BYTES, plan_inputs
+from fallback_doctor.core.readers.inference.model_info import read_model
+from fallback_doctor.core.readers.inference.model_inputs import MAX_INPUT_BYTES, plan_inputs
 
 onnx = pytest.importorskip("onnx")
 

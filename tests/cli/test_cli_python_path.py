@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.targets.interpreter import NotAnInterpreterError, interpreter_of
+from fallback_doctor.core.readers.targets.interpreter import NotAnInterpreterError, interpreter_of
 
 
 def test_a_virtual_environments_folder_names_its_interpreter() -> None:

@@ -156,8 +156,8 @@ def test_diagnose_says_whose_code_runs_and_for_how_long_before_the_test_inferenc
 
 
 def test_a_failed_package_listing_is_never_called_not_installed() -> None:
-    from fallback_doctor.core.facts.target import TargetFacts
-    from fallback_doctor.core.step_run import skip_reason
+    from fallback_doctor.core.flow.step_run import skip_reason
+    from fallback_doctor.core.model.facts.target import TargetFacts
 
     target = TargetFacts(
         kind="python", root=None, config_path=None, log_paths=(), lib_path=None, requested_provider=None

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from fallback_doctor.cli.test_inference_text import _finding_lines
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.report import SUMMARY_FULL_CAUSES, render_text
-from fallback_doctor.core.texts import finding_words, label, make_finding
+from fallback_doctor.core.language.texts import finding_words, label, make_finding
+from fallback_doctor.core.model.result import Layer, Severity
+from fallback_doctor.core.views.text_report import SUMMARY_FULL_CAUSES, render_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "bundle"))
 

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fallback_doctor.core.evidence_text import evidence_words
-from fallback_doctor.core.texts import finding_words
+from fallback_doctor.core.language.evidence_text import evidence_words
+from fallback_doctor.core.language.texts import finding_words
 
 SYSTEM_LABELS = (
     "ONNX Runtime said",

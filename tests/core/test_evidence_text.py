@@ -1,14 +1,14 @@
 """Evidence said with the catalogue's keys is shown in the reader's language from the keys
-(core/evidence_text.py), and a document from before the keys still shows its words."""
+(core/language/evidence_text.py), and a document from before the keys still shows its words."""
 
 from __future__ import annotations
 
 import json
 
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.evidence_text import evidence_words, named, said
-from fallback_doctor.core.model import Words, finding_from_dict
-from fallback_doctor.core.texts import label, load_labels, words_text
+from fallback_doctor.core.document.basics import to_jsonable
+from fallback_doctor.core.language.evidence_text import evidence_words, named, said
+from fallback_doctor.core.language.texts import label, load_labels, words_text
+from fallback_doctor.core.model.result import Words, finding_from_dict
 
 
 def _shown(evidence: object, lang: str) -> tuple[str, str, str]:
@@ -76,7 +76,7 @@ def test_every_evidence_word_has_korean_and_the_same_fields() -> None:
 
     import json
 
-    from fallback_doctor.core.resource_files import RESOURCES
+    from fallback_doctor.core.platform.resource_files import RESOURCES
 
     sources: dict[str, str] = {}  # each id's source: a note beside the English words
     for path in RESOURCES.joinpath("texts", "en", "labels").glob("evidence_*.json"):
@@ -92,30 +92,31 @@ def test_every_evidence_word_has_korean_and_the_same_fields() -> None:
 
 def test_no_module_reads_english_back_with_regular_expressions() -> None:
     """Evidence is shown from its ids: the new way has no regular expressions, and the old
-    templates (core/evidence_words.py, retiring) gain no new reader."""
+    templates (core/language/evidence_words.py, retiring) gain no new reader."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     for name in ("evidence_text.py", "texts.py"):
-        text = (root / "core" / name).read_text(encoding="utf-8")
+        text = (root / "core" / "language" / name).read_text(encoding="utf-8")
         assert "import re\n" not in text and "re.compile" not in text, name
     readers = sorted(
         str(path.relative_to(root))
         for folder in ("core", "cli", "gui")
         for path in (root / folder).rglob("*.py")
-        if "core.evidence_words import" in path.read_text(encoding="utf-8")
-        or '"fallback_doctor.core.evidence_words"' in path.read_text(encoding="utf-8")
+        if "core.language.evidence_words import" in path.read_text(encoding="utf-8")
+        or '"fallback_doctor.core.language.evidence_words"' in path.read_text(encoding="utf-8")
     )
     assert set(readers) <= {
         "cli/test_inference_text.py",  # a failure's sentence of the record
         "core/bundle/html.py",  # the provenance of a replayed recording
-        "core/evidence_text.py",  # documents from before the ids, RECORD_ENGLISH
+        "core/language/evidence_text.py",  # documents from before the ids, RECORD_ENGLISH
         "core/facade.py",  # the gui's plot and CPU page (record sentences)
-        "core/pages_stack.py",  # the stack page's facts
-        "core/remedy.py",  # commands' comments, a code step's "where", manual steps
-        "core/report.py",  # the inference's own skipped reason
-        "core/script.py",  # commands' comments and manual steps in the fix script
-        "core/texts.py",  # English finding parameters not yet given as Words
+        "core/door.py",  # the CLI's door: cli/test_inference_text.py's record sentences
+        "core/views/pages_stack.py",  # the stack page's facts
+        "core/document/remedy.py",  # commands' comments, a code step's "where", manual steps
+        "core/views/text_report.py",  # the inference's own skipped reason
+        "core/document/script.py",  # commands' comments and manual steps in the fix script
+        "core/language/texts.py",  # English finding parameters not yet given as Words
         "core/watch/check.py",  # the watch status line's values
     }, readers
     catalogue = root / "resources" / "texts" / "evidence"

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 import pytest
-from fallback_doctor.core import evidence_words
+from fallback_doctor.core.language import evidence_words
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

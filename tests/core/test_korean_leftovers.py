@@ -2,9 +2,9 @@
 
 On the recorded GPU runs (tests/data/gpu_run/: a real H200 run that worked, and one with the GPU
 hidden) the evidence is translated at display, as `bundle show`, the text report, report.html and
-the wizard's pages do it (core/evidence_words.py); on real broken stacks (this interpreter's, and
+the wizard's pages do it (core/language/evidence_words.py); on real broken stacks (this interpreter's, and
 each prepared scenario stack found in the stacks folder) `diagnose --lang ko --verbose` also makes
-the Korean finding texts, whose parameters are shown in Korean too (core/texts.py). What a system
+the Korean finding texts, whose parameters are shown in Korean too (core/language/texts.py). What a system
 wrote (dlerror, ONNX Runtime's messages), paths and names stay as written: korean_leftovers.py
 tells them apart from our words.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.report import inference_lines, render_text
-from fallback_doctor.core.texts import label
-from fallback_doctor.core.texts import render_text as finding_text
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.language.texts import render_text as finding_text
+from fallback_doctor.core.views.text_report import inference_lines, render_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -137,7 +137,7 @@ def test_a_real_broken_stack_in_korean_has_no_english_left(stack: str, tmp_path:
 def test_a_skipped_strategy_s_reason_is_korean_in_report_html() -> None:
     """report.html's comparison table: "skipped: <why>" with the why in the catalog's words."""
     from fallback_doctor.core.bundle.html import _result
-    from fallback_doctor.core.evidence_words import evidence_value
+    from fallback_doctor.core.language.evidence_words import evidence_value
 
     why = "no library folder to put first (no nvidia/*/lib folder, no libPath)"
     shown = _result({"name": "lib_path_first", "skipped": why}, {}, "ko")
@@ -153,8 +153,8 @@ def test_the_cli_s_bundle_message_and_the_gpu_page_s_words_are_korean(name: str,
     import io
 
     from fallback_doctor.cli.bundle import export_from_cli
-    from fallback_doctor.core.measures import gpu_summary, session_rows
-    from fallback_doctor.core.pages_stack import fact_rows, stack_layers
+    from fallback_doctor.core.views.measures import gpu_summary, session_rows
+    from fallback_doctor.core.views.pages_stack import fact_rows, stack_layers
 
     document = json.loads((GPU_RUNS / f"{name}.json").read_text(encoding="utf-8"))
     said = io.StringIO()

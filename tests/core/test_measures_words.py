@@ -5,7 +5,7 @@
   H200 run whose retry ran once (tests/data/gpu_run/h200-no-visible-gpu.json) is shown as one run,
   in the wizard's table, the text report and report.html, and never makes a speed-up.
 - The status line showed internal tags ("[cpu.warmup]", "Collecting: native"): the real step child
-  (core/step_child.py, as the wizard starts it) is run for the diagnosis and the CPU step, and
+  (core/flow/step_child.py, as the wizard starts it) is run for the diagnosis and the CPU step, and
   every event it sends is said in words.
 """
 
@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 from fallback_doctor.core.bundle.html import render_html
-from fallback_doctor.core.measures import gpu_summary, progress_words, session_rows
-from fallback_doctor.core.report import inference_lines
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.views.measures import gpu_summary, progress_words, session_rows
+from fallback_doctor.core.views.text_report import inference_lines
 
 GPU_RUNS = Path(__file__).resolve().parents[1] / "data" / "gpu_run"
 LANGS = ("en", "ko")
@@ -69,7 +69,7 @@ def _events(step: str, tmp_path: Path) -> list[dict[str, Any]]:
         "options": {"runs": 2, "warmup": 1, "dims": {"batch": 2, "seq": 16}},
     }
     run = subprocess.run(
-        [sys.executable, "-m", "fallback_doctor.core.step_child"],
+        [sys.executable, "-m", "fallback_doctor.core.flow.step_child"],
         input=json.dumps(request),
         capture_output=True,
         text=True,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fallback_doctor.core.model import LAYER_ORDER, Finding, Layer, Severity, rank_findings
+from fallback_doctor.core.model.result import LAYER_ORDER, Finding, Layer, Severity, rank_findings
 from hypothesis import given
 from hypothesis import strategies as st
 

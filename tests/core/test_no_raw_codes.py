@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from fallback_doctor.core import facade
-from fallback_doctor.core.report import render_text
-from fallback_doctor.core.texts import label, load_labels, load_texts
+from fallback_doctor.core.language.texts import label, load_labels, load_texts
+from fallback_doctor.core.views.text_report import render_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scenarios"))
 

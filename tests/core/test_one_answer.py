@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.judge import SettleContext, first_cause, settle_findings
-from fallback_doctor.core.model import Evidence, Layer, Severity
-from fallback_doctor.core.texts import finding_words, load_texts, make_finding
+from fallback_doctor.core.judgement.judge import SettleContext, first_cause, settle_findings
+from fallback_doctor.core.language.texts import finding_words, load_texts, make_finding
+from fallback_doctor.core.model.result import Evidence, Layer, Severity
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "targets"))
 
@@ -72,7 +72,7 @@ def bareun(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def test_every_surface_names_the_same_first_cause(bareun: dict[str, Any]) -> None:
     from fallback_doctor.core.fleet.fields import first_cause as fleet_first_cause
-    from fallback_doctor.core.pages import first_cause as page_first_cause
+    from fallback_doctor.core.views.pages import first_cause as page_first_cause
 
     assert _first_numbered(bareun["text"]) == LIBPATH
     assert _first_numbered(bareun["show"]) == LIBPATH
@@ -164,10 +164,10 @@ def test_the_log_level_advice_is_one_sentence_everywhere() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_report_with_only_context_never_calls_it_a_cause(lang: str) -> None:
-    from fallback_doctor.core.document import to_jsonable
-    from fallback_doctor.core.report import render_text
-    from fallback_doctor.core.steps import empty_inference
-    from fallback_doctor.core.texts import label
+    from fallback_doctor.core.document.basics import to_jsonable
+    from fallback_doctor.core.flow.steps import empty_inference
+    from fallback_doctor.core.language.texts import label
+    from fallback_doctor.core.views.text_report import render_text
 
     licence = _finding(LICENCE, "config_invalid", Layer.CONFIG, Severity.WARNING)
     fell_back = _finding("log.fell_back", "unknown", Layer.UNKNOWN, Severity.WARNING)

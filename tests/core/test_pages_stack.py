@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.pages_stack import layer_line, layer_parts, stack_layers
-from fallback_doctor.core.step_child import run_inspection
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.flow.step_child import run_inspection
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.views.pages_stack import layer_line, layer_parts, stack_layers
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "targets"))
 

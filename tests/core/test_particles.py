@@ -6,8 +6,8 @@ import re
 import string
 
 import pytest
-from fallback_doctor.core.particles import CONSONANT, RIEUL, VOWEL, fill, final_sound, particle
-from fallback_doctor.core.texts import LANGUAGES, label, load_labels, load_texts, render_text
+from fallback_doctor.core.language.particles import CONSONANT, RIEUL, VOWEL, fill, final_sound, particle
+from fallback_doctor.core.language.texts import LANGUAGES, label, load_labels, load_texts, render_text
 from hypothesis import given
 from hypothesis import strategies as st
 

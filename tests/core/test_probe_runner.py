@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from fallback_doctor.core.probes.runner import run_child
+from fallback_doctor.core.readers.probes.runner import run_child
 
 
 def test_a_crash_is_a_sentence_with_the_signal() -> None:

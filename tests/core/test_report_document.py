@@ -9,10 +9,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.collect.run import CollectRequest
-from fallback_doctor.core.diagnosis import DiagnoseRequest, inspect_target
-from fallback_doctor.core.inference.result import (
+from fallback_doctor.core.document.basics import SCHEMA_VERSION, to_jsonable
+from fallback_doctor.core.document.schema import DocumentError, check_document, report_schema
+from fallback_doctor.core.flow.diagnosis import DiagnoseRequest, inspect_target
+from fallback_doctor.core.flow.steps import StepOutcome, apply_inspection, apply_step
+from fallback_doctor.core.language.texts import make_finding
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.result import (
+    Evidence,
+    Finding,
+    Layer,
+    Remediation,
+    Severity,
+    finding_from_dict,
+)
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.run import CollectRequest
+from fallback_doctor.core.readers.inference.result import (
     LatencyStats,
     ProbeFailure,
     ProbeResult,
@@ -20,12 +33,6 @@ from fallback_doctor.core.inference.result import (
     StrategyName,
     StrategyResult,
 )
-from fallback_doctor.core.model import Evidence, Finding, Layer, Remediation, Severity, finding_from_dict
-from fallback_doctor.core.report import SCHEMA_VERSION, to_jsonable
-from fallback_doctor.core.schema import DocumentError, check_document, report_schema
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.steps import StepOutcome, apply_inspection, apply_step
-from fallback_doctor.core.texts import make_finding
 
 SCHEMA = report_schema()
 DEFS = SCHEMA["$defs"]
@@ -47,7 +54,7 @@ def test_the_schema_is_a_valid_draft_2020_12_schema_and_the_published_copy_is_th
 @pytest.mark.parametrize(
     ("cls", "definition", "left_out", "added"),
     [
-        # role and script are added by core/steps.py judge (the declared role, the fix as a script).
+        # role and script are added by core/flow/steps.py judge (the declared role, the fix as a script).
         (Finding, "finding", set(), {"role"}),
         (Evidence, "evidence", set(), set()),
         (Remediation, "remediation", set(), {"script"}),
@@ -171,7 +178,7 @@ def test_settling_a_settled_document_changes_nothing(static: dict[str, Any]) -> 
 
 def test_findings_read_back_are_the_findings_written(static: dict[str, Any]) -> None:
     for item in static["findings"]:
-        # Less what core/steps.py judge adds from the declarations: the role and the fix as a script.
+        # Less what core/flow/steps.py judge adds from the declarations: the role and the fix as a script.
         written = {key: value for key, value in item.items() if key != "role"}
         if isinstance(written.get("remediation"), dict):
             written["remediation"] = {k: v for k, v in written["remediation"].items() if k != "script"}

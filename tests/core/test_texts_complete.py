@@ -6,9 +6,9 @@ import re
 import string
 
 import pytest
-from fallback_doctor.core.findings.registry import declared
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.texts import LANGUAGES, load_texts, make_finding, words_of
+from fallback_doctor.core.language.texts import LANGUAGES, load_texts, make_finding, words_of
+from fallback_doctor.core.model.findings.registry import declared
+from fallback_doctor.core.model.result import Layer, Severity
 
 TEXTS = load_texts()
 
@@ -72,7 +72,7 @@ def _korean_strings() -> list[tuple[str, str]]:
     entries of resources/**/*.json)."""
     import json
 
-    from fallback_doctor.core.resource_files import RESOURCES
+    from fallback_doctor.core.platform.resource_files import RESOURCES
 
     found: list[tuple[str, str]] = []
 
@@ -129,8 +129,8 @@ def test_korean_says_fallback_with_one_word() -> None:
 
 def test_a_korean_verify_command_is_still_the_script_s_last_line() -> None:
     """The quoted command of a Korean verify sentence is what the fix script runs last, as in English."""
-    from fallback_doctor.core.document import to_jsonable
-    from fallback_doctor.core.script import fix_script
+    from fallback_doctor.core.document.basics import to_jsonable
+    from fallback_doctor.core.document.script import fix_script
 
     spec = declared()["config.duplicate_key"]
     assert spec.cause is not None and spec.layer is not None
@@ -156,7 +156,7 @@ def test_the_particle_after_fallback_fits_its_final_consonant() -> None:
 def test_the_log_knowledge_s_words_are_complete_in_english_and_korean() -> None:
     """What a log line means, a cause's words and what tells causes apart are labels of each
     catalogue (resources/texts/<lang>/labels/log_*.json): none of them left to English in Korean."""
-    from fallback_doctor.core.texts import catalogue
+    from fallback_doctor.core.language.texts import catalogue
 
     prefixes = ("log_says.", "log_cause.", "log_told_apart.")
     english = {key: words for key, words in catalogue("en", "labels").items() if key.startswith(prefixes)}

@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.texts import (
+from fallback_doctor.core.document.basics import to_jsonable
+from fallback_doctor.core.language.texts import (
     finding_words,
     label,
     label_ref,
@@ -19,6 +18,7 @@ from fallback_doctor.core.texts import (
     system_language,
     words_of,
 )
+from fallback_doctor.core.model.result import Layer, Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -125,7 +125,7 @@ def test_the_shipped_catalogues_have_no_bilingual_file_left() -> None:
 def test_a_language_lacking_a_key_shows_it_in_english(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fallback_doctor.core import texts
+    from fallback_doctor.core.language import texts
 
     (tmp_path / "yy" / "labels").mkdir(parents=True)
     (tmp_path / "yy" / "labels" / "ui.json").write_text('{"button.next": "yy-next"}', encoding="utf-8")

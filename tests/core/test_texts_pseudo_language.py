@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core import texts
-from fallback_doctor.core.resource_files import RESOURCES
+from fallback_doctor.core.language import texts
+from fallback_doctor.core.platform.resource_files import RESOURCES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "bundle"))
 
@@ -107,11 +107,11 @@ def test_a_catalogue_folder_is_a_language_and_a_lang_choice(xx: str) -> None:
 
 
 def test_every_renderer_shows_a_document_in_the_pseudo_language(xx: str, document: dict[str, Any]) -> None:
-    from fallback_doctor.core import pages
     from fallback_doctor.core.bundle.html import render_html
-    from fallback_doctor.core.pages_stack import fact_rows, layer_line, layer_parts, stack_layers
-    from fallback_doctor.core.report import render_text
-    from fallback_doctor.core.script import fix_script
+    from fallback_doctor.core.document.script import fix_script
+    from fallback_doctor.core.views import pages
+    from fallback_doctor.core.views.pages_stack import fact_rows, layer_line, layer_parts, stack_layers
+    from fallback_doctor.core.views.text_report import render_text
 
     shown = {
         "text": render_text(document, xx, verbose=True),
@@ -160,7 +160,7 @@ def test_a_fleet_summary_shows_in_the_pseudo_language(
 
 def test_a_document_of_the_previous_version_opens_with_its_own_words(document: dict[str, Any]) -> None:
     """Before keys, a finding held its words per language (``texts``) and nothing else."""
-    from fallback_doctor.core.report import render_text
+    from fallback_doctor.core.views.text_report import render_text
 
     old = copy.deepcopy(document)
     for finding in old["findings"]:
@@ -218,9 +218,9 @@ def test_the_log_step_of_a_document_shows_in_the_pseudo_language(
 ) -> None:
     """The log's findings carry a key and parameters (a cause's words, the wording by outcome, the
     hidden signals' notes are catalogue keys too): no English of ours in any view of them."""
-    from fallback_doctor.core import pages
     from fallback_doctor.core.bundle.html import render_html
-    from fallback_doctor.core.report import render_text
+    from fallback_doctor.core.views import pages
+    from fallback_doctor.core.views.text_report import render_text
 
     ids = {finding["id"] for document in log_documents for finding in document["findings"]}
     assert {"log.cause", "log.fell_back", "log.hidden.log_severity"} <= ids, ids
@@ -249,8 +249,8 @@ def test_explain_log_shows_a_log_in_the_pseudo_language(xx: str, name: str, tmp_
     """explain-log's text: the cause's title, explanation and fix, what tells the candidates apart
     and why the reason may be hidden, all from the catalogues."""
     from fallback_doctor.cli.explain_log import _json_record, render_text
-    from fallback_doctor.core.logs.diagnose_log import explain_texts
-    from fallback_doctor.core.logs.rotation import read_log
+    from fallback_doctor.core.readers.logs.diagnose_log import explain_texts
+    from fallback_doctor.core.readers.logs.rotation import read_log
 
     path = LOGS / name
     if name == "hidden.log":

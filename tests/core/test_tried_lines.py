@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.measures import strategy_lines
+from fallback_doctor.core.views.measures import strategy_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "inference"))

@@ -6,13 +6,13 @@ import dataclasses
 from typing import Any
 
 import pytest
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.model import Evidence, Layer, Severity
-from fallback_doctor.core.report import render_text
-from fallback_doctor.core.steps import empty_inference
-from fallback_doctor.core.texts import finding_words as catalogue_words
-from fallback_doctor.core.texts import make_finding
-from fallback_doctor.core.view import Report, evidence_words, finding_words, view_of
+from fallback_doctor.core.document.basics import to_jsonable
+from fallback_doctor.core.document.view import Report, evidence_words, finding_words, view_of
+from fallback_doctor.core.flow.steps import empty_inference
+from fallback_doctor.core.language.texts import finding_words as catalogue_words
+from fallback_doctor.core.language.texts import make_finding
+from fallback_doctor.core.model.result import Evidence, Layer, Severity
+from fallback_doctor.core.views.text_report import render_text
 
 
 def _document() -> dict[str, Any]:
@@ -87,14 +87,14 @@ def test_the_words_of_an_evidence_item_name_its_source_only_when_it_has_one() ->
 
 
 RENDERERS = (
-    "core/report.py",
+    "core/views/text_report.py",
     "core/bundle/html.py",
-    "core/pages.py",
-    "core/pages_python.py",
-    "core/pages_stack.py",
-    "core/pages_log_stack.py",
-    "core/measures.py",
-    "core/script.py",
+    "core/views/pages.py",
+    "core/views/pages_python.py",
+    "core/views/pages_stack.py",
+    "core/views/pages_log_stack.py",
+    "core/views/measures.py",
+    "core/document/script.py",
     "core/fleet/fields.py",
     "gui/page_html.py",
     "gui/page_diagnosis.py",
@@ -104,14 +104,16 @@ RENDERERS = (
 
 @pytest.mark.parametrize("name", RENDERERS)
 def test_no_renderer_picks_a_findings_words_itself(name: str) -> None:
-    """A finding's words come from core/view.py's finding_words, an evidence item's from its
+    """A finding's words come from core/document/view.py's finding_words, an evidence item's from its
     evidence_words: a renderer that read ``texts`` or worded an evidence label itself would not
     follow a change of how words are chosen."""
     from pathlib import Path
 
     source = (Path(__file__).parents[2] / name).read_text(encoding="utf-8")
     assert '"texts"' not in source and "'texts'" not in source
-    if name != "core/pages_stack.py":  # its fact rows word a fact's key (no evidence item) by that catalogue
+    if (
+        name != "core/views/pages_stack.py"
+    ):  # its fact rows word a fact's key (no evidence item) by that catalogue
         assert "evidence_label(" not in source and "evidence_source(" not in source
 
 

@@ -14,14 +14,14 @@ import json
 import os
 import sys
 
-from fallback_doctor.core.checks import device as device_checks
-from fallback_doctor.core.checks import driver as driver_checks
-from fallback_doctor.core.collect.device import collect_device
-from fallback_doctor.core.collect.driver import collect_driver
-from fallback_doctor.core.collect.native import collect_native
-from fallback_doctor.core.facts.onnxruntime import OrtFacts
-from fallback_doctor.core.facts.platform import PlatformFacts
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.judgement.checks import device as device_checks
+from fallback_doctor.core.judgement.checks import driver as driver_checks
+from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
+from fallback_doctor.core.model.facts.platform import PlatformFacts
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.device import collect_device
+from fallback_doctor.core.readers.collect.driver import collect_driver
+from fallback_doctor.core.readers.collect.native import collect_native
 
 
 def main() -> None:

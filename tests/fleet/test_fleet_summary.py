@@ -27,9 +27,8 @@ HOSTILE = '<img src=x onerror="alert(1)"> & </td><script>alert(2)</script>'
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
-    from fallback_doctor.core.collect.run import CollectRequest
-    from fallback_doctor.core.diagnosis import DiagnoseRequest, diagnose
-    from fallback_doctor.core.report import diagnosis_document
+    from fallback_doctor.core.flow.diagnosis import DiagnoseRequest, diagnose, diagnosis_document
+    from fallback_doctor.core.readers.collect.run import CollectRequest
 
     diagnosis = diagnose(DiagnoseRequest(collect=CollectRequest(python=sys.executable), quick=True))
     return diagnosis_document(diagnosis)

@@ -8,7 +8,7 @@ import string
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.texts import label, load_labels
+from fallback_doctor.core.language.texts import label, load_labels
 
 LABELS = {key: value for key, value in load_labels().items() if key.startswith(("fleet.", "watch."))}
 SOURCES = [Path(__file__).resolve().parents[2] / "core" / part for part in ("fleet", "watch")]

@@ -11,9 +11,9 @@ import pytest
 from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.core.step_child import run_inspection
+from fallback_doctor.core.flow.step_child import run_inspection
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sources import ReplaySource
 from fallback_doctor.gui.bundle_dialog import SHOWN_CHARACTERS, BundleDialog
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page

@@ -15,7 +15,7 @@ from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.bundle.safe_open import open_bundle
-from fallback_doctor.core.step_child import run_inspection
+from fallback_doctor.core.flow.step_child import run_inspection
 from fallback_doctor.gui.i18n import set_language, t
 from fallback_doctor.gui.page_config import ConfigPage
 from fallback_doctor.gui.wizard import DoctorWizard, Page

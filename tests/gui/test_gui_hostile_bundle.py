@@ -18,7 +18,7 @@ import pytest
 from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.step_child import run_inspection
+from fallback_doctor.core.flow.step_child import run_inspection
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings, Qt

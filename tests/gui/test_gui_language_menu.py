@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core import texts
+from fallback_doctor.core.language import texts
 from fallback_doctor.gui.i18n import language, set_language
 from fallback_doctor.gui.wizard import DoctorWizard
 from PySide6.QtCore import QSettings

@@ -5,9 +5,9 @@ first corpus log (a CUDA 11 library asked for by a CUDA 12 host) and a log that 
 from __future__ import annotations
 
 import pytest
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.readers.logs.diagnose_log import explain_text
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.page_log import cause_words, hidden_words
 

@@ -17,7 +17,7 @@ import pytest
 from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.texts import label, load_texts
+from fallback_doctor.core.language.texts import label, load_texts
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings

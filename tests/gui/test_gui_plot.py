@@ -20,10 +20,10 @@ import pytest
 from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sampler import Sampler
-from fallback_doctor.core.sampling.sources import PsutilCpuSource, ReplaySource
-from fallback_doctor.core.step_child import run_inspection
+from fallback_doctor.core.flow.step_child import run_inspection
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sampler import Sampler
+from fallback_doctor.core.readers.sampling.sources import PsutilCpuSource, ReplaySource
 from fallback_doctor.gui.i18n import set_language, t
 from fallback_doctor.gui.plot import GpuPlot
 from fallback_doctor.gui.wizard import DoctorWizard, Page

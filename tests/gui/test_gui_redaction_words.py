@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.texts import has_label, label
+from fallback_doctor.core.language.texts import has_label, label
 from fallback_doctor.gui.bundle_dialog import BundleDialog, kind_words
 from fallback_doctor.gui.i18n import set_language
 
@@ -61,7 +61,7 @@ def test_nothing_to_mask_says_so_without_an_empty_list(qtbot, tmp_path) -> None:
     import contextlib
     import io
 
-    from fallback_doctor.core.step_child import run_inspection
+    from fallback_doctor.core.flow.step_child import run_inspection
 
     with contextlib.redirect_stdout(io.StringIO()):  # the step child's progress lines
         document = run_inspection({"kind": "log", "log_text": "falling back to CPU execution provider\n"})

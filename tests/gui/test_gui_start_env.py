@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.step_child import start_environment
+from fallback_doctor.core.flow.step_child import start_environment
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sources import ReplaySource
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sources import ReplaySource
 from fallback_doctor.gui.i18n import set_language, t
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings

@@ -9,9 +9,9 @@ from pathlib import Path
 import psutil
 import pytest
 from fallback_doctor.core import facade
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.core.texts import finding_words, load_labels
+from fallback_doctor.core.language.texts import finding_words, load_labels
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sources import ReplaySource
 from fallback_doctor.gui.app import build_parser, target_from_args
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
@@ -352,9 +352,9 @@ def test_why_on_the_gpu_page_is_core_s_first_cause_never_a_context_finding(make_
     gets core's first cause on the GPU page: the licence file cannot make ONNX Runtime fall back."""
     import json
 
-    from fallback_doctor.core.document import to_jsonable
-    from fallback_doctor.core.model import Layer, Severity
-    from fallback_doctor.core.texts import make_finding
+    from fallback_doctor.core.document.basics import to_jsonable
+    from fallback_doctor.core.language.texts import make_finding
+    from fallback_doctor.core.model.result import Layer, Severity
 
     document = json.loads(
         (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-no-visible-gpu.json").read_text(

@@ -237,7 +237,7 @@ class Reader:
 
 
 def _redact_text(text: str) -> object:
-    from fallback_doctor.core.bundle.redact import Redactor
+    from fallback_doctor.core.redaction.redact import Redactor
 
     redactor = Redactor(use_local_identity=False)
     redactor.learn(text)
@@ -248,7 +248,7 @@ def _redact_text(text: str) -> object:
 
 
 def _redact_bareun(text: str) -> object:
-    from fallback_doctor.core.bundle.redact import Redactor, redact_json_text
+    from fallback_doctor.core.redaction.redact import Redactor, redact_json_text
 
     result = redact_json_text(Redactor(use_local_identity=False), text)
     json.loads(result.text) if result.text.lstrip().startswith(("{", "[")) else None
@@ -282,7 +282,7 @@ def _open_zip(data: bytes) -> object:
             opened = open_bundle(path)
         except BundleRefusedError:
             return None
-        from fallback_doctor.core.report import render_text
+        from fallback_doctor.core.views.text_report import render_text
 
         return render_text(opened.document, "en")
 
@@ -294,7 +294,9 @@ def _proc(parse: str) -> Callable[[Any], object]:
     def call(value: Any) -> object:
         import importlib
 
-        return getattr(importlib.import_module(f"fallback_doctor.core.collect.{module}"), function)(value)
+        return getattr(importlib.import_module(f"fallback_doctor.core.readers.collect.{module}"), function)(
+            value
+        )
 
     return call
 
@@ -303,7 +305,9 @@ def _loader(module: str, function: str) -> Callable[[Any], object]:
     def call(value: Any) -> object:
         import importlib
 
-        return getattr(importlib.import_module(f"fallback_doctor.core.loader.{module}"), function)(value)
+        return getattr(importlib.import_module(f"fallback_doctor.core.readers.loader.{module}"), function)(
+            value
+        )
 
     return call
 
@@ -363,8 +367,8 @@ class _LogFolder:
 
 
 def _read_log_file(data: bytes) -> object:
-    from fallback_doctor.core.logs.diagnose_log import explain_texts
-    from fallback_doctor.core.logs.rotation import read_log
+    from fallback_doctor.core.readers.logs.diagnose_log import explain_texts
+    from fallback_doctor.core.readers.logs.rotation import read_log
 
     gzipped = data[:2] == b"\x1f\x8b"
     current = _LogFolder.path("app.log")
@@ -380,7 +384,7 @@ def _read_log_file(data: bytes) -> object:
 
 
 def _read_bareun_config(data: bytes) -> object:
-    from fallback_doctor.core.targets.bareun_config import read_config_bytes
+    from fallback_doctor.core.readers.targets.bareun_config import read_config_bytes
 
     config = read_config_bytes("/srv/bareun/bareun.json", data, {"BAREUN_ROOT": "/srv/bareun"}, "/srv/bareun")
     for issue in config.issues:
@@ -399,7 +403,7 @@ bareun_config_bytes = st.one_of(
 
 
 def _parse_listing(stdout: str) -> object:
-    from fallback_doctor.core.collect.python_env import parse_python_env
+    from fallback_doctor.core.readers.collect.python_env import parse_python_env
 
     return parse_python_env(stdout, "/srv/app/bin/python")
 
@@ -418,7 +422,7 @@ listing_text = st.one_of(
 def _read_library_version(data: bytes) -> object:
     import tempfile
 
-    from fallback_doctor.core.targets.libpath import version_from_file
+    from fallback_doctor.core.readers.targets.libpath import version_from_file
 
     with tempfile.TemporaryDirectory(prefix="gfd-hostile-") as folder:
         path = os.path.join(folder, "libonnxruntime.so.1")
@@ -439,7 +443,7 @@ library_bytes = st.lists(
 
 def _read_samples_csv(text: str) -> object:
     from fallback_doctor.core.bundle.replay import series_from_samples_csv
-    from fallback_doctor.core.sampling.sampler import SamplingSeries
+    from fallback_doctor.core.readers.sampling.sampler import SamplingSeries
 
     series_from_samples_csv(text, {}, "a bundle from another machine")  # what the wizard draws
     return SamplingSeries.from_csv(text, provenance="a bundle from another machine")
@@ -470,11 +474,11 @@ fleet_status = json_values | st.fixed_dictionaries(
 
 
 def _refusals() -> dict[str, tuple[type[BaseException], ...]]:
-    from fallback_doctor.core.collect.errors import CollectError
-    from fallback_doctor.core.loader.elf import NotAnElfFile
-    from fallback_doctor.core.loader.ldcache import LdCacheParseError
-    from fallback_doctor.core.loader.pe import NotAPeFile
-    from fallback_doctor.core.logs.reader import LogReadError
+    from fallback_doctor.core.readers.collect.errors import CollectError
+    from fallback_doctor.core.readers.loader.elf import NotAnElfFile
+    from fallback_doctor.core.readers.loader.ldcache import LdCacheParseError
+    from fallback_doctor.core.readers.loader.pe import NotAPeFile
+    from fallback_doctor.core.readers.logs.reader import LogReadError
 
     return {
         "listing": (CollectError,),

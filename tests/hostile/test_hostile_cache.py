@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.loader.elf import read_elf_dynamic
-from fallback_doctor.core.loader.elf_cache import ElfReader, open_cache
+from fallback_doctor.core.readers.loader.elf import read_elf_dynamic
+from fallback_doctor.core.readers.loader.elf_cache import ElfReader, open_cache
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="ELF libraries and POSIX owners")
 NOBODY = 65534

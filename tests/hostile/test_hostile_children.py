@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from fake_interpreters import alive, make, pids_of, wait_gone
-from fallback_doctor.core.collect.errors import CollectError
-from fallback_doctor.core.collect.python_env import MAX_LISTING, collect_python_env
-from fallback_doctor.core.probes.reaper import TOKEN_NAME, carriers
-from fallback_doctor.core.probes.runner import run_child
+from fallback_doctor.core.readers.collect.errors import CollectError
+from fallback_doctor.core.readers.collect.python_env import MAX_LISTING, collect_python_env
+from fallback_doctor.core.readers.probes.reaper import TOKEN_NAME, carriers
+from fallback_doctor.core.readers.probes.runner import run_child
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and fork: Linux")
 

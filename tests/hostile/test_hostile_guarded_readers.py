@@ -1,7 +1,7 @@
 """Every reader of a file the tool is given refuses a special file at once and reads a bound,
 whoever put it there (issue 28, item 1).
 
-For each reader moved onto core/facts/files.py, or written for issue 28 (the fact cache, the
+For each reader moved onto core/platform/files.py, or written for issue 28 (the fact cache, the
 package listing's .pth and METADATA reading): a FIFO (which a plain ``open()`` waits on
 forever), a link to ``/dev/zero`` (which never ends), a directory, and a sparse 2 GB file
 (which a reader without a bound takes whole) are put where the file is expected. Each must
@@ -44,37 +44,37 @@ def _plant(path: Path, kind: str) -> None:
 
 
 def _ld_cache(path: Path) -> object:
-    from fallback_doctor.core.loader.ldcache import read_ld_so_cache
+    from fallback_doctor.core.readers.loader.ldcache import read_ld_so_cache
 
     return read_ld_so_cache(str(path))
 
 
 def _pe(path: Path) -> object:
-    from fallback_doctor.core.loader.pe import read_pe_imports
+    from fallback_doctor.core.readers.loader.pe import read_pe_imports
 
     return read_pe_imports(str(path))
 
 
 def _model(path: Path) -> object:
-    from fallback_doctor.core.inference.model_info import read_model
+    from fallback_doctor.core.readers.inference.model_info import read_model
 
     return read_model(path)
 
 
 def _model_description(path: Path) -> object:
-    from fallback_doctor.core.inference.run import model_description
+    from fallback_doctor.core.readers.inference.run import model_description
 
     return model_description(path.with_suffix(".onnx"))
 
 
 def _recording(path: Path) -> object:
-    from fallback_doctor.core.sampling.recordings import load_recording
+    from fallback_doctor.core.readers.sampling.recordings import load_recording
 
     return load_recording(path)
 
 
 def _unit_file(path: Path) -> object:
-    from fallback_doctor.core.collect.systemd import read_unit
+    from fallback_doctor.core.readers.collect.systemd import read_unit
 
     limits: list[object] = []
     root = path.parents[3]
@@ -82,13 +82,13 @@ def _unit_file(path: Path) -> object:
 
 
 def _os_release(path: Path) -> object:
-    from fallback_doctor.core.collect.platform import _os_pretty_name
+    from fallback_doctor.core.readers.collect.platform import _os_pretty_name
 
     return _os_pretty_name(path.parents[1])
 
 
 def _fact_cache(path: Path) -> object:
-    from fallback_doctor.core.loader.elf_cache import open_cache
+    from fallback_doctor.core.readers.loader.elf_cache import open_cache
 
     cache = open_cache(str(path.parent))
     return cache.get("/lib/x.so", (1, 2, 3, 4))
@@ -102,7 +102,7 @@ def _bundle(path: Path) -> object:
 
 def _child() -> Any:
     """The package-listing child, loaded by path as the application's interpreter runs it."""
-    from fallback_doctor.core.collect.early import python_env_script
+    from fallback_doctor.core.readers.collect.early import python_env_script
 
     spec = importlib.util.spec_from_file_location("python_env_child_readers", python_env_script())
     assert spec is not None and spec.loader is not None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.cli.output import json_text, write_json
-from fallback_doctor.core.escape import visible
+from fallback_doctor.core.views.escape import visible
 from hypothesis import example, given
 from hypothesis import strategies as st
 

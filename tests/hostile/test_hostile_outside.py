@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from fallback_doctor.core.probes.outside import BUSY, KILLED
-from fallback_doctor.core.probes.runner import run_child
+from fallback_doctor.core.readers.probes.outside import BUSY, KILLED
+from fallback_doctor.core.readers.probes.runner import run_child
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and /proc")
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]

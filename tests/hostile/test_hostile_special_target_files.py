@@ -3,7 +3,7 @@
 The log readers refused FIFOs, devices and directories long ago; the target's other files did
 not: a FIFO as ``bareun.json`` hung ``diagnose`` forever (plain ``open()`` waits for a writer), and
 a FIFO as a wheel's ``RECORD`` or as a library in a searched folder did the same inside the
-collectors. Every reader of a target file now goes through core/facts/files.py.
+collectors. Every reader of a target file now goes through core/platform/files.py.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import record_files
-from fallback_doctor.core.facts.files import NotARegularFileError, read_regular_file
-from fallback_doctor.core.loader.elf import elf_identity, is_elf, read_elf_dynamic
+from fallback_doctor.core.platform.files import NotARegularFileError, read_regular_file
+from fallback_doctor.core.readers.collect.onnxruntime import record_files
+from fallback_doctor.core.readers.loader.elf import elf_identity, is_elf, read_elf_dynamic
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "targets"))
 

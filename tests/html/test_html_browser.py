@@ -3,8 +3,8 @@
 The documents are real: `diagnose --bundle` on this interpreter's real (broken: no driver, no
 CUDA libraries) stack, and the same document with its series from a real probe run whose GPU
 side is a real recording replayed (tests/data/gpu_series; the page says it is replayed). What the
-page must show is taken from the functions the wizard's pages use (core/pages.py,
-core/measures.py), never from strings written here. Skipped only where chromium is not installed.
+page must show is taken from the functions the wizard's pages use (core/views/pages.py,
+core/views/measures.py), never from strings written here. Skipped only where chromium is not installed.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.html_graph import CPU_COLOUR, GPU_COLOUR, phase_marks
 from fallback_doctor.core.bundle.members import bundle_members
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.inference.run import plan_inference
-from fallback_doctor.core.inference.sampled import run_sampled_inference
-from fallback_doctor.core.measures import gpu_summary, ms_text
-from fallback_doctor.core.pages import all_findings, finding_words, verdict_words
-from fallback_doctor.core.sampling.recordings import load_recording
-from fallback_doctor.core.sampling.sources import ReplaySource
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.readers.inference.run import plan_inference
+from fallback_doctor.core.readers.inference.sampled import run_sampled_inference
+from fallback_doctor.core.readers.sampling.recordings import load_recording
+from fallback_doctor.core.readers.sampling.sources import ReplaySource
+from fallback_doctor.core.views.measures import gpu_summary, ms_text
+from fallback_doctor.core.views.pages import all_findings, finding_words, verdict_words
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

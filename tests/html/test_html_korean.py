@@ -3,7 +3,7 @@
 `diagnose --lang ko --verbose` and its bundle's report.html, on this interpreter's real broken
 stack and on a Bareun-like installation with a real CPU-only ONNX Runtime library
 (tests/core/targets/bareun_layout.py). The words expected come from the catalog
-(resources/texts/evidence/words.json) through core/evidence_words.py, never written here.
+(resources/texts/evidence/words.json) through core/language/evidence_words.py, never written here.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from fallback_doctor.core.evidence_words import (
+from fallback_doctor.core.document.remedy import remedy_lines
+from fallback_doctor.core.language.evidence_words import (
     _catalog,
     command_text,
     evidence_label,
     evidence_source,
     evidence_value,
 )
-from fallback_doctor.core.remedy import remedy_lines
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "targets"))
 
@@ -122,7 +122,7 @@ def test_a_replayed_recordings_provenance_is_said_once_and_in_korean() -> None:
 
     from fallback_doctor.core.bundle.html import render_html
     from fallback_doctor.core.bundle.record import samples_csv_from_rows
-    from fallback_doctor.core.sampling.recordings import load_recording
+    from fallback_doctor.core.readers.sampling.recordings import load_recording
 
     recording = load_recording(
         Path(__file__).parents[1] / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"

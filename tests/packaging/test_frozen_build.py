@@ -267,12 +267,12 @@ def step(cmd: list[str], request: dict[str, Any], cwd: Path) -> dict[str, Any]:
 def test_the_wizards_steps_run_in_the_frozen_executable(
     frozen_exe: Path, empty: Path, tmp_path: Path
 ) -> None:
-    """The wizard runs each step as ``--run-module fallback_doctor.core.step_child``: the inspection
+    """The wizard runs each step as ``--run-module fallback_doctor.core.flow.step_child``: the inspection
     and the CPU baseline on a Bareun-like libPath give what the pip-installed tool's steps give."""
     root = make_install(tmp_path, lib="gpu")
     target = {"kind": "bareun", "bareun_root": str(root)}
-    frozen_cmd = [str(frozen_exe), "--run-module", "fallback_doctor.core.step_child"]
-    pip_cmd = [sys.executable, "-m", "fallback_doctor.core.step_child"]
+    frozen_cmd = [str(frozen_exe), "--run-module", "fallback_doctor.core.flow.step_child"]
+    pip_cmd = [sys.executable, "-m", "fallback_doctor.core.flow.step_child"]
     inspection = step(frozen_cmd, {"step": "diagnose", "target": target}, empty)
     assert findings(inspection) == findings(step(pip_cmd, {"step": "diagnose", "target": target}, empty))
     options = {"runs": 2, "warmup": 1}

@@ -1,4 +1,4 @@
-"""core/frozen.py without a build: the environment a child gets, the probe commands, the dispatch.
+"""core/platform/frozen.py without a build: the environment a child gets, the probe commands, the dispatch.
 
 A frozen build is imitated with ``sys.frozen`` / ``sys._MEIPASS`` (what PyInstaller sets); the
 real build is tested in test_frozen_build.py.
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core import frozen
+from fallback_doctor.core.platform import frozen
 
 BUNDLE = "/opt/fallback-doctor/_internal"
 
@@ -87,10 +87,10 @@ def test_probe_commands_outside_a_frozen_build() -> None:
         "/x/native_child.py",
         "--driver-first",
     ]
-    assert frozen.module_argv("/v/bin/python", "fallback_doctor.core.step_child") == [
+    assert frozen.module_argv("/v/bin/python", "fallback_doctor.core.flow.step_child") == [
         "/v/bin/python",
         "-m",
-        "fallback_doctor.core.step_child",
+        "fallback_doctor.core.flow.step_child",
     ]
 
 
@@ -102,10 +102,10 @@ def test_a_frozen_build_re_invokes_itself_for_its_own_probes(as_frozen: Path) ->
         str(script),
         "--driver-first",
     ]
-    assert frozen.module_argv(str(as_frozen), "fallback_doctor.core.step_child") == [
+    assert frozen.module_argv(str(as_frozen), "fallback_doctor.core.flow.step_child") == [
         str(as_frozen),
         frozen.MODULE_ARGUMENT,
-        "fallback_doctor.core.step_child",
+        "fallback_doctor.core.flow.step_child",
     ]
     # The application's interpreter is still run by path, with its flags.
     assert frozen.probe_argv("/srv/app/bin/python", script, flags=("-I",)) == [
@@ -161,7 +161,7 @@ def test_the_children_started_early_are_the_ones_the_collectors_take(
     """A frozen build started both early children with interpreter flags as its own arguments and
     under the bootloader's environment: neither was taken, both were started again on the critical
     path (strace of `diagnose --quick`: two listings, two native children)."""
-    from fallback_doctor.core.collect import early
+    from fallback_doctor.core.readers.collect import early
 
     started: list[tuple[list[str], dict[str, str]]] = []
     monkeypatch.setattr(early, "start_child", lambda argv, env, **_: started.append((argv, env)) or object())

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import parse_python_assignments
-from fallback_doctor.core.knowledge.ort_matrix import ort_requirements, release_tuple
-from fallback_doctor.core.loader.elf import NotAnElfFile, parse_elf_dynamic
-from fallback_doctor.core.loader.pe import parse_pe_imports
+from fallback_doctor.core.readers.collect.onnxruntime import parse_python_assignments
+from fallback_doctor.core.readers.knowledge.ort_matrix import ort_requirements, release_tuple
+from fallback_doctor.core.readers.loader.elf import NotAnElfFile, parse_elf_dynamic
+from fallback_doctor.core.readers.loader.pe import parse_pe_imports
 
 pytestmark = pytest.mark.scenario
 

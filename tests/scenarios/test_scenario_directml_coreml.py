@@ -13,17 +13,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks.package import directml_coreml_package
-from fallback_doctor.core.collect.ort_binaries import (
+from fallback_doctor.core.judgement.checks.package import directml_coreml_package
+from fallback_doctor.core.model.facts.onnxruntime import OrtFacts, PackageBinaries
+from fallback_doctor.core.model.facts.platform import PlatformFacts
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.ort_binaries import (
     coreml_binaries,
     directml_problems,
     macho_facts,
     read_package_binaries,
 )
-from fallback_doctor.core.facts.onnxruntime import OrtFacts, PackageBinaries
-from fallback_doctor.core.facts.platform import PlatformFacts
-from fallback_doctor.core.logs.signatures import load_signatures, match_text
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.logs.signatures import load_signatures, match_text
 
 pytestmark = pytest.mark.scenario
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 import scenario_runs as runs
-from fallback_doctor.core.evidence_text import RECORD_ENGLISH, evidence_words
-from fallback_doctor.core.texts import load_labels
+from fallback_doctor.core.language.evidence_text import RECORD_ENGLISH, evidence_words
+from fallback_doctor.core.language.texts import load_labels
 
 
 def _fields(text: str) -> set[str]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 import scenario_runs as runs
-from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.logs.separators import separator
+from fallback_doctor.core.readers.logs.diagnose_log import explain_text
+from fallback_doctor.core.readers.logs.separators import separator
 
 pytestmark = pytest.mark.scenario
 

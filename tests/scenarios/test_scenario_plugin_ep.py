@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 import scenario_stacks as stacks
-from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
-from fallback_doctor.core.collect.python_env import collect_python_env
-from fallback_doctor.core.inference.findings import inference_findings
-from fallback_doctor.core.inference.python_probe import run_python_probe
-from fallback_doctor.core.inference.result import StrategyName
-from fallback_doctor.core.inference.run import plan_inference
+from fallback_doctor.core.readers.collect.onnxruntime import collect_onnxruntime
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
+from fallback_doctor.core.readers.inference.findings import inference_findings
+from fallback_doctor.core.readers.inference.python_probe import run_python_probe
+from fallback_doctor.core.readers.inference.result import StrategyName
+from fallback_doctor.core.readers.inference.run import plan_inference
 
 pytestmark = pytest.mark.scenario
 

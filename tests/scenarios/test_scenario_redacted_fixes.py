@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 import scenario_runs as runs
-from fallback_doctor.core.bundle.detect_keys import MARKER
 from fallback_doctor.core.bundle.export import (
     BundleOptions,
     extras_from_document,
     prepare_bundle,
     write_bundle,
 )
-from fallback_doctor.core.bundle.words import is_common_word
-from fallback_doctor.core.texts import finding_words
+from fallback_doctor.core.language.texts import finding_words
+from fallback_doctor.core.redaction.detect_keys import MARKER
+from fallback_doctor.core.redaction.words import is_common_word
 
 pytestmark = pytest.mark.scenario
 

@@ -19,7 +19,10 @@ from typing import Any
 
 import pytest
 import scenario_runs as runs
-from fallback_doctor.core.model import (
+from fallback_doctor.core.document.script import finding_script, fix_script
+from fallback_doctor.core.flow.steps import application_python
+from fallback_doctor.core.language.texts import make_finding
+from fallback_doctor.core.model.result import (
     CodeStep,
     ConfigStep,
     EnvironmentStep,
@@ -28,9 +31,6 @@ from fallback_doctor.core.model import (
     RunStep,
     Severity,
 )
-from fallback_doctor.core.script import finding_script, fix_script
-from fallback_doctor.core.steps import application_python
-from fallback_doctor.core.texts import make_finding
 
 pytestmark = pytest.mark.scenario
 
@@ -144,7 +144,7 @@ def test_every_step_kind_pastes() -> None:
         params={"libraries": "libcublasLt.so.13", "major": 13, "packages": "nvidia-cublas"},
         steps=steps,
     )
-    from fallback_doctor.core.document import to_jsonable
+    from fallback_doctor.core.document.basics import to_jsonable
 
     data = to_jsonable(finding)
     for python in ("/opt/app/bin/python", None):

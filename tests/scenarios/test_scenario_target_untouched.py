@@ -92,7 +92,7 @@ def test_quick_runs_none_of_the_environments_pth_code(private_stack: stacks.Stac
         assert seconds < 15, seconds  # a hanging .pth made --quick wait for it (16 s before)
         assert _bytecode(private_stack.path) - before == set()
         # The listing still sees what the .pth adds to the import path, without running it.
-        from fallback_doctor.core.collect.python_env import collect_python_env
+        from fallback_doctor.core.readers.collect.python_env import collect_python_env
 
         facts = collect_python_env(str(private_stack.python_exe), _env())
         assert str(extra) in facts.sys_path and str(site) in facts.site_packages

@@ -37,9 +37,9 @@ from fallback_doctor.core import facade
 from fallback_doctor.core.bundle.export import export_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
 from fallback_doctor.core.bundle.safe_open import open_bundle
-from fallback_doctor.core.judge import document_first_cause
-from fallback_doctor.core.report import render_text
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.judgement.judge import document_first_cause
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.views.text_report import render_text
 from fallback_doctor.gui.i18n import set_language
 from fallback_doctor.gui.wizard import DoctorWizard, Page
 from PySide6.QtCore import QSettings
@@ -89,7 +89,7 @@ def _document(case: str, diagnosis: Any, ort: Any, tmp_path_factory: Any) -> dic
         _root, document = runs.bareun_like_document(tmp_path_factory.mktemp("bareun"), name)
         return document
     if kind == "pasted":
-        from fallback_doctor.core.step_child import run_inspection
+        from fallback_doctor.core.flow.step_child import run_inspection
 
         output = ort(name).output
         assert output.strip(), name

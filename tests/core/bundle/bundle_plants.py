@@ -69,9 +69,8 @@ def planted_environment() -> dict[str, str]:
 
 def real_document() -> dict[str, Any]:
     """A report document from a real (quick) diagnosis of this interpreter, with the planted environment."""
-    from fallback_doctor.core.collect.run import CollectRequest
-    from fallback_doctor.core.diagnosis import DiagnoseRequest, diagnose
-    from fallback_doctor.core.report import diagnosis_document
+    from fallback_doctor.core.flow.diagnosis import DiagnoseRequest, diagnose, diagnosis_document
+    from fallback_doctor.core.readers.collect.run import CollectRequest
 
     diagnosis = diagnose(
         DiagnoseRequest(

@@ -24,7 +24,7 @@ from fallback_doctor.core.bundle.safe_open import (
     verify_bundle,
 )
 from fallback_doctor.core.bundle.write import write_bundle
-from fallback_doctor.core.report import render_text
+from fallback_doctor.core.views.text_report import render_text
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import urllib.parse
 
 import pytest
 from fallback_doctor.core.bundle.content import to_text
-from fallback_doctor.core.bundle.pseudonyms import Pseudonyms, is_pseudonym, save_mapping
-from fallback_doctor.core.bundle.redact import MARKER, Redactor, is_secret_key
+from fallback_doctor.core.redaction.pseudonyms import Pseudonyms, is_pseudonym, save_mapping
+from fallback_doctor.core.redaction.redact import MARKER, Redactor, is_secret_key
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

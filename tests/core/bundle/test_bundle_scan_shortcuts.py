@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from fallback_doctor.core.bundle import detect_identities, detect_secrets
-from fallback_doctor.core.bundle.scan import (
+from fallback_doctor.core.redaction import detect_identities, detect_secrets
+from fallback_doctor.core.redaction.scan import (
     anchored_finditer,
     first_character_patterns,
     occurrences,

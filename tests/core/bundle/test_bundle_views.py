@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fallback_doctor.core.bundle.views import _ESCAPE, _escape_search, decoded_views
+from fallback_doctor.core.redaction.views import _ESCAPE, _escape_search, decoded_views
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

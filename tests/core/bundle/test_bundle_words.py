@@ -9,7 +9,7 @@ import pytest
 from bundle_plants import real_document
 from fallback_doctor.core.bundle.export import prepare_bundle
 from fallback_doctor.core.bundle.preview import BundleOptions
-from fallback_doctor.core.bundle.redact import Redactor
+from fallback_doctor.core.redaction.redact import Redactor
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from fallback_doctor.core.inference import capi_layout
-from fallback_doctor.core.inference.capi import child_script
+from fallback_doctor.core.readers.inference import capi_layout
+from fallback_doctor.core.readers.inference.capi import child_script
 
 
 def _child_indices() -> dict[str, int]:

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.inference.capi import lib_path_first_env, run_capi_probe
-from fallback_doctor.core.inference.result import FailureKind, ProbeResult, Stage, Verdict
+from fallback_doctor.core.readers.inference.capi import lib_path_first_env, run_capi_probe
+from fallback_doctor.core.readers.inference.result import FailureKind, ProbeResult, Stage, Verdict
 
 REPO = Path(__file__).resolve().parents[3]
 ADD = REPO / "tests" / "scenarios" / "data" / "add.onnx"

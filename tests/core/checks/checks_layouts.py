@@ -9,12 +9,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "loader"))
 
 import loader_wheels as wheels
-from fallback_doctor.core.collect.libraries import collect_libraries
-from fallback_doctor.core.facts.onnxruntime import OrtFacts, ProviderLibrary
-from fallback_doctor.core.facts.python_env import PythonEnvFacts
-from fallback_doctor.core.loader.search_path import detect_linux_host
-from fallback_doctor.core.model import Finding
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.model.facts.onnxruntime import OrtFacts, ProviderLibrary
+from fallback_doctor.core.model.facts.python_env import PythonEnvFacts
+from fallback_doctor.core.model.result import Finding
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.libraries import collect_libraries
+from fallback_doctor.core.readers.loader.search_path import detect_linux_host
 
 CUDA13 = ("cudart13", "cublas13", "curand10")
 

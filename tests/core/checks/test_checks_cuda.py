@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from checks_layouts import by_id, ld_path, make_site, run, snapshot
-from fallback_doctor.core.checks import cuda
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.judgement.checks import cuda
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.result import Layer, Severity
 
 
 def test_nothing_installed_one_finding_names_every_library(tmp_path: Path) -> None:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import loader_wheels as wheels
 from checks_layouts import by_id, ld_path, make_site, run, snapshot
-from fallback_doctor.core.checks import cuda, cuda_major, cudnn
-from fallback_doctor.core.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts, Resolution
-from fallback_doctor.core.facts.python_env import Distribution
-from fallback_doctor.core.model import Severity
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.judgement.checks import cuda, cuda_major, cudnn
+from fallback_doctor.core.model.facts.libraries import DependencyReport, LibraryCopy, LibraryFacts, Resolution
+from fallback_doctor.core.model.facts.python_env import Distribution
+from fallback_doctor.core.model.result import Severity
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 
 
 def _commands(finding: object) -> str:

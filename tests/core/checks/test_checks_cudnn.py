@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from checks_layouts import by_id, ld_path, make_site, run, snapshot
-from fallback_doctor.core.checks import cudnn
-from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.judgement.checks import cudnn
+from fallback_doctor.core.model.result import Layer, Severity
 
 
 def test_lazy_cudnn_missing_says_it_will_not_show_at_startup(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from checks_layouts import by_id, make_site, run, snapshot
-from fallback_doctor.core.checks import tensorrt
-from fallback_doctor.core.model import Layer, Severity
+from fallback_doctor.core.judgement.checks import tensorrt
+from fallback_doctor.core.model.result import Layer, Severity
 
 
 def test_tensorrt_provider_without_tensorrt(tmp_path: Path) -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks.device import cuda_visible_devices_hides_all
-from fallback_doctor.core.checks.process import check_gpu_hidden
-from fallback_doctor.core.collect.device import collect_device
-from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
-from fallback_doctor.core.facts.process import ProcessFacts
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.judgement.checks.device import cuda_visible_devices_hides_all
+from fallback_doctor.core.judgement.checks.process import check_gpu_hidden
+from fallback_doctor.core.model.facts.driver import DriverFacts, GpuInfo
+from fallback_doctor.core.model.facts.process import ProcessFacts
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.device import collect_device
 
 ONE_GPU = DriverFacts("ok", None, "580.65.06", 13000, (GpuInfo(0, "A10", (8, 6), 24576, "GPU-1"),), None)
 

@@ -10,10 +10,10 @@ import dataclasses
 from pathlib import Path
 
 from checks_layouts import by_id, ld_path, make_site, run, snapshot, wheels
-from fallback_doctor.core.checks import cuda
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.model import EnvironmentStep, ManualStep, RunStep
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.judgement.checks import cuda
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.model.result import EnvironmentStep, ManualStep, RunStep
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 
 
 def _native(snap: EnvironmentSnapshot, root: Path | None) -> EnvironmentSnapshot:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import jsonschema
 from fallback_doctor.core.bundle.html import render_html
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.remedy import loader_path_steps, release_archive_steps
-from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.facts.process import ProcessFacts, ServiceUnit
-from fallback_doctor.core.model import (
+from fallback_doctor.core.document.basics import to_jsonable
+from fallback_doctor.core.document.remedy import remedy_lines
+from fallback_doctor.core.document.schema import report_schema
+from fallback_doctor.core.flow.steps import empty_inference
+from fallback_doctor.core.judgement.checks.remedy import loader_path_steps, release_archive_steps
+from fallback_doctor.core.language.texts import make_finding
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.facts.process import ProcessFacts, ServiceUnit
+from fallback_doctor.core.model.result import (
     CodeStep,
     ConfigStep,
     EnvironmentStep,
@@ -19,12 +23,8 @@ from fallback_doctor.core.model import (
     finding_from_dict,
     step_shell,
 )
-from fallback_doctor.core.remedy import remedy_lines
-from fallback_doctor.core.report import render_text
-from fallback_doctor.core.schema import report_schema
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.steps import empty_inference
-from fallback_doctor.core.texts import make_finding
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.views.text_report import render_text
 
 STEPS = (
     RunStep(("/app/venv/bin/python", "-m", "pip", "install", "nvidia-cudnn-cu13")),
@@ -115,7 +115,7 @@ def test_a_native_server_gets_the_exact_release_archive_of_its_version() -> None
 
 
 def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu() -> None:
-    from fallback_doctor.core.texts import render_text as words
+    from fallback_doctor.core.language.texts import render_text as words
 
     for lang in ("en", "ko"):
         detail = words("inference.fell_back", lang, {"cpu_p50": "213.6", "gpu_p50": "44.1"})["detail"]
@@ -128,7 +128,7 @@ def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu(
 def test_in_a_container_the_loader_path_is_an_e_option_that_keeps_the_images_value() -> None:
     """``-e`` replaces the variable the image set (a CUDA image's own library folders): the step
     puts the new folders first and keeps what the container has now after them."""
-    from fallback_doctor.core.facts.process import ContainerInfo
+    from fallback_doctor.core.model.facts.process import ContainerInfo
 
     container = ContainerInfo(
         "docker", "a" * 64, {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"}, inspected=True

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from fallback_doctor.core.checks import device as device_checks
-from fallback_doctor.core.checks import driver as driver_checks
-from fallback_doctor.core.facts.device import DeviceFacts
-from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
-from fallback_doctor.core.facts.native import LoadAttempt, NativeFacts
-from fallback_doctor.core.facts.onnxruntime import OrtFacts
-from fallback_doctor.core.facts.platform import PlatformFacts
-from fallback_doctor.core.model import Finding, Layer, Severity, rank_findings
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.judgement.checks import device as device_checks
+from fallback_doctor.core.judgement.checks import driver as driver_checks
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.facts.device import DeviceFacts
+from fallback_doctor.core.model.facts.driver import DriverFacts, GpuInfo
+from fallback_doctor.core.model.facts.native import LoadAttempt, NativeFacts
+from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
+from fallback_doctor.core.model.facts.platform import PlatformFacts
+from fallback_doctor.core.model.result import Finding, Layer, Severity, rank_findings
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 
 NO_NVML = DriverFacts(
     "library_not_found",

@@ -12,9 +12,13 @@ from pathlib import Path
 
 import pytest
 from fakebuild import finding_ids, run_collectors
-from fallback_doctor.core.collect.driver import collect_driver, library_version, parse_proc_driver_version
-from fallback_doctor.core.knowledge.nvml_errors import describe_nvml_error
-from fallback_doctor.core.texts import finding_words
+from fallback_doctor.core.language.texts import finding_words
+from fallback_doctor.core.readers.collect.driver import (
+    collect_driver,
+    library_version,
+    parse_proc_driver_version,
+)
+from fallback_doctor.core.readers.knowledge.nvml_errors import describe_nvml_error
 
 PROC_570 = (
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 22 2025\n"

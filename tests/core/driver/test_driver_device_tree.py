@@ -5,16 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks.device import (
+from fallback_doctor.core.judgement.checks.device import (
     container_without_gpu,
     cuda_visible_devices_hides_all,
     nvidia_visible_devices_none,
 )
-from fallback_doctor.core.checks.visible_devices import hides_all_gpus
-from fallback_doctor.core.collect.device import collect_device
-from fallback_doctor.core.facts.driver import DriverFacts, GpuInfo
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.judgement.checks.visible_devices import hides_all_gpus
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.facts.driver import DriverFacts, GpuInfo
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.device import collect_device
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -6,14 +6,14 @@ import json
 from importlib import resources
 
 import pytest
-from fallback_doctor.core.knowledge.arch_matrix import (
+from fallback_doctor.core.readers.knowledge.arch_matrix import (
     arch_support,
     builds_with_sass,
     gpu_family,
     match_image,
     platform_key,
 )
-from fallback_doctor.core.knowledge.driver_matrix import (
+from fallback_doctor.core.readers.knowledge.driver_matrix import (
     cuda_version_text,
     driver_at_least,
     min_driver_for_cuda,

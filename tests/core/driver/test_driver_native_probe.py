@@ -13,8 +13,8 @@ from pathlib import Path
 import fakebuild
 import pytest
 from fakebuild import finding_ids, run_collectors
-from fallback_doctor.core.collect.native import child_script, collect_native, parse_child_output
-from fallback_doctor.core.probes.runner import ChildOutcome
+from fallback_doctor.core.readers.collect.native import child_script, collect_native, parse_child_output
+from fallback_doctor.core.readers.probes.runner import ChildOutcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.collect.native import collect_native
+from fallback_doctor.core.readers.collect.native import collect_native
 
 CACHE = Path.home() / ".cache" / "gpu-fallback-doctor" / "driver-tests"
 WHEEL_DIRS = [Path("/root/.cache/gfd-wheels"), CACHE / "wheels"]

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.inference.findings import inference_findings
-from fallback_doctor.core.inference.result import ProbeResult
-from fallback_doctor.core.report import render_text
-from fallback_doctor.core.schema import check_document
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.document.schema import check_document
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.readers.inference.findings import inference_findings
+from fallback_doctor.core.readers.inference.result import ProbeResult
+from fallback_doctor.core.views.text_report import render_text
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "gpu_run"
 

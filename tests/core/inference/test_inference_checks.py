@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 from fallback_doctor.cli import test_inference
 from fallback_doctor.cli.common import UsageError
-from fallback_doctor.core.inference.findings import (
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.readers.inference.findings import (
     PYTHON_GUARD,
     cause_from_quote,
     gpu_verified,
     inference_findings,
 )
-from fallback_doctor.core.inference.result import (
+from fallback_doctor.core.readers.inference.result import (
     FailureKind,
     LatencyStats,
     OutputComparison,
@@ -30,7 +31,6 @@ from fallback_doctor.core.inference.result import (
     StrictRun,
     Verdict,
 )
-from fallback_doctor.core.texts import words_of
 
 
 def _latency(p50: float) -> LatencyStats:

@@ -1,4 +1,4 @@
-"""The bundled test model and the minimal ONNX reader (core/inference/model_info.py)."""
+"""The bundled test model and the minimal ONNX reader (core/readers/inference/model_info.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.inference.model_info import default_dim, parse_model, read_model, resolve_dims
-from fallback_doctor.core.inference.protobuf_wire import ModelReadError
+from fallback_doctor.core.readers.inference.model_info import (
+    default_dim,
+    parse_model,
+    read_model,
+    resolve_dims,
+)
+from fallback_doctor.core.readers.inference.protobuf_wire import ModelReadError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from fallback_doctor.core.inference.python_probe import run_python_probe
-from fallback_doctor.core.inference.result import (
+from fallback_doctor.core.readers.inference.python_probe import run_python_probe
+from fallback_doctor.core.readers.inference.result import (
     FailureKind,
     ProbeRequest,
     Stage,
@@ -159,7 +159,7 @@ def test_hang_is_killed_with_its_grandchild() -> None:
 
 
 def test_test_mode_is_ignored_without_the_test_variable() -> None:
-    from fallback_doctor.core.inference import python_probe
+    from fallback_doctor.core.readers.inference import python_probe
 
     request = _request(test_mode="crash", cpu_baseline=False)
     # run_child_once sets the variable only when test_mode is set; prove the child checks it itself.
@@ -201,9 +201,9 @@ def test_the_whole_test_inference_is_bounded_not_each_strategy() -> None:
 
 
 def test_a_child_that_exits_without_a_result_says_so() -> None:
-    from fallback_doctor.core.inference.capi import parse_capi_output
-    from fallback_doctor.core.inference.python_probe import parse_child_output
-    from fallback_doctor.core.probes.runner import ChildOutcome
+    from fallback_doctor.core.readers.inference.capi import parse_capi_output
+    from fallback_doctor.core.readers.inference.python_probe import parse_child_output
+    from fallback_doctor.core.readers.probes.runner import ChildOutcome
 
     begin = '{"event": "phase", "name": "gpu.session", "state": "start", "t": 0.1}\n'
     outcome = ChildOutcome(("python",), 0, begin, "", False, 0.5)
@@ -219,9 +219,9 @@ def test_a_child_that_exits_without_a_result_says_so() -> None:
 
 
 def test_a_strategy_that_cannot_differ_is_skipped_with_the_reason() -> None:
-    from fallback_doctor.core.inference.python_probe import _strategy_env
-    from fallback_doctor.core.model import Words
-    from fallback_doctor.core.texts import words_text
+    from fallback_doctor.core.language.texts import words_text
+    from fallback_doctor.core.model.result import Words
+    from fallback_doctor.core.readers.inference.python_probe import _strategy_env
 
     env = {"LD_LIBRARY_PATH": "/opt/lib:/usr/lib"}
     reason = _strategy_env(StrategyName.LIB_PATH_FIRST, env, sys.executable, ["/opt/lib"])
@@ -239,7 +239,7 @@ def test_the_child_and_its_parts_are_python38_and_staged_whole(tmp_path) -> None
     import subprocess
     from pathlib import Path
 
-    from fallback_doctor.core.inference import python_probe
+    from fallback_doctor.core.readers.inference import python_probe
 
     script = python_probe.stage_child(str(tmp_path))
     parts = [script, tmp_path / "probe_shared.py", *sorted((tmp_path / "python_child").glob("*.py"))]

@@ -16,15 +16,15 @@ from typing import Any
 
 import psutil
 import pytest
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.inference.findings import inference_findings
-from fallback_doctor.core.inference.python_probe import run_python_probe
-from fallback_doctor.core.inference.result import GpuOccupancy, GpuProcess, ProbeResult, StrategyName
-from fallback_doctor.core.inference.run import plan_inference
-from fallback_doctor.core.inference.sampled import gpu_occupancy, run_sampled_inference
-from fallback_doctor.core.sampling.sampler import SamplingSeries
-from fallback_doctor.core.sampling.sources import NvmlSource
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.readers.inference.findings import inference_findings
+from fallback_doctor.core.readers.inference.python_probe import run_python_probe
+from fallback_doctor.core.readers.inference.result import GpuOccupancy, GpuProcess, ProbeResult, StrategyName
+from fallback_doctor.core.readers.inference.run import plan_inference
+from fallback_doctor.core.readers.inference.sampled import gpu_occupancy, run_sampled_inference
+from fallback_doctor.core.readers.sampling.sampler import SamplingSeries
+from fallback_doctor.core.readers.sampling.sources import NvmlSource
 
 SMALL = {"batch": 2, "seq": 16}
 MIB = 1024 * 1024

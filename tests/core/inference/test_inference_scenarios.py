@@ -12,9 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scenarios"))
 import scenario_stacks as stacks
-from fallback_doctor.core.inference.findings import inference_findings
-from fallback_doctor.core.inference.python_probe import run_python_probe
-from fallback_doctor.core.inference.result import ProbeRequest, Stage, StrategyName, Verdict
+from fallback_doctor.core.readers.inference.findings import inference_findings
+from fallback_doctor.core.readers.inference.python_probe import run_python_probe
+from fallback_doctor.core.readers.inference.result import ProbeRequest, Stage, StrategyName, Verdict
 
 pytestmark = pytest.mark.scenario
 MODEL = str(Path(__file__).resolve().parents[3] / "resources" / "model" / "encoder.onnx")

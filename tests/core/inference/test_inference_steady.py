@@ -6,9 +6,9 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "core" / "probes"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "core" / "readers" / "probes"))
 
-from fallback_doctor.core.probes.python_child.inputs import STEADY_MIN_RUNS, steady_enough
+from fallback_doctor.core.readers.probes.python_child.inputs import STEADY_MIN_RUNS, steady_enough
 
 
 def test_a_quiet_machine_stops_at_the_minimum() -> None:

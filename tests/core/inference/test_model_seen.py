@@ -1,4 +1,4 @@
-"""The application's own model as the running process shows it (core/inference/model_seen.py).
+"""The application's own model as the running process shows it (core/readers/inference/model_seen.py).
 
 Real processes: one started with its model on its command line (relative to its working folder,
 and as ``--model=PATH``), one holding its model open; then ``diagnose --pid`` of such a process
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import app_models
 import pytest
-from fallback_doctor.core.inference.model_seen import SeenModel, models_seen
+from fallback_doctor.core.readers.inference.model_seen import SeenModel, models_seen
 
 pytest.importorskip("onnx")
 

@@ -1,9 +1,8 @@
-"""core/inference/tried.py: a finding's own remedy, tried by a strategy, becomes its evidence."""
+"""core/readers/inference/tried.py: a finding's own remedy, tried by a strategy, becomes its evidence."""
 
 from __future__ import annotations
 
-from fallback_doctor.core.inference.tried import missing_library, with_tried_evidence
-from fallback_doctor.core.model import (
+from fallback_doctor.core.model.result import (
     TRIED_LABEL,
     CodeStep,
     EnvironmentStep,
@@ -12,6 +11,7 @@ from fallback_doctor.core.model import (
     Remediation,
     Severity,
 )
+from fallback_doctor.core.readers.inference.tried import missing_library, with_tried_evidence
 
 _FAIL = (
     "Failed to load library /x/libonnxruntime_providers_cuda.so with error: {}: "

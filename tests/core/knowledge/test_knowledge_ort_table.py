@@ -7,8 +7,8 @@ minimum driver on Linux and Windows for every CUDA major a row needs.
 
 from __future__ import annotations
 
-from fallback_doctor.core.knowledge.driver_matrix import min_driver_for_cuda
-from fallback_doctor.core.knowledge.ort_matrix import (
+from fallback_doctor.core.readers.knowledge.driver_matrix import min_driver_for_cuda
+from fallback_doctor.core.readers.knowledge.ort_matrix import (
     all_requirements,
     newest_gpu_release,
     ort_requirements,

@@ -9,9 +9,9 @@ import sys
 import time
 
 import pytest
-from fallback_doctor.core.collect import early
-from fallback_doctor.core.collect.native import collect_native, start_native
-from fallback_doctor.core.diagnosis import exit_code_for
+from fallback_doctor.core.flow.diagnosis import exit_code_for
+from fallback_doctor.core.readers.collect import early
+from fallback_doctor.core.readers.collect.native import collect_native, start_native
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups")
 
@@ -30,7 +30,7 @@ def test_the_native_child_started_early_is_taken_only_for_the_same_environment()
 def test_children_not_taken_are_killed_at_exit() -> None:
     code = (
         "import os, sys, json\n"
-        "from fallback_doctor.core.collect import early\n"
+        "from fallback_doctor.core.readers.collect import early\n"
         "early.start_diagnose_children(sys.executable, dict(os.environ))\n"
         "print(json.dumps([c.process.pid for c in [*early._STARTED.values(), *early._NATIVE.values()]]))\n"
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fallback_doctor.core.loader.names import cuda_major_of_name, cuda_major_of_path
+from fallback_doctor.core.readers.loader.names import cuda_major_of_name, cuda_major_of_path
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -9,9 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.cache import MAX_BYTES, MAX_ENTRIES, FactCache, default_cache_dir, file_identity
-from fallback_doctor.core.loader.elf import read_elf_dynamic
-from fallback_doctor.core.loader.elf_cache import ElfReader, decode, encode, open_cache
+from fallback_doctor.core.readers.cache import (
+    MAX_BYTES,
+    MAX_ENTRIES,
+    FactCache,
+    default_cache_dir,
+    file_identity,
+)
+from fallback_doctor.core.readers.loader.elf import read_elf_dynamic
+from fallback_doctor.core.readers.loader.elf_cache import ElfReader, decode, encode, open_cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ import glob
 import io
 
 import pytest
-from fallback_doctor.core.loader import elf
+from fallback_doctor.core.readers.loader import elf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

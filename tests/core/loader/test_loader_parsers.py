@@ -9,13 +9,13 @@ from pathlib import Path
 
 import loader_wheels as wheels
 import pytest
-from fallback_doctor.core.loader.elf import (
+from fallback_doctor.core.readers.loader.elf import (
     NotAnElfFile,
     elf_identity,
     parse_elf_dynamic,
     read_elf_dynamic,
 )
-from fallback_doctor.core.loader.ldcache import (
+from fallback_doctor.core.readers.loader.ldcache import (
     LdCache,
     LdCacheEntry,
     LdCacheParseError,
@@ -24,8 +24,8 @@ from fallback_doctor.core.loader.ldcache import (
     read_ld_so_cache,
     render_ldconfig_p,
 )
-from fallback_doctor.core.loader.names import is_other_major, parse_library_name
-from fallback_doctor.core.loader.pe import NotAPeFile, parse_pe_imports, read_pe_imports
+from fallback_doctor.core.readers.loader.names import is_other_major, parse_library_name
+from fallback_doctor.core.readers.loader.pe import NotAPeFile, parse_pe_imports, read_pe_imports
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -332,7 +332,7 @@ OSError: libcuda.so.1: cannot open shared object file: No such file or directory
 
 
 def test_ld_debug_blocks_from_captured_output() -> None:
-    from fallback_doctor.core.loader.ld_debug import failed_names, parse_ld_debug_libs
+    from fallback_doctor.core.readers.loader.ld_debug import failed_names, parse_ld_debug_libs
 
     assert failed_names(_LD_DEBUG) == ("libcuda.so.1",)
     first, second = parse_ld_debug_libs(_LD_DEBUG)
@@ -344,6 +344,6 @@ def test_ld_debug_blocks_from_captured_output() -> None:
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from([*_LD_DEBUG.splitlines(), "", "  1:", "x: y"]), max_size=30))
 def test_ld_debug_any_lines_never_raise(lines: list[str]) -> None:
-    from fallback_doctor.core.loader.ld_debug import parse_ld_debug_libs
+    from fallback_doctor.core.readers.loader.ld_debug import parse_ld_debug_libs
 
     parse_ld_debug_libs("\n".join(lines))

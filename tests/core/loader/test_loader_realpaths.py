@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.loader.realpaths import RealPaths
+from fallback_doctor.core.readers.loader.realpaths import RealPaths
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import loader_wheels as wheels
 import pytest
-from fallback_doctor.core.facts.libraries import DependencyReport, Resolution
-from fallback_doctor.core.loader.ld_debug import failed_names, parse_ld_debug_libs
-from fallback_doctor.core.loader.ldcache import load_ld_cache
-from fallback_doctor.core.loader.resolve import ort_lazy_libraries, resolve_dependencies
-from fallback_doctor.core.loader.search_path import (
+from fallback_doctor.core.model.facts.libraries import DependencyReport, Resolution
+from fallback_doctor.core.readers.loader.ld_debug import failed_names, parse_ld_debug_libs
+from fallback_doctor.core.readers.loader.ldcache import load_ld_cache
+from fallback_doctor.core.readers.loader.resolve import ort_lazy_libraries, resolve_dependencies
+from fallback_doctor.core.readers.loader.search_path import (
     detect_linux_host,
     expand_dst,
     split_search_path,

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from fallback_doctor.cli.explain_log import render_text
-from fallback_doctor.core.logs.diagnose_log import explain_texts
-from fallback_doctor.core.logs.rotation import read_log
+from fallback_doctor.core.readers.logs.diagnose_log import explain_texts
+from fallback_doctor.core.readers.logs.rotation import read_log
 
 LONG = (
     "2024-08-22 10:38:52.670883465 [E:onnxruntime:Default, provider_bridge_ort.cc:1992 "

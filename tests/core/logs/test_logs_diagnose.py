@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.causes import layer_of
-from fallback_doctor.core.logs.diagnose_log import (
+from fallback_doctor.core.model.causes import layer_of
+from fallback_doctor.core.readers.logs.diagnose_log import (
     detect_hidden_signal,
     explain_file,
     explain_text,

@@ -1,4 +1,5 @@
-"""General extraction (core/logs/extract.py) and logs as they really look (issue 25, items 2 and 4)."""
+"""General extraction (core/readers/logs/extract.py) and logs as they really look (issue 25, items 2 and
+4)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.logs.extract import TRIGGER, negated_providers, provider_names, trigger_lines
+from fallback_doctor.core.readers.logs.diagnose_log import explain_text
+from fallback_doctor.core.readers.logs.extract import (
+    TRIGGER,
+    negated_providers,
+    provider_names,
+    trigger_lines,
+)
 
 CORPUS = next(
     (

@@ -8,14 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks.log import check_log_cause, wording
-from fallback_doctor.core.collect.libraries import collect_libraries
-from fallback_doctor.core.collect.log import collect_log
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.model import Finding, Severity
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import (
+from fallback_doctor.core.judgement.checks.log import check_log_cause, wording
+from fallback_doctor.core.language.texts import (
     LANGUAGES,
     finding_words,
     label,
@@ -24,6 +18,12 @@ from fallback_doctor.core.texts import (
     text_ref,
     words_of,
 )
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.model.result import Finding, Severity
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.libraries import collect_libraries
+from fallback_doctor.core.readers.collect.log import collect_log
+from fallback_doctor.core.readers.targets.spec import TargetSpec
 
 NOT_AVAILABLE = (  # ONNX Runtime's Python binding (onnxruntime_inference_collection.py)
     "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names."

@@ -18,9 +18,9 @@ import zlib
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.logs.diagnose_log import explain_file, explain_text, explain_texts
-from fallback_doctor.core.logs.reader import MAX_LINES, LogReadError, read_tail
-from fallback_doctor.core.logs.rotation import read_log
+from fallback_doctor.core.readers.logs.diagnose_log import explain_file, explain_text, explain_texts
+from fallback_doctor.core.readers.logs.reader import MAX_LINES, LogReadError, read_tail
+from fallback_doctor.core.readers.logs.rotation import read_log
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

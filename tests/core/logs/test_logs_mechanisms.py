@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import pytest
-from fallback_doctor.core.logs.diagnose_log import explain_text
-from fallback_doctor.core.logs.facts import cudnn_major_of
-from fallback_doctor.core.logs.separators import separator
-from fallback_doctor.core.logs.signatures import classify_library
-from fallback_doctor.core.logs.versions import compute_capability
+from fallback_doctor.core.readers.logs.diagnose_log import explain_text
+from fallback_doctor.core.readers.logs.facts import cudnn_major_of
+from fallback_doctor.core.readers.logs.separators import separator
+from fallback_doctor.core.readers.logs.signatures import classify_library
+from fallback_doctor.core.readers.logs.versions import compute_capability
 
 LOAD_126 = (
     "[E:onnxruntime:Default, provider_bridge_ort.cc:1992 onnxruntime::TryGetProviderInfo_CUDA] LoadLibrary failed "

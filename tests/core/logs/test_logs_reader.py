@@ -12,8 +12,8 @@ import io
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.logs.excerpt import has_startup, latest_run
-from fallback_doctor.core.logs.reader import (
+from fallback_doctor.core.readers.logs.excerpt import has_startup, latest_run
+from fallback_doctor.core.readers.logs.reader import (
     LogReadError,
     clean_text,
     decode_line,
@@ -21,7 +21,7 @@ from fallback_doctor.core.logs.reader import (
     read_stream,
     read_tail,
 )
-from fallback_doctor.core.logs.rotation import chronological, read_log, rotated_siblings
+from fallback_doctor.core.readers.logs.rotation import chronological, read_log, rotated_siblings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

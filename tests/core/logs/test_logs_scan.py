@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.logs.diagnose_log import explain_file
-from fallback_doctor.core.logs.rotation import read_log
-from fallback_doctor.core.logs.scan import scan_file
+from fallback_doctor.core.readers.logs.diagnose_log import explain_file
+from fallback_doctor.core.readers.logs.rotation import read_log
+from fallback_doctor.core.readers.logs.scan import scan_file
 
 STARTUP = b"Use config file: /opt/bareun/config/bareun.json\n"
 FAILURE = (
@@ -119,7 +119,7 @@ def test_line_numbers_stay_exact_across_small_blocks(
     """Blocks much smaller than the lines (each block used where it was read, a cut line joined
     to the next block's first line), searched in one thread or several: every kept line has
     its own line number and text."""
-    import fallback_doctor.core.logs.scan as scan
+    import fallback_doctor.core.readers.logs.scan as scan
 
     monkeypatch.setattr(scan, "BLOCK", 97)
     monkeypatch.setattr(scan, "SEARCH_THREADS", threads)

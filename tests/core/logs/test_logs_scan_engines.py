@@ -8,8 +8,8 @@ import io
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from fallback_doctor.core.logs.scan import scan_keywords, scan_stream, to_text
-from fallback_doctor.core.logs.search import ENGINES, LARGE, PIECE, Finder, newlines_in
+from fallback_doctor.core.readers.logs.scan import scan_keywords, scan_stream, to_text
+from fallback_doctor.core.readers.logs.search import ENGINES, LARGE, PIECE, Finder, newlines_in
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

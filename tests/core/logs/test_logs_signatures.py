@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.logs.signatures import (
+from fallback_doctor.core.language.texts import catalogue
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.platform.resource_files import RESOURCES
+from fallback_doctor.core.readers.logs.signatures import (
     classify_library,
     library_major,
     load_signatures,
     match_text,
 )
-from fallback_doctor.core.resource_files import RESOURCES
-from fallback_doctor.core.texts import catalogue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.causes import layer_of
-from fallback_doctor.core.logs.mechanisms import contributions
-from fallback_doctor.core.logs.results import LogFacts
-from fallback_doctor.core.logs.separators import separator
-from fallback_doctor.core.logs.signatures import (
+from fallback_doctor.core.model.causes import layer_of
+from fallback_doctor.core.readers.logs.mechanisms import contributions
+from fallback_doctor.core.readers.logs.results import LogFacts
+from fallback_doctor.core.readers.logs.separators import separator
+from fallback_doctor.core.readers.logs.signatures import (
     RELEASES,
     Signature,
     SignatureError,

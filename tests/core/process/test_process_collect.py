@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks import process as process_checks
-from fallback_doctor.core.collect.find_process import find_server_process
-from fallback_doctor.core.collect.process import collect_process
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.model import Severity
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.judgement.checks import process as process_checks
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.model.result import Severity
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.find_process import find_server_process
+from fallback_doctor.core.readers.collect.process import collect_process
 from process_children import base_env, ort_core, private_copy, running_child, stack_dir
 
 pytestmark = pytest.mark.timeout(120)
@@ -159,7 +159,7 @@ def test_another_users_environment_is_a_recorded_limit_with_the_command_to_allow
     try:
         reader = (
             "import json, sys\nfrom dataclasses import asdict\n"
-            "from fallback_doctor.core.collect.process import collect_process\n"
+            "from fallback_doctor.core.readers.collect.process import collect_process\n"
             "print(json.dumps(asdict(collect_process(int(sys.argv[1])))))\n"
         )
         done = subprocess.run(

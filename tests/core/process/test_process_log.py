@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.checks.log import CHECKS, merge_log_findings
-from fallback_doctor.core.collect.libraries import collect_libraries
-from fallback_doctor.core.collect.log import collect_log
-from fallback_doctor.core.facts.libraries import LibraryFacts
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.model import Evidence, Layer, Severity
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-from fallback_doctor.core.texts import make_finding, words_of
+from fallback_doctor.core.judgement.checks.log import CHECKS, merge_log_findings
+from fallback_doctor.core.language.texts import make_finding, words_of
+from fallback_doctor.core.model.facts.libraries import LibraryFacts
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.model.result import Evidence, Layer, Severity
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.libraries import collect_libraries
+from fallback_doctor.core.readers.collect.log import collect_log
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 from process_children import stack_dir
 
 pytestmark = pytest.mark.timeout(120)

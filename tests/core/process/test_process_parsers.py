@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fallback_doctor.core.collect.docker_inspect import parse_docker_inspect
-from fallback_doctor.core.collect.find_process import config_port
-from fallback_doctor.core.collect.proc_files import parse_cgroup, parse_environ
-from fallback_doctor.core.collect.proc_maps import classify_mapped, parse_maps
-from fallback_doctor.core.collect.systemd import (
+from fallback_doctor.core.model.facts.process import ContainerInfo, ProcessFacts, ServiceUnit
+from fallback_doctor.core.readers.collect.docker_inspect import parse_docker_inspect
+from fallback_doctor.core.readers.collect.find_process import config_port
+from fallback_doctor.core.readers.collect.proc_files import parse_cgroup, parse_environ
+from fallback_doctor.core.readers.collect.proc_maps import classify_mapped, parse_maps
+from fallback_doctor.core.readers.collect.systemd import (
     parse_env_file,
     parse_systemctl_show,
     parse_unit_file,
     read_unit,
 )
-from fallback_doctor.core.facts.process import ContainerInfo, ProcessFacts, ServiceUnit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

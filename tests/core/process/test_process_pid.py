@@ -7,9 +7,9 @@ import sys
 
 import pytest
 from fallback_doctor.cli.main import main
-from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot, process_exists
-from fallback_doctor.core.targets.profile import TargetNotFound
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.readers.collect.run import CollectRequest, collect_snapshot, process_exists
+from fallback_doctor.core.readers.targets.profile import TargetNotFound
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
 
 def _gone_pid() -> int:

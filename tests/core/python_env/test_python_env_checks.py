@@ -8,20 +8,20 @@ import shlex
 from functools import cache
 
 import pytest
-from fallback_doctor.core.checks import package
-from fallback_doctor.core.checks.package import (
+from fallback_doctor.core.judgement.checks import package
+from fallback_doctor.core.judgement.checks.package import (
     choose_gpu_version,
     ep_not_in_build,
     ort_not_installed,
     package_conflict,
 )
-from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
-from fallback_doctor.core.collect.python_env import collect_python_env
-from fallback_doctor.core.facts.driver import DriverFacts
-from fallback_doctor.core.facts.libraries import LibraryCopy, LibraryFacts
-from fallback_doctor.core.model import Finding
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.facts.driver import DriverFacts
+from fallback_doctor.core.model.facts.libraries import LibraryCopy, LibraryFacts
+from fallback_doctor.core.model.result import Finding
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.onnxruntime import collect_onnxruntime
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
 from python_env_venvs import files_missing, scenario, site_packages, venv_python
 
 

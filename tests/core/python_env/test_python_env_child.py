@@ -11,13 +11,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from fallback_doctor.core.collect.errors import CollectError
-from fallback_doctor.core.collect.python_env import collect_python_env, parse_python_env
+from fallback_doctor.core.readers.collect.errors import CollectError
+from fallback_doctor.core.readers.collect.python_env import collect_python_env, parse_python_env
 from hypothesis import given
 from hypothesis import strategies as st
 from python_env_venvs import empty_py38, scenario, site_packages, venv_python
 
-CHILD = Path(__file__).resolve().parents[3] / "core" / "probes" / "python_env_child.py"
+CHILD = Path(__file__).resolve().parents[3] / "core" / "readers" / "probes" / "python_env_child.py"
 
 
 def _child_module() -> ModuleType:

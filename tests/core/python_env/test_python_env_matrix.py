@@ -6,7 +6,7 @@ import json
 from importlib import resources
 
 import pytest
-from fallback_doctor.core.knowledge.ort_matrix import (
+from fallback_doctor.core.readers.knowledge.ort_matrix import (
     all_requirements,
     ort_requirements,
     ort_versions_for_cuda_major,

@@ -12,11 +12,15 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import _binding, collect_onnxruntime, is_ort_distribution
-from fallback_doctor.core.collect.ort_binaries import has_azure_provider
-from fallback_doctor.core.collect.python_env import collect_python_env
-from fallback_doctor.core.facts.onnxruntime import OrtFacts
-from fallback_doctor.core.facts.python_env import Distribution, PythonEnvFacts
+from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
+from fallback_doctor.core.model.facts.python_env import Distribution, PythonEnvFacts
+from fallback_doctor.core.readers.collect.onnxruntime import (
+    _binding,
+    collect_onnxruntime,
+    is_ort_distribution,
+)
+from fallback_doctor.core.readers.collect.ort_binaries import has_azure_provider
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from python_env_venvs import WHEELS, files_missing, scenario, site_packages, venv_python, windows_site

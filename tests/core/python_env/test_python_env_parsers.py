@@ -5,7 +5,7 @@ from __future__ import annotations
 import keyword
 
 import pytest
-from fallback_doctor.core.collect.onnxruntime import (
+from fallback_doctor.core.readers.collect.onnxruntime import (
     _major_from_digits,
     cuda_major_of,
     parse_python_assignments,

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fallback_doctor.core.checks.torch import torch_cuda_major_differs, torch_cudnn_major_differs
-from fallback_doctor.core.collect.onnxruntime import collect_onnxruntime
-from fallback_doctor.core.collect.python_env import collect_python_env
-from fallback_doctor.core.collect.torch import collect_torch
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.judgement.checks.torch import torch_cuda_major_differs, torch_cudnn_major_differs
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.collect.onnxruntime import collect_onnxruntime
+from fallback_doctor.core.readers.collect.python_env import collect_python_env
+from fallback_doctor.core.readers.collect.torch import collect_torch
 from python_env_venvs import scenario, venv_python
 
 LINUX_MARKER = '; platform_system == "Linux" and platform_machine == "x86_64"'

@@ -10,7 +10,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.sampling.recordings import (
+from fallback_doctor.core.readers.sampling.recordings import (
     FORMAT_DMON,
     FORMAT_GPUTIL,
     FORMAT_QUERY_CSV,

@@ -17,17 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.sampling.recordings import Recording, load_recording
-from fallback_doctor.core.sampling.ring import RingBuffer
-from fallback_doctor.core.sampling.sample import GpuSample, SourceStatus
-from fallback_doctor.core.sampling.sampler import (
+from fallback_doctor.core.readers.sampling.recordings import Recording, load_recording
+from fallback_doctor.core.readers.sampling.ring import RingBuffer
+from fallback_doctor.core.readers.sampling.sample import GpuSample, SourceStatus
+from fallback_doctor.core.readers.sampling.sampler import (
     PHASE_SESSION_CREATION,
     PHASE_TIMED_RUNS,
     PHASE_WARM_UP,
     Sampler,
     SamplingSeries,
 )
-from fallback_doctor.core.sampling.sources import NvmlSource, PsutilCpuSource, ReplaySource
+from fallback_doctor.core.readers.sampling.sources import NvmlSource, PsutilCpuSource, ReplaySource
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -18,9 +18,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from fallback_doctor.core.sampling.recordings import Recording, load_recording
-from fallback_doctor.core.sampling.sample import GpuSample
-from fallback_doctor.core.sampling.sources import (
+from fallback_doctor.core.readers.sampling.recordings import Recording, load_recording
+from fallback_doctor.core.readers.sampling.sample import GpuSample
+from fallback_doctor.core.readers.sampling.sources import (
     CpuSource,
     NvmlSource,
     PsutilCpuSource,
@@ -76,7 +76,7 @@ def fake_nvml_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 CHILD = textwrap.dedent(
     """
     import json, os
-    from fallback_doctor.core.sampling.sources import NvmlSource
+    from fallback_doctor.core.readers.sampling.sources import NvmlSource
     source = NvmlSource()
     opened = source.open()
     samples = source.read(123.0, os.getpid())

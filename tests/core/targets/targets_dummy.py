@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.targets.profile import Probe, ResolveOptions, TargetProfile, WizardField
-from fallback_doctor.core.targets.registry import registered
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import load_labels
+from fallback_doctor.core.language.texts import load_labels
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.readers.targets.profile import Probe, ResolveOptions, TargetProfile, WizardField
+from fallback_doctor.core.readers.targets.registry import registered
+from fallback_doctor.core.readers.targets.spec import TargetSpec
 
 LABELS = {
     "start.triton": {"en": "A Triton server (its backend folder)", "ko": "Triton 서버(백엔드 폴더)"},

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 from bareun_layout import SAMPLE_CONFIG, make_install
-from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.collect.run import CollectRequest
-from fallback_doctor.core.diagnosis import DiagnoseRequest, Verdict, diagnose
-from fallback_doctor.core.model import Layer, Severity
-from fallback_doctor.core.targets.bareun import log_files
-from fallback_doctor.core.targets.libpath import inspect_lib_path, lib_path_ort_facts
-from fallback_doctor.core.targets.profile import TargetNotFound
-from fallback_doctor.core.targets.resolve import resolve_target
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
-from fallback_doctor.core.texts import words_of
+from fallback_doctor.core.flow.diagnosis import DiagnoseRequest, Verdict, diagnose
+from fallback_doctor.core.language.texts import words_of
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.result import Layer, Severity
+from fallback_doctor.core.readers.collect.run import CollectRequest
+from fallback_doctor.core.readers.targets.bareun import log_files
+from fallback_doctor.core.readers.targets.libpath import inspect_lib_path, lib_path_ort_facts
+from fallback_doctor.core.readers.targets.profile import TargetNotFound
+from fallback_doctor.core.readers.targets.resolve import resolve_target
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
 NO_ROOTS: tuple[str, ...] = ()
 

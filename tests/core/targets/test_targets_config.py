@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.facts.target import ConfigIssue
-from fallback_doctor.core.targets.bareun_config import read_config_bytes
-from fallback_doctor.core.targets.bareun_reader import BareunConfig, expand_variables
-from fallback_doctor.core.targets.jsonpos import (
+from fallback_doctor.core.model.facts.target import ConfigIssue
+from fallback_doctor.core.readers.targets.bareun_config import read_config_bytes
+from fallback_doctor.core.readers.targets.bareun_reader import BareunConfig, expand_variables
+from fallback_doctor.core.readers.targets.jsonpos import (
     JsonPositionError,
     TextPositions,
     parse_with_positions,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from fallback_doctor.core.targets.bareun_config import config_text_for_report, read_config_bytes
-from fallback_doctor.core.targets.bareun_reader import CONFIG_TEXT_LIMIT, KEY_LINE_KEYS
-from fallback_doctor.core.targets.resolvers import bareun_target
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.readers.targets.bareun_config import config_text_for_report, read_config_bytes
+from fallback_doctor.core.readers.targets.bareun_reader import CONFIG_TEXT_LIMIT, KEY_LINE_KEYS
+from fallback_doctor.core.readers.targets.resolvers import bareun_target
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
 CONFIG = {
     "version": 3000000,

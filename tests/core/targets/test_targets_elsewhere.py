@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from fallback_doctor.core.collect.run import CollectRequest, collect_snapshot
-from fallback_doctor.core.facts.target import TargetFacts
-from fallback_doctor.core.measures import no_inference_words
-from fallback_doctor.core.pages_log_stack import elsewhere_note
-from fallback_doctor.core.targets.builtin import LOG, PYTHON
-from fallback_doctor.core.targets.profile import ResolveOptions, TargetProfile
-from fallback_doctor.core.targets.registry import registered
-from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.model.facts.target import TargetFacts
+from fallback_doctor.core.readers.collect.run import CollectRequest, collect_snapshot
+from fallback_doctor.core.readers.targets.builtin import LOG, PYTHON
+from fallback_doctor.core.readers.targets.profile import ResolveOptions, TargetProfile
+from fallback_doctor.core.readers.targets.registry import registered
+from fallback_doctor.core.readers.targets.spec import TargetSpec
+from fallback_doctor.core.views.measures import no_inference_words
+from fallback_doctor.core.views.pages_log_stack import elsewhere_note
 
 LOG_FILE = Path(__file__).parents[2] / "data" / "logs" / "corpus_cublaslt11.log"
 

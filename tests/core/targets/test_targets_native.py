@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 from bareun_layout import cpu_library, gpu_capi, place
-from fallback_doctor.core.checks.package import native_library
-from fallback_doctor.core.inference.result import Verdict
-from fallback_doctor.core.inference.run import plan_inference, run_inference
-from fallback_doctor.core.knowledge.native_apps import app_named
-from fallback_doctor.core.snapshot import EnvironmentSnapshot
-from fallback_doctor.core.targets.libpath import lib_path_ort_facts
-from fallback_doctor.core.targets.profile import TargetNotFound
-from fallback_doctor.core.targets.resolve import resolve_target
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.judgement.checks.package import native_library
+from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+from fallback_doctor.core.readers.inference.result import Verdict
+from fallback_doctor.core.readers.inference.run import plan_inference, run_inference
+from fallback_doctor.core.readers.knowledge.native_apps import app_named
+from fallback_doctor.core.readers.targets.libpath import lib_path_ort_facts
+from fallback_doctor.core.readers.targets.profile import TargetNotFound
+from fallback_doctor.core.readers.targets.resolve import resolve_target
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
 NATIVE = TargetKind.NATIVE
 GPU_FILES = (

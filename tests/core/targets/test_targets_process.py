@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.targets.process import describe_process, read_running_process
-from fallback_doctor.core.targets.resolve import TargetNotFound, resolve_target
-from fallback_doctor.core.targets.spec import TargetKind, TargetSpec
+from fallback_doctor.core.readers.targets.process import describe_process, read_running_process
+from fallback_doctor.core.readers.targets.resolve import TargetNotFound, resolve_target
+from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
 
@@ -94,8 +94,8 @@ def test_a_native_process_without_onnxruntime_is_said_not_diagnosed_as_the_tool(
 
 def test_an_unreadable_environment_is_said_first_in_text_and_html_in_both_languages() -> None:
     from fallback_doctor.core.bundle.html import render_html
-    from fallback_doctor.core.facts.target import RunningProcess
-    from fallback_doctor.core.report import process_lines
+    from fallback_doctor.core.model.facts.target import RunningProcess
+    from fallback_doctor.core.views.text_report import process_lines
 
     running = RunningProcess(
         pid=4242,
@@ -120,7 +120,7 @@ def test_an_unreadable_environment_is_said_first_in_text_and_html_in_both_langua
 
 
 def test_a_document_without_a_process_has_no_process_lines() -> None:
-    from fallback_doctor.core.report import process_lines
+    from fallback_doctor.core.views.text_report import process_lines
 
     assert process_lines({"target": {"kind": "python", "python": "/usr/bin/python3"}}, "en") == []
 
@@ -141,7 +141,7 @@ def test_a_native_process_with_onnxruntime_mapped_is_a_native_target_said_as_suc
     """``sleep`` with onnxruntime-node's libonnxruntime.so.1 preloaded: a real native process that
     has ONNX Runtime mapped (no Python anywhere in it)."""
     from bareun_layout import cpu_library
-    from fallback_doctor.core.report import process_lines
+    from fallback_doctor.core.views.text_report import process_lines
 
     library = cpu_library()
     process = subprocess.Popen(["sleep", "60"], env={**os.environ, "LD_PRELOAD": str(library)})
@@ -165,7 +165,7 @@ def test_a_native_process_with_onnxruntime_mapped_is_a_native_target_said_as_suc
 def test_the_files_a_process_writes_its_output_to_are_its_log(tmp_path: Path) -> None:
     """stderr into a file is read as the process's log; a pipe and a deleted file are not."""
 
-    from fallback_doctor.core.targets.process import output_files
+    from fallback_doctor.core.readers.targets.process import output_files
 
     log, gone = tmp_path / "app.log", tmp_path / "gone.log"
     with log.open("w") as err, gone.open("w") as out:

@@ -1,4 +1,4 @@
-"""Targets as profiles: a kind registered in core/targets/registry.py appears on every surface
+"""Targets as profiles: a kind registered in core/readers/targets/registry.py appears on every surface
 that lists kinds (the CLI's --target choices and help of diagnose, check and test-inference; the
 stack page; check's status line; resolving) without any of them naming it. The wizard's first
 page is tests/gui/test_gui_start_profiles.py."""
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from fallback_doctor.cli.main import build_parser
-from fallback_doctor.core.pages_stack import layer_parts, stack_layers
-from fallback_doctor.core.step_run import skip_reason
-from fallback_doctor.core.targets.registry import find_profile, target_kinds, wizard_profiles
-from fallback_doctor.core.targets.resolve import resolve_target
-from fallback_doctor.core.targets.spec import TargetSpec
+from fallback_doctor.core.flow.step_run import skip_reason
+from fallback_doctor.core.readers.targets.registry import find_profile, target_kinds, wizard_profiles
+from fallback_doctor.core.readers.targets.resolve import resolve_target
+from fallback_doctor.core.readers.targets.spec import TargetSpec
+from fallback_doctor.core.views.pages_stack import layer_parts, stack_layers
 from fallback_doctor.core.watch.check import run_check
 from targets_dummy import triton_registered
 

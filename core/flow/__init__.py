@@ -1,0 +1,1 @@
+"""The flow: the diagnosis and the FAQ's steps that run over it."""

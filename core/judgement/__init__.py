@@ -1,0 +1,1 @@
+"""The judgement: checks turn facts into findings; judge ranks them and decides the verdict."""

@@ -1,0 +1,1 @@
+"""The model: findings, cause codes, their declarations, and the facts they are judged from."""

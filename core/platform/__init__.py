@@ -1,0 +1,1 @@
+"""The platform: guarded file reads, the bundled resources, the frozen build."""

@@ -1,0 +1,1 @@
+"""The readers: the target, its configuration, its process, its logs, the loader, the probes, the samples."""

@@ -1,0 +1,1 @@
+"""Redaction: secrets masked, identities pseudonymised, in every member of a bundle."""

@@ -1,0 +1,1 @@
+"""The views: what each wizard page and terminal shows, computed from the document alone."""
