@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.bundle.html_graph import (
         phase_name as phase_name,
     )
+    from fallback_doctor.core.bundle.manifest import cut_words as cut_words
     from fallback_doctor.core.bundle.naming import (
         default_bundle_name as default_bundle_name,
     )
@@ -179,6 +180,7 @@ else:  # what runs: each imported on first call
     strategy_lines = _on_first_use(_PAGES, "strategy_lines")
     verdict_words = _on_first_use(_PAGES, "verdict_words")
     default_bundle_name = _on_first_use("fallback_doctor.core.bundle.naming", "default_bundle_name")
+    cut_words = _on_first_use("fallback_doctor.core.bundle.manifest", "cut_words")
     wizard_profiles = _on_first_use(_TARGETS, "wizard_profiles")
     wizard_target = _on_first_use(_TARGETS, "wizard_target")
     model_choice = _on_first_use("fallback_doctor.core.readers.inference.model_words", "model_choice")
@@ -210,6 +212,7 @@ __all__ = [
     "check_again_step",
     "config_view",
     "cpu_view",
+    "cut_words",
     "default_bundle_name",
     "elsewhere_note",
     "evidence_label",

@@ -327,7 +327,7 @@ class BundleDialog(QDialog):
         if not self.redact:
             words = t("preview.unredacted") + " " + words
         for cut in preview.cuts:
-            words += "\n" + t("preview.cut", name=cut.member, why=cut.why)
+            words += "\n" + t("preview.cut", name=cut.member, why=facade.cut_words(cut, language()))
         self.summary.setText(words)
         self.summary.setStyleSheet("color: #d32f2f;" if not self.redact else "")
         self.save.setEnabled(True)

@@ -38,6 +38,7 @@ from fallback_doctor.core.bundle.manifest import (
     Cut,
     check_member_name,
     safe_member_name,
+    said_cut,
 )
 from fallback_doctor.core.bundle.preview import (
     REQUIRED_MEMBERS,
@@ -146,18 +147,19 @@ def _candidates(
         name = _unique(name, used_names)
         used_names.add(name)
         if extra.refused is not None:
-            cuts.append(Cut(name, f"not taken from {extra.source or extra.name}: {extra.refused}"))
+            cuts.append(
+                said_cut(name, "bundle.cut.not_taken", source=extra.source or extra.name, why=extra.refused)
+            )
             continue
         try:
             decoded = to_text(extra.data, limits.for_kind(kind), tail=(kind == "log"))
         except (ValueError, OSError, EOFError) as error:
-            cuts.append(Cut(name, f"left out: could not be read ({error})"))
+            cuts.append(said_cut(name, "bundle.cut.unreadable", error=str(error)))
             continue
         if decoded.cut:
-            why = "only the end of the log is kept" if kind == "log" else "only the start is kept"
+            key = "bundle.cut.log_end" if kind == "log" else "bundle.cut.start"
             kept = decoded.original_size - decoded.cut
-            bound = limits.for_kind(kind)
-            cuts.append(Cut(name, f"{why} (bound {bound} bytes)", decoded.original_size, kept))
+            cuts.append(said_cut(name, key, decoded.original_size, kept, bound=limits.for_kind(kind)))
         candidates.append(
             _Candidate(
                 name, kind, extra.source, decoded.form, decoded.original_size, decoded.cut, text=decoded.text
@@ -298,12 +300,8 @@ def _bound_candidates(candidates: list[_Candidate], total: int) -> list[Cut]:
         keep = max(0, old - (current - total))
         candidate.text, kept = _shortened(candidate.text, keep, candidate.kind)
         candidate.cut += old - kept
-        why = "shortened" if keep else "emptied"
-        cuts.append(
-            Cut(
-                candidate.name, f"{why}: the bundle's total size bound ({total} bytes) was reached", old, kept
-            )
-        )
+        key = "bundle.cut.total_shortened" if keep else "bundle.cut.total_emptied"
+        cuts.append(said_cut(candidate.name, key, old, kept, total=total))
         current -= old - kept
     return cuts
 
@@ -332,17 +330,10 @@ def _bound_total(members: list[MemberPreview], total: int) -> tuple[list[MemberP
         text, kept = _shortened(member.redacted, keep, member.kind)
         if keep == 0:
             members[index] = replace(member, included=False)
-            cuts.append(Cut(member.name, "left out: the bundle's total size bound was reached", old, 0))
+            cuts.append(said_cut(member.name, "bundle.cut.total_left_out", old, 0))
         else:
             members[index] = replace(member, redacted=text)
-            cuts.append(
-                Cut(
-                    member.name,
-                    f"shortened: the bundle's total size bound ({total} bytes) was reached",
-                    old,
-                    kept,
-                )
-            )
+            cuts.append(said_cut(member.name, "bundle.cut.total_shortened", old, kept, total=total))
         current -= old - size(members[index])
     return members, cuts
 

@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fallback_doctor.core.language.texts import label, words_text
+from fallback_doctor.core.model.result import Words
+
 MANIFEST_NAME = "manifest.json"
 REPORT_NAME = "report.json"
 HTML_NAME = "report.html"
@@ -100,12 +103,26 @@ class MemberEntry:
 
 @dataclass(frozen=True)
 class Cut:
-    """Something left out or shortened, and why."""
+    """Something left out or shortened, and why (``why`` in English, as the manifest keeps it;
+    ``said``: the same as catalogue words, shown in the reader's language)."""
 
     member: str
     why: str
     original_size: int | None = None
     kept_size: int | None = None
+    said: Words | None = field(default=None, compare=False)
+
+
+def cut_words(cut: Cut, lang: str) -> str:
+    """Why ``cut`` was made, in ``lang`` (its English where it was not said by key)."""
+    return words_text(cut.said, lang) if cut.said is not None else cut.why
+
+
+def said_cut(
+    member: str, key: str, original: int | None = None, kept: int | None = None, **params: Any
+) -> Cut:
+    """A cut said by its catalogue key (``bundle.cut.*``): English for the manifest, words for a page."""
+    return Cut(member, label(key, "en", **params), original, kept, Words(key, dict(params)))
 
 
 @dataclass(frozen=True)

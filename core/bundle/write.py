@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 from fallback_doctor.core.bundle.manifest import (
     FLEET_HOST_KEY,
     MANIFEST_NAME,
-    Cut,
     ManifestInfo,
     MemberEntry,
     build_manifest,
     fleet_host_digest,
     safe_member_name,
+    said_cut,
     sha256_of,
 )
 from fallback_doctor.core.bundle.protected import OutputIsTargetFileError, refusal
@@ -117,7 +117,7 @@ def build_bundle_bytes(
             "user and host names, and addresses as they were on the machine",
         }
     excluded = tuple(
-        Cut(member.name, "left out by the person who made the bundle")
+        said_cut(member.name, "bundle.cut.by_person")
         for member in preview.members
         if not member.included and not any(cut.member == member.name for cut in preview.cuts)
     )
