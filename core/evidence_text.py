@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.model import Evidence, Words
+from fallback_doctor.core.model import CodeStep, Commented, Evidence, ManualStep, Words
 from fallback_doctor.core.texts import has_label, label, words_text
 
 RECORD_ENGLISH = "evidence.record_english"
@@ -130,3 +130,22 @@ def _before_keys(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
         evidence_value(item.get("value"), lang),
         evidence_source(source, lang) if source else "",
     )
+
+
+def manual_step(key: str, option: int = 1, /, **params: Any) -> ManualStep:
+    """A manual step said by a key of resources/texts/<lang>/labels/remedy.json ("Restart the
+    server."): its English in the document, its words in the reader's language where shown."""
+    words = Words(key, dict(params))
+    return ManualStep(words_text(words), option, words=words)
+
+
+def code_step(code: str, where_key: str, option: int = 1, language: str = "python") -> CodeStep:
+    """Statements to put in the application, ``where_key`` the catalogue's words for where."""
+    words = Words(where_key)
+    return CodeStep(code, language, words_text(words), option, where_words=words)
+
+
+def commented(command: str, key: str, /, *, gap: str = "    ", **params: Any) -> Commented:
+    """A command line with a ``# comment`` said by a key of the remedy catalogue
+    (``commented("nvidia-smi", "remedy.comment.host")``); ``command`` empty: a comment line."""
+    return Commented(command, Words(key, dict(params)), gap)

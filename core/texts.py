@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, overload
 from fallback_doctor.core.resource_files import RESOURCES
 
 if TYPE_CHECKING:  # imported where a finding is made: the wizard's first page needs only labels
-    from fallback_doctor.core.model import Evidence, Finding, Layer, Severity, Step
+    from fallback_doctor.core.model import Commented, Evidence, Finding, Layer, Severity, Step
 
 CATALOGUES_VARIABLE = "FALLBACK_DOCTOR_CATALOGUES"
 """Extra catalogue roots (each holds <lang>/findings and <lang>/labels), joined by os.pathsep."""
@@ -415,6 +415,28 @@ def _stringify(value: Any, lang: str = "en") -> str:
     return str(value)
 
 
+def _command_lines(commands: tuple[str | Commented, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The commands in English (as the document keeps them) and the words of each one's comment."""
+    lines = tuple(
+        command
+        if isinstance(command, str)
+        else f"{command.command}{command.gap}# {words_text(command.comment)}"
+        for command in commands
+    )
+    return lines, tuple(None if isinstance(command, str) else command.comment for command in commands)
+
+
+def commented_line(line: str, comment: Any, lang: str) -> str:
+    """A command line of the document in ``lang``: its comment's words (``{id, params}``, written
+    by :func:`make_finding` after the English command) put in ``lang``; a line without them as is."""
+    if not _is_words(comment) or lang == ENGLISH:
+        return line
+    english = "# " + words_text(comment)
+    if not line.endswith(english):
+        return line
+    return line[: len(line) - len(english)] + "# " + words_text(comment, lang)
+
+
 def make_finding(
     finding_id: str,
     cause: str,
@@ -423,7 +445,7 @@ def make_finding(
     *,
     params: dict[str, Any] | None = None,
     evidence: tuple[Evidence, ...] = (),
-    commands: tuple[str, ...] = (),
+    commands: tuple[str | Commented, ...] = (),
     verify: str | None = None,
     steps: tuple[Step, ...] = (),
 ) -> Finding:
@@ -447,8 +469,9 @@ def make_finding(
     remediation = None
     if steps and not commands:
         commands = tuple(shell for shell in map(step_shell, steps) if shell)
+    lines, comments = _command_lines(commands)
     if english["fix"] or commands or verify or steps:
-        remediation = Remediation(summary=english["fix"], commands=commands, verify=verify, steps=steps)
+        remediation = Remediation(english["fix"], lines, verify, steps, comments if any(comments) else ())
     return Finding(
         text={"key": finding_id, "params": jsonable_params(values)},
         id=finding_id,

@@ -11,11 +11,11 @@ import os
 from collections.abc import Iterator
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.checks.remedy import release_archive_steps, restart_words
+from fallback_doctor.core.checks.remedy import release_archive_steps, restart_step
 from fallback_doctor.core.evidence_text import named, said
 from fallback_doctor.core.facts.target import ConfigIssue, ProviderSetting, TargetFacts
 from fallback_doctor.core.findings.config import config_issue_finding
-from fallback_doctor.core.model import ConfigStep, Evidence, Finding, Layer, ManualStep, Severity, Step
+from fallback_doctor.core.model import ConfigStep, Evidence, Finding, Layer, Severity, Step
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import remedy_terms
 from fallback_doctor.core.texts import make_finding
@@ -139,8 +139,7 @@ def _gpu_setting_steps(
         change = ConfigStep(config_path, "/executionProvider/provider", "cuda")
     else:
         change = ConfigStep(config_path, "/executionProvider", "gpu")
-    restart = restart_words(snapshot)
-    return (change, ManualStep(restart[:1].upper() + restart[1:] + "."))
+    return (change, restart_step(snapshot))
 
 
 def _lib_path_evidence(target: TargetFacts, directory: str) -> Evidence:
@@ -206,7 +205,7 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         evidence=tuple(evidence),
         steps=tuple(
             release_archive_steps(
-                lib.directory, lib.version, lib.core_library.lower().endswith(".dll"), restart_words(snapshot)
+                lib.directory, lib.version, lib.core_library.lower().endswith(".dll"), snapshot
             )
         ),
     )

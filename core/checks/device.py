@@ -19,7 +19,7 @@ from fallback_doctor.core.checks.driver_state import (
     required_cuda_major,
 )
 from fallback_doctor.core.checks.visible_devices import hides_all_gpus_here
-from fallback_doctor.core.evidence_text import named, said
+from fallback_doctor.core.evidence_text import commented, named, said
 from fallback_doctor.core.knowledge.arch_matrix import (
     ArchVerdict,
     arch_support,
@@ -68,7 +68,9 @@ def cuda_visible_devices_hides_all(snapshot: EnvironmentSnapshot) -> Iterator[Fi
         params={"value": value, "probe_command": _PROBE_COMMAND},
         evidence=tuple(evidence),
         commands=(
-            "unset CUDA_VISIBLE_DEVICES    # or: export CUDA_VISIBLE_DEVICES=0",
+            commented(
+                "unset CUDA_VISIBLE_DEVICES", "remedy.comment.or", command="export CUDA_VISIBLE_DEVICES=0"
+            ),
             "grep -rn CUDA_VISIBLE_DEVICES /etc/environment /etc/systemd/system ~/.bashrc ~/.profile"
             " 2>/dev/null",
             "systemctl show <service> -p Environment",

@@ -22,11 +22,11 @@ o.get_ep_devices()])"``.
 from __future__ import annotations
 
 from fallback_doctor.core.causes import Cause
-from fallback_doctor.core.evidence_text import said
+from fallback_doctor.core.evidence_text import code_step, said
 from fallback_doctor.core.inference.ort_now import EpDevice, SelectionRun
 from fallback_doctor.core.inference.result import ProbeResult, Verdict
 from fallback_doctor.core.inference.run_words import nodes_source_words
-from fallback_doctor.core.model import CodeStep, Finding, Layer, Severity, Words
+from fallback_doctor.core.model import Finding, Layer, Severity, Words
 from fallback_doctor.core.texts import make_finding
 
 _DEVICES_BY_HAND = (
@@ -175,7 +175,7 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
     stack_works = as_is is not None and as_is.gpu is not None and as_is.gpu.verdict == Verdict.GPU_ACTIVE
     registered = selection.registered
     proven = registered is not None and any(p in _REGISTERED_GPU for p in registered.active_providers)
-    steps = (CodeStep(REGISTER_CODE, "python", "before the first InferenceSession"),) if proven else ()
+    steps = (code_step(REGISTER_CODE, "remedy.code_where.first_session"),) if proven else ()
     return make_finding(
         "inference.auto_select_needs_registration" if stack_works else "inference.auto_select_silent",
         Cause.UNKNOWN,
