@@ -96,7 +96,7 @@ def now_findings(result: ProbeResult) -> list[Finding]:
                 Cause.UNKNOWN,
                 Layer.PACKAGE,
                 Severity.WARNING,
-                params={"entry": entry},
+                params={"entry": _did_not_load(entry)},
                 evidence=(
                     said(
                         "evidence.name",
@@ -108,6 +108,13 @@ def now_findings(result: ProbeResult) -> list[Finding]:
             )
         )
     return findings
+
+
+def _did_not_load(entry: str) -> Words:
+    """A plugin library that did not load, as the probe child wrote it ("NAME: PATH did not load:
+    ERROR", core/probes/python_child/ort_now.py), in words: its name and error stay as written."""
+    what, _, error = entry.partition(" did not load: ")
+    return Words("evidence.did_not_load", {"what": what, "error": error})
 
 
 _REGISTERED_GPU = ("CUDAExecutionProvider", "TensorrtExecutionProvider")

@@ -20,14 +20,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fallback_doctor.core.model import Words
 from fallback_doctor.core.report import inference_lines, render_text
-from fallback_doctor.core.texts import label
+from fallback_doctor.core.texts import jsonable_params, label
 from fallback_doctor.core.texts import render_text as finding_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from korean_leftovers import evidence_leftovers, leftovers, text_leftovers
 
+_CPU = "CPUExecutionProvider"
 GPU_RUNS = Path(__file__).resolve().parents[1] / "data" / "gpu_run"
 STACKS = Path(
     os.environ.get(
@@ -82,22 +84,21 @@ def test_the_detector_keeps_names_and_finds_our_words() -> None:
 
 
 def test_a_parameter_of_a_korean_text_is_shown_in_korean() -> None:
-    words = "picked CPUExecutionProvider; get_ep_devices() then listed "
-    words += "CPUExecutionProvider on the CPU (AMD 4130)"
-    detail = finding_text(
-        "inference.auto_select_silent",
-        "ko",
-        {
-            "policy": "PREFER_GPU",
-            "runtime": "ONNX Runtime 1.31.1",
-            "active": "CPUExecutionProvider",
-            "devices": "none",
-            "registered": words,
-        },
-    )["detail"]
+    """A parameter that is words is given as catalogue words (as core/inference/findings_now.py
+    gives them), rendered in the text's language: no English is read back."""
+    on_cpu = Words("evidence.ep_on_device", {"provider": _CPU, "device": "CPU", "vendor": "AMD 4130"})
+    words = Words("evidence.registration_picked", {"providers": _CPU, "devices": on_cpu})
+    params = {
+        "policy": "PREFER_GPU",
+        "runtime": "ONNX Runtime 1.31.1",
+        "active": _CPU,
+        "devices": Words("evidence.no_device"),
+        "registered": words,
+    }
+    detail = finding_text("inference.auto_select_silent", "ko", jsonable_params(params))["detail"]
     assert "AMD 4130" in detail and leftovers(detail) == [], detail
-    english = finding_text("inference.auto_select_silent", "en", {"registered": words})["detail"]
-    assert words in english
+    english = finding_text("inference.auto_select_silent", "en", jsonable_params(params))["detail"]
+    assert f"picked {_CPU}; get_ep_devices() then listed {_CPU} on the CPU (AMD 4130)" in english
 
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))
@@ -135,13 +136,15 @@ def test_a_real_broken_stack_in_korean_has_no_english_left(stack: str, tmp_path:
 
 
 def test_a_skipped_strategy_s_reason_is_korean_in_report_html() -> None:
-    """report.html's comparison table: "skipped: <why>" with the why in the catalog's words."""
+    """report.html's comparison table: "skipped: <why>" with the why in the catalog's words (the
+    record's ``skipped_words``)."""
     from fallback_doctor.core.bundle.html import _result
-    from fallback_doctor.core.evidence_words import evidence_value
 
-    why = "no library folder to put first (no nvidia/*/lib folder, no libPath)"
-    shown = _result({"name": "lib_path_first", "skipped": why}, {}, "ko")
-    assert evidence_value(why, "ko") != why and evidence_value(why, "ko") in shown and why not in shown
+    why = label("evidence.skip.no_folder", "en")
+    words = {"id": "evidence.skip.no_folder", "params": {}}
+    shown = _result({"name": "lib_path_first", "skipped": why, "skipped_words": words}, {}, "ko")
+    korean = label("evidence.skip.no_folder", "ko")
+    assert korean != why and korean in shown and why not in shown
 
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))
