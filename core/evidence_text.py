@@ -149,3 +149,12 @@ def commented(command: str, key: str, /, *, gap: str = "    ", **params: Any) ->
     """A command line with a ``# comment`` said by a key of the remedy catalogue
     (``commented("nvidia-smi", "remedy.comment.host")``); ``command`` empty: a comment line."""
     return Commented(command, Words(key, dict(params)), gap)
+
+
+def said_text(words: Any, text: Any, lang: str) -> str:
+    """A sentence the document holds in English (``text``) and, where core said it by id, as
+    catalogue words (``words``, ``{id, params}``): the words in ``lang``, else the text as written
+    (a document of a previous version); ``""`` when neither is given."""
+    if isinstance(words, dict) and words.get("id"):
+        return words_text(words, lang)
+    return "" if text is None else str(text)

@@ -108,6 +108,9 @@ class SourceStatus:
     reason: str | None = None
     notes: tuple[str, ...] = ()
     """Partial availability: "temperature: not supported on this GPU", …"""
+    reason_words: dict[str, Any] | None = None
+    """``reason`` as catalogue words ``{id, params}`` where core said it so (a replay's provenance),
+    shown in the reader's language; None: ``reason`` is shown as written."""
 
     @property
     def available(self) -> bool:
@@ -136,6 +139,7 @@ class SourceStatus:
             code=data.get("code"),
             reason=data.get("reason"),
             notes=tuple(str(note) for note in data.get("notes", ())),
+            reason_words=data.get("reason_words") if isinstance(data.get("reason_words"), dict) else None,
         )
 
 
