@@ -12,8 +12,7 @@ import unicodedata
 from pathlib import Path
 
 from fallback_doctor.core.document import to_jsonable
-from fallback_doctor.core.evidence_text import record_words
-from fallback_doctor.core.evidence_words import evidence_value
+from fallback_doctor.core.evidence_text import record_words, said_text
 from fallback_doctor.core.inference.findings import gpu_verified, stage_words
 from fallback_doctor.core.inference.model_info import ModelInfo
 from fallback_doctor.core.inference.model_words import dims_words, placement_words
@@ -157,13 +156,15 @@ def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
             else:
                 state = stage_words(strategy.stage, lang)
             if strategy.failure is not None:
-                state += f" — {evidence_value(strategy.failure.sentence, lang)}"
+                state += f" — {said_text(strategy.failure.words, strategy.failure.sentence, lang)}"
             lines.append(f"  {strategy.name.value:16} {state}")
     if result.series is not None:
         lines.append("")
         lines.append(label("test_inference.sampling", lang))
-        for sentence in result.series.get("sentences") or ():
-            lines.append(f"  {evidence_value(sentence, lang)}")
+        said = list(result.series.get("sentence_words") or ())
+        for position, sentence in enumerate(result.series.get("sentences") or ()):
+            words = said[position] if position < len(said) else None
+            lines.append(f"  {said_text(words, sentence, lang)}")
     return lines
 
 

@@ -141,10 +141,13 @@ def inspect_target(
             "checks": round((checked - collected) * 1000, 1),
         },
         skipped=QUICK_SKIPPED if request.quick else None,
+        skipped_words=QUICK_SKIPPED_WORDS if request.quick else None,
     ), snapshot
 
 
 QUICK_SKIPPED = "--quick asks for the static inspection only"
+QUICK_SKIPPED_WORDS: dict[str, Any] = {"id": "evidence.skip.quick", "params": {}}
+"""QUICK_SKIPPED as catalogue words, shown in the reader's language."""
 
 
 def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = None) -> Diagnosis:

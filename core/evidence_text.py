@@ -6,7 +6,7 @@ labels by core/texts.py) with parameters. A parameter is data shown as written (
 a system's own message, a quoted log line), a list, or itself catalogue words (``Words``). The
 English words stay in the document's ``label``/``value``/``source`` for machine readers; a renderer
 takes :func:`evidence_words` and gets them in its language, from the keys (never by reading the
-English back). A document from before the keys shows its English as written.
+English back). A document from before the keys shows its English as written, in every language.
 
 The document names them ``label_id``, ``value_id``, ``source_id`` and ``{"id", "params"}``: a field
 called "...key" is a secret to the bundle's redaction (core/bundle/detect_keys.py), which would mask it.
@@ -21,8 +21,8 @@ from fallback_doctor.core.model import CodeStep, Commented, Evidence, ManualStep
 from fallback_doctor.core.texts import has_label, label, words_text
 
 RECORD_ENGLISH = "evidence.record_english"
-"""The value id of a sentence the test inference's record holds in English (a failure, a skipped
-strategy): shown through core/evidence_words.py until the record carries ids of its own."""
+"""The value id of a sentence the test inference's record holds in English only (a failure of the
+probe): shown as written in every language."""
 
 
 def said(
@@ -92,12 +92,8 @@ def log_line_evidence(role: str, text: str, source: str | None, line: int | None
 
 def record_words(words: Any, english: Any, lang: str) -> str:
     """A sentence of the test inference's record in ``lang``: from its catalogue words where the
-    record has them (``skipped_words``), else its English (a record from before the ids)."""
-    if words:
-        return words_text(words, lang)
-    from fallback_doctor.core.evidence_words import evidence_value
-
-    return evidence_value(english, lang)
+    record has them (``skipped_words``), else its English as written (a record from before the ids)."""
+    return said_text(words, english, lang)
 
 
 def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
@@ -113,7 +109,7 @@ def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
     for part in ("label", "value", "source"):
         key = item.get(f"{part}_id")
         if key == RECORD_ENGLISH:
-            shown.append(_before_keys(item, lang)[1])
+            shown.append(str(item.get("value") or ""))
             continue
         known = key and has_label(str(key))  # an id of a later version, or made up: its English
         shown.append(label(str(key), lang, **params) if known else str(item.get(part) or ""))
@@ -121,15 +117,10 @@ def evidence_words(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
 
 
 def _before_keys(item: Mapping[str, Any], lang: str) -> tuple[str, str, str]:
-    """Evidence made without keys, shown by the English words it holds."""
-    from fallback_doctor.core.evidence_words import evidence_label, evidence_source, evidence_value
-
+    """Evidence made without keys (a document of a previous version): its English as written, in
+    every language (never read back into another)."""
     source = item.get("source")
-    return (
-        evidence_label(item.get("label"), lang),
-        evidence_value(item.get("value"), lang),
-        evidence_source(source, lang) if source else "",
-    )
+    return str(item.get("label") or ""), str(item.get("value") or ""), str(source) if source else ""
 
 
 def manual_step(key: str, option: int = 1, /, **params: Any) -> ManualStep:
@@ -158,3 +149,13 @@ def said_text(words: Any, text: Any, lang: str) -> str:
     if isinstance(words, dict) and words.get("id"):
         return words_text(words, lang)
     return "" if text is None else str(text)
+
+
+PASTED_NAME = "<pasted text>"
+"""The name core gives a log pasted into the wizard (core/collect/log.py PASTED_SOURCE), in the
+document as it is; shown as the catalogue's words ``evidence.pasted_log`` by :func:`source_name`."""
+
+
+def source_name(name: Any, lang: str) -> str:
+    """A log's name where one is shown (a file's path as written; the pasted log in ``lang``)."""
+    return label("evidence.pasted_log", lang) if name == PASTED_NAME else str(name)

@@ -19,7 +19,7 @@ from fallback_doctor.core.document import (
     checked,
     to_jsonable,
 )
-from fallback_doctor.core.evidence_words import evidence_value
+from fallback_doctor.core.evidence_text import said_text
 from fallback_doctor.core.model import TRIED_LABEL
 from fallback_doctor.core.remedy import remedy_terminal
 from fallback_doctor.core.texts import has_label, label
@@ -51,6 +51,7 @@ def static_document(
     created: str,
     timings_ms: Mapping[str, float],
     skipped: str | None = None,
+    skipped_words: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The document of the static inspection (configuration, log, stack), ranked and judged.
 
@@ -72,7 +73,7 @@ def static_document(
         "verdict_text": {},
         "findings": [],
         "environment": environment,
-        "inference": empty_inference(skipped),
+        "inference": empty_inference(skipped, skipped_words),
         "timings_ms": dict(timings_ms),
     }
     return judge(document, list(findings))
@@ -326,7 +327,7 @@ def inference_lines(document: Document, lang: str) -> list[str]:
         if nothing_to_run:
             return [nothing_to_run, ""]
         skipped = report.inference.skipped
-        why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
+        why = said_text(report.inference.raw.get("skipped_words"), skipped, lang)
         return [label("report.inference.skipped", lang, why=why), ""] if skipped else []
     lines = _model_lines(report.raw, lang)
     lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))

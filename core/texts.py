@@ -18,8 +18,7 @@ language's grammar may need more than that: its folder's ``grammar.json`` names 
 chosen by how the value is read, core/particles.py with ``ko/readings.json``). A parameter that is
 words is given as catalogue words (``Words``: an id of ``<lang>/labels/evidence_*.json`` and its own
 parameters), rendered in each language by :func:`words_text`; names, paths and a system's own
-messages stay as written. An English parameter string still left is looked up in
-core/evidence_words.py.
+messages stay as written, and so does any other text (never read back from English).
 """
 
 from __future__ import annotations
@@ -404,12 +403,6 @@ def _stringify(value: Any, lang: str = "en") -> str:
         return words_text(value, lang)
     if isinstance(value, Mapping) and "key" in value:
         return _part(value, lang)  # another text by key (a finding's title), in the same language
-    if lang != "en":
-        from fallback_doctor.core.evidence_words import parameter_value
-
-        if isinstance(value, list | tuple | set | frozenset):
-            return ", ".join(parameter_value(str(item), lang) for item in value)
-        return parameter_value(str(value), lang)
     if isinstance(value, list | tuple | set | frozenset):
         return ", ".join(str(item) for item in value)
     return str(value)

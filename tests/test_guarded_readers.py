@@ -34,7 +34,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     # --- the tool's own bundled resources -------------------------------------------------
     ("core/bundle/sources.py", "_rules", "read_text"): _RESOURCE,
     ("core/bundle/words.py", "common_words", "read_text"): _RESOURCE,
-    ("core/evidence_words.py", "", "read_text"): _RESOURCE,
     ("core/knowledge/arch_matrix.py", "_data", "read_text"): _RESOURCE,
     ("core/knowledge/cuda_packages.py", "_read", "read_text"): _RESOURCE,
     ("core/knowledge/directml_coreml.py", "facts", "read_text"): _RESOURCE,

@@ -124,6 +124,19 @@ class SourceStatus:
             return f"{label}: {self.reason}"
         return f"{label}: {_STATE_WORDS.get(self.state, self.state)}"
 
+    def sentence_words(self) -> dict[str, Any] | None:
+        """:meth:`sentence` as catalogue words ``{id, params}`` where the reason was said by id
+        (shown in the reader's language); None: the sentence is shown as written."""
+        reason = self.reason_words
+        if reason is None and not self.reason and self.state in _STATE_WORDS:
+            reason = {"id": f"evidence.source_state.{self.state}", "params": {}}
+        if reason is None:
+            return None
+        source: Any = _SOURCE_LABELS.get(self.source, self.source)
+        if self.source in ("replay", "psutil", "none"):
+            source = {"id": f"evidence.source_name.{self.source}", "params": {}}
+        return {"id": "evidence.status_sentence", "params": {"source": source, "reason": reason}}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         data = asdict(self)
@@ -156,3 +169,10 @@ _STATE_WORDS = {
     SOURCE_NOT_STARTED: "not started",
     SOURCE_ERROR: "failed",
 }
+
+
+def sentence_words_of(status: Any) -> dict[str, Any] | None:
+    """The sentence words of a status as the document holds it (a dict), or of a live status."""
+    if isinstance(status, SourceStatus):
+        return status.sentence_words()
+    return SourceStatus.from_dict(status).sentence_words() if isinstance(status, dict) else None

@@ -27,7 +27,7 @@ from fallback_doctor.core.model import Finding, Severity
 from fallback_doctor.core.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.targets.registry import find_profile
 from fallback_doctor.core.targets.spec import TargetSpec
-from fallback_doctor.core.texts import label, words_of
+from fallback_doctor.core.texts import label, words_of, words_text
 
 
 class State(IntEnum):
@@ -84,13 +84,9 @@ class WatchResult:
 
 
 def _text(key: str, lang: str, **params: object) -> str:
-    """A status line's words; in another language, a value our code wrote in English ("the CUDA
-    provider library is not loaded", NVML's reason) in the catalog's words."""
-    if lang != "en":
-        from fallback_doctor.core.evidence_words import parameter_value
-
-        params = {name: parameter_value(str(value), lang) for name, value in params.items()}
-    return label(key, lang, **params)
+    """A status line's words in ``lang``; a parameter that is catalogue words in ``lang`` too,
+    data (a name, a path, a system's own message) as written."""
+    return label(key, lang, **{name: words_text(value, lang) for name, value in params.items()})
 
 
 def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str | None) -> str:

@@ -1,0 +1,53 @@
+"""Sentences core writes in English for machines also carry catalogue ids, and are shown by them:
+why no test inference ran (--quick), NVML's state, a replay's provenance, the pasted log's name.
+A document without the ids shows its English as written, in every language."""
+
+from __future__ import annotations
+
+from fallback_doctor.core.collect.log import PASTED_SOURCE
+from fallback_doctor.core.diagnosis import QUICK_SKIPPED, QUICK_SKIPPED_WORDS
+from fallback_doctor.core.evidence_text import said_text, source_name
+from fallback_doctor.core.report import inference_lines
+from fallback_doctor.core.sampling.nvml_source import nvml_unavailable_status
+from fallback_doctor.core.sampling.sample import SourceStatus, sentence_words_of
+from fallback_doctor.core.steps import empty_inference
+from fallback_doctor.core.texts import label, words_text
+
+
+def test_the_quick_runs_reason_is_said_by_id_and_an_older_document_shows_its_english() -> None:
+    keyed = {"inference": empty_inference(QUICK_SKIPPED, QUICK_SKIPPED_WORDS)}
+    assert words_text(QUICK_SKIPPED_WORDS) == QUICK_SKIPPED
+    korean = inference_lines(keyed, "ko")[0]
+    assert label("evidence.skip.quick", "ko") in korean and QUICK_SKIPPED not in korean
+    older = {"inference": empty_inference(QUICK_SKIPPED)}
+    assert QUICK_SKIPPED in inference_lines(older, "ko")[0]
+
+
+def test_nvmls_state_is_said_by_id_through_the_document() -> None:
+    status = nvml_unavailable_status(12, "NVML Shared Library Not Found")  # NVML_ERROR_LIBRARY_NOT_FOUND
+    english = status.sentence()
+    words = sentence_words_of(status.to_dict())
+    assert words is not None and words_text(words) == english
+    korean = said_text(words, english, "ko")
+    assert label("evidence.nvml.library_not_found", "ko") in korean and korean != english
+    unknown = nvml_unavailable_status(None, "something NVML said")  # a system's own message
+    assert unknown.sentence_words() is None
+    assert said_text(unknown.sentence_words(), unknown.sentence(), "ko") == unknown.sentence()
+    assert sentence_words_of(None) is None
+
+
+def test_the_pasted_logs_name_is_shown_in_the_readers_language() -> None:
+    assert source_name(PASTED_SOURCE, "en") == PASTED_SOURCE
+    assert source_name(PASTED_SOURCE, "ko") == label("evidence.pasted_log", "ko") != PASTED_SOURCE
+    assert source_name("/var/log/app.log", "ko") == "/var/log/app.log"
+
+
+def test_a_sources_state_without_a_reason_is_said_by_id_in_the_same_english() -> None:
+    for status in (
+        SourceStatus("psutil", "ok"),
+        SourceStatus("nvml", "not_started"),
+        SourceStatus("none", "error"),
+    ):
+        words = status.sentence_words()
+        assert words is not None and words_text(words) == status.sentence()
+        assert said_text(words, status.sentence(), "ko") != status.sentence()
