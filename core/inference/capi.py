@@ -42,23 +42,14 @@ from fallback_doctor.core.inference.result import (
     StrategyName,
     StrategyResult,
 )
+from fallback_doctor.core.inference.run_words import doing_words, said_words
 from fallback_doctor.core.probes.protocol import json_lines
 from fallback_doctor.core.probes.runner import ChildOutcome, run_child, signal_name
+from fallback_doctor.core.texts import words_text
 
 _TAIL = 4000
 _LOG_LINES = 40
 
-#: What the child was doing in each phase, for the failure sentence.
-PHASE_WORDS = {
-    "import": "loading the ONNX Runtime library through its C API",
-    "cpu.session": "creating the CPU session",
-    "cpu.warmup": "running the CPU baseline (warm-up)",
-    "cpu.timed": "running the CPU baseline (timed runs)",
-    "gpu.session": "creating the {gpu} session",
-    "gpu.warmup": "running the GPU retry (warm-up)",
-    "gpu.timed": "running the GPU retry (timed runs)",
-    "gpu.strict": "creating the strict {gpu} session (session.disable_cpu_ep_fallback = 1)",
-}
 _ORT_LINE = re.compile(r"\[(W|E|F):onnxruntime")
 
 
@@ -234,35 +225,41 @@ def _partial_result(
 ) -> ProbeResult:
     """No result line: a crash, a timeout, a flood, garbage, or a child that never started."""
     marks, open_phase, last_step, log_file = _phases(events)
-    doing = PHASE_WORDS.get(open_phase or "", "running the C-API probe").format(gpu=_gpu_name(request))
+    doing = doing_words(open_phase, _gpu_name(request), "evidence.doing.capi", "evidence.doing.import_capi")
     if last_step and last_step != "phase":
-        doing += f" ({last_step})"
+        doing = said_words("evidence.doing.step", doing=doing, step=last_step)
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
+    words: dict[str, Any] | None
     if outcome.outside is not None:
-        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+        kind, words = FailureKind.OUTSIDE, outcome.sentence_words(doing)
     elif outcome.timed_out:
-        kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
+        kind, words = FailureKind.TIMEOUT, outcome.sentence_words(doing)
     elif outcome.returncode is None:
-        kind, sentence = FailureKind.START, outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"
+        detail = outcome.stderr.strip()[:300]
+        words = said_words(
+            "evidence.probe.with_detail", sentence=outcome.sentence_words(doing), detail=detail
+        )
+        kind = FailureKind.START
     elif outcome.returncode < 0:
-        kind, sentence = FailureKind.CRASH, outcome.sentence(doing)
+        kind, words = FailureKind.CRASH, outcome.sentence_words(doing)
     elif outcome.truncated:
-        kind, sentence = FailureKind.FLOOD, f"the probe wrote more output than is kept while {doing}"
+        kind, words = FailureKind.FLOOD, said_words("evidence.probe.more_than_kept", doing=doing)
     elif garbage:
         kind = FailureKind.GARBAGE
-        sentence = f"the probe wrote something other than its JSON lines while {doing}: {garbage[0][:200]!r}"
+        words = said_words("evidence.probe.garbage", doing=doing, garbage=repr(garbage[0][:200]))
     elif error_event is not None:
-        kind = FailureKind.ERROR
-        sentence = str(error_event.get("error"))
+        kind, words = FailureKind.ERROR, None  # the child's own message, as written
     elif outcome.returncode == 0:
-        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
+        kind, words = FailureKind.EXIT, said_words("evidence.probe.no_result", doing=doing)
     else:
-        kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
+        kind, words = FailureKind.EXIT, outcome.sentence_words(doing)
+    sentence = words_text(words) if words is not None else str((error_event or {}).get("error"))
     crashed = outcome.returncode is not None and outcome.returncode < 0
     signal = signal_name(-(outcome.returncode or 0)) if crashed else None
     failure = ProbeFailure(
         kind=kind,
         sentence=sentence,
+        words=words,
         phase=open_phase,
         returncode=outcome.returncode,
         signal=signal,

@@ -155,7 +155,7 @@ def _failure_findings(result: ProbeResult) -> list[Finding]:
                 evidence=(said("evidence.model", value=result.model.path if result.model else "?"),),
             )
         ]
-    evidence = [record_said("evidence.what_happened", failure.sentence)]
+    evidence = [record_said("evidence.what_happened", failure.sentence, failure.words)]
     if failure.phase:
         evidence.append(said("evidence.phase", value=failure.phase))
     if failure.signal:

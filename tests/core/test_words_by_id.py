@@ -51,3 +51,26 @@ def test_a_sources_state_without_a_reason_is_said_by_id_in_the_same_english() ->
         words = status.sentence_words()
         assert words is not None and words_text(words) == status.sentence()
         assert said_text(words, status.sentence(), "ko") != status.sentence()
+
+
+def test_a_probe_failure_is_said_by_id_in_the_same_english_and_shown_in_korean() -> None:
+    from fallback_doctor.core.document import to_jsonable
+    from fallback_doctor.core.evidence_text import evidence_words
+    from fallback_doctor.core.inference.run_words import doing_words, record_said
+    from fallback_doctor.core.probes.runner import ChildOutcome
+
+    doing = doing_words("gpu.session", "CUDA", "evidence.doing.python", "evidence.doing.import")
+    for outcome in (
+        ChildOutcome(argv=("x",), returncode=-11, stdout="", stderr="", timed_out=False, duration_s=1.0),
+        ChildOutcome(argv=("x",), returncode=None, stdout="", stderr="", timed_out=True, duration_s=30.0),
+        ChildOutcome(
+            argv=("x",), returncode=3, stdout="", stderr="", timed_out=False, duration_s=1.0, retried=True
+        ),
+    ):
+        words = outcome.sentence_words(doing)
+        assert words_text(words) == outcome.sentence("creating the CUDA session")
+        item = to_jsonable(record_said("evidence.what_happened", outcome.sentence(), words))
+        korean = evidence_words(item, "ko")[1]
+        assert "CUDA 세션 생성" in korean and "while" not in korean
+    older = to_jsonable(record_said("evidence.what_happened", "the probe crashed with SIGSEGV"))
+    assert evidence_words(older, "ko")[1] == "the probe crashed with SIGSEGV"

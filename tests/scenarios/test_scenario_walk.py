@@ -236,8 +236,8 @@ def test_the_walk(case: str, documents: Any, qtbot: Any, tmp_path: Path) -> None
         try:
             diagnosis = wizard.pages[Page.DIAGNOSIS]
             if first is not None:
-                if diagnosis.findings[0]["id"] != first["id"]:
-                    failures.append(f"{lang} diagnosis page: {diagnosis.findings[0]['id']} first")
+                if diagnosis.findings[0].id != first["id"]:
+                    failures.append(f"{lang} diagnosis page: {diagnosis.findings[0].id} first")
                 gpu = _plain(wizard.pages[Page.GPU].verdict.text())
                 why = label("gpu.cause", lang, cause="").strip()
                 if why in gpu and _title(first, lang) not in gpu:
