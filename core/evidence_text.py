@@ -14,7 +14,7 @@ called "...key" is a secret to the bundle's redaction (core/bundle/detect_keys.p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from fallback_doctor.core.model import CodeStep, Commented, Evidence, ManualStep, Words
@@ -85,9 +85,10 @@ LOG_ROLES = frozenset({"cause", "fallback", "context", "startup", "hidden", "con
 
 def log_line_evidence(role: str, text: str, source: str | None, line: int | None) -> Evidence:
     """A quoted log line, as written, labelled by its role: `sed -n LINEp FILE`."""
+    pasted = "evidence.pasted_log" if source == PASTED_NAME else None  # its name in the reader's words
     if role in LOG_ROLES:
-        return said(f"evidence.log_line.{role}", value=text, source=source, line=line)
-    return said("evidence.log_line", value=text, source=source, line=line, role=role)
+        return said(f"evidence.log_line.{role}", value=text, source=source, source_id=pasted, line=line)
+    return said("evidence.log_line", value=text, source=source, source_id=pasted, line=line, role=role)
 
 
 def record_words(words: Any, english: Any, lang: str) -> str:
@@ -159,3 +160,18 @@ document as it is; shown as the catalogue's words ``evidence.pasted_log`` by :fu
 def source_name(name: Any, lang: str) -> str:
     """A log's name where one is shown (a file's path as written; the pasted log in ``lang``)."""
     return label("evidence.pasted_log", lang) if name == PASTED_NAME else str(name)
+
+
+def places(found: Iterable[tuple[str, int | None]]) -> str | Words:
+    """Files and lines ("app.log:3, app.log:9") as a parameter: a text, or words where the pasted
+    log is among them (its name said in the reader's language)."""
+    items = list(dict.fromkeys(found))
+    if not any(file == PASTED_NAME for file, _ in items):
+        return ", ".join(f"{file}:{line}" if line else file for file, line in items)
+    said_items: list[Any] = [
+        (Words("evidence.pasted_log_line", {"line": line}) if line else Words("evidence.pasted_log"))
+        if file == PASTED_NAME
+        else (f"{file}:{line}" if line else file)
+        for file, line in items
+    ]
+    return Words("evidence.as_list", {"items": said_items})

@@ -49,7 +49,13 @@ def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, .
             text=quoted,
         )
     ]
-    evidence.append(said("evidence.problem", value=issue.message))
+    path = issue.params.get("path")
+    if issue.code.startswith("path_missing") and issue.key and path:  # the reader's sentence, by id
+        evidence.append(
+            said("evidence.problem", "evidence.config.names_missing", key=issue.key, path=str(path))
+        )
+    else:
+        evidence.append(said("evidence.problem", value=issue.message))
     if issue.params.get("path"):
         evidence.append(said("evidence.expanded_path", value=issue.params["path"]))
     return tuple(evidence)

@@ -199,7 +199,7 @@ def _walk_pages(qtbot: Any, wizard: DoctorWizard, lang: str) -> tuple[list[str],
     for row in range(diagnosis.list.count()):
         diagnosis.list.setCurrentRow(row)
         qtbot.wait(5)
-        finding = diagnosis.findings[row]["id"]
+        finding = diagnosis.findings[row].id
         problems += [f"finding {finding}: {problem}" for problem in cut_views(diagnosis)]
         shown.append(_prose(diagnosis.detail.document()))
         fix = diagnosis.fix_text()
