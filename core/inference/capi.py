@@ -215,20 +215,11 @@ def _gpu_name(request: Mapping[str, Any]) -> str:
     return "TensorRT" if first.startswith("Tensorrt") else "CUDA"
 
 
-def _partial_result(
-    outcome: ChildOutcome,
-    request: Mapping[str, Any],
-    events: list[dict[str, Any]],
-    garbage: list[str],
-    cost: ProbeCost,
-    work_dir: str | None,
-) -> ProbeResult:
-    """No result line: a crash, a timeout, a flood, garbage, or a child that never started."""
-    marks, open_phase, last_step, log_file = _phases(events)
-    doing = doing_words(open_phase, _gpu_name(request), "evidence.doing.capi", "evidence.doing.import_capi")
-    if last_step and last_step != "phase":
-        doing = said_words("evidence.doing.step", doing=doing, step=last_step)
-    error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
+def _failure_words(
+    outcome: ChildOutcome, doing: dict[str, Any], garbage: list[str], errored: bool
+) -> tuple[FailureKind, dict[str, Any] | None]:
+    """How the C-API child failed and the sentence as catalogue words (None: the child's own
+    error message, shown as written)."""
     words: dict[str, Any] | None
     if outcome.outside is not None:
         kind, words = FailureKind.OUTSIDE, outcome.sentence_words(doing)
@@ -247,12 +238,30 @@ def _partial_result(
     elif garbage:
         kind = FailureKind.GARBAGE
         words = said_words("evidence.probe.garbage", doing=doing, garbage=repr(garbage[0][:200]))
-    elif error_event is not None:
+    elif errored:
         kind, words = FailureKind.ERROR, None  # the child's own message, as written
     elif outcome.returncode == 0:
         kind, words = FailureKind.EXIT, said_words("evidence.probe.no_result", doing=doing)
     else:
         kind, words = FailureKind.EXIT, outcome.sentence_words(doing)
+    return kind, words
+
+
+def _partial_result(
+    outcome: ChildOutcome,
+    request: Mapping[str, Any],
+    events: list[dict[str, Any]],
+    garbage: list[str],
+    cost: ProbeCost,
+    work_dir: str | None,
+) -> ProbeResult:
+    """No result line: a crash, a timeout, a flood, garbage, or a child that never started."""
+    marks, open_phase, last_step, log_file = _phases(events)
+    doing = doing_words(open_phase, _gpu_name(request), "evidence.doing.capi", "evidence.doing.import_capi")
+    if last_step and last_step != "phase":
+        doing = said_words("evidence.doing.step", doing=doing, step=last_step)
+    error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
+    kind, words = _failure_words(outcome, doing, garbage, error_event is not None)
     sentence = words_text(words) if words is not None else str((error_event or {}).get("error"))
     crashed = outcome.returncode is not None and outcome.returncode < 0
     signal = signal_name(-(outcome.returncode or 0)) if crashed else None
