@@ -114,7 +114,7 @@ def _memory_phrase(process: ProcessFacts, lang: str) -> str:
     memory = process.gpu_memory
     if memory.status == "holds":
         return _text("watch.memory.holds", lang, mib=memory.used_mib or 0)
-    return _text("watch.memory.unknown", lang, reason=memory.reason or memory.status)
+    return _text("watch.memory.unknown", lang, reason=memory.reason_words or memory.reason or memory.status)
 
 
 def _findings(snapshot: EnvironmentSnapshot) -> tuple[Finding, ...]:

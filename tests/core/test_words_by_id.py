@@ -74,3 +74,17 @@ def test_a_probe_failure_is_said_by_id_in_the_same_english_and_shown_in_korean()
         assert "CUDA 세션 생성" in korean and "while" not in korean
     older = to_jsonable(record_said("evidence.what_happened", "the probe crashed with SIGSEGV"))
     assert evidence_words(older, "ko")[1] == "the probe crashed with SIGSEGV"
+
+
+def test_the_watch_line_says_why_gpu_memory_is_unknown_in_the_readers_language() -> None:
+    from fallback_doctor.core.facts.process import GpuMemoryUse, ProcessFacts
+    from fallback_doctor.core.watch.check import _memory_phrase
+
+    words = {"id": "evidence.gpu_memory.not_listed", "params": {"error": "NVML_ERROR_UNKNOWN"}}
+    memory = GpuMemoryUse("unknown", reason=words_text(words), reason_words=words)
+    process = ProcessFacts(pid=1, executable=None, mapped_libraries=(), environment=None, gpu_memory=memory)
+    english = _memory_phrase(process, "en")
+    korean = _memory_phrase(process, "ko")
+    assert memory.reason is not None and memory.reason in english
+    assert label("evidence.gpu_memory.not_listed", "ko", error="NVML_ERROR_UNKNOWN") in korean
+    assert memory.reason not in korean
