@@ -18,13 +18,13 @@ from fallback_doctor.core.door import (
     ProbeResult,
     SessionRun,
     dims_words,
-    evidence_value,
     gpu_verified,
     has_label,
     label,
     placement_words,
     record_words,
     remedy_terminal,
+    said_text,
     stage_words,
     to_jsonable,
     words_of,
@@ -164,13 +164,15 @@ def _strategy_lines(result: ProbeResult, lang: str) -> list[str]:
             else:
                 state = stage_words(strategy.stage, lang)
             if strategy.failure is not None:
-                state += f" — {evidence_value(strategy.failure.sentence, lang)}"
+                state += f" — {said_text(strategy.failure.words, strategy.failure.sentence, lang)}"
             lines.append(f"  {strategy.name.value:16} {state}")
     if result.series is not None:
         lines.append("")
         lines.append(label("test_inference.sampling", lang))
-        for sentence in result.series.get("sentences") or ():
-            lines.append(f"  {evidence_value(sentence, lang)}")
+        said = list(result.series.get("sentence_words") or ())
+        for position, sentence in enumerate(result.series.get("sentences") or ()):
+            words = said[position] if position < len(said) else None
+            lines.append(f"  {said_text(words, sentence, lang)}")
     return lines
 
 

@@ -33,8 +33,7 @@ if TYPE_CHECKING:
         exit_code_for,
     )
     from fallback_doctor.core.flow.step_child import start_environment
-    from fallback_doctor.core.language.evidence_text import record_words
-    from fallback_doctor.core.language.evidence_words import evidence_value
+    from fallback_doctor.core.language.evidence_text import record_words, said_text
     from fallback_doctor.core.language.texts import LANGUAGES, has_label, label, system_language, words_of
     from fallback_doctor.core.model.result import Finding
     from fallback_doctor.core.platform.files import read_regular_text
@@ -107,7 +106,6 @@ _WHERE: dict[str, str] = {
     "diagnosis_document": "fallback_doctor.core.flow.diagnosis",
     "dim_names": "fallback_doctor.core.readers.inference.model_inputs",
     "dims_words": "fallback_doctor.core.readers.inference.model_words",
-    "evidence_value": "fallback_doctor.core.language.evidence_words",
     "exit_code": "fallback_doctor.core.fleet.summary",
     "exit_code_for": "fallback_doctor.core.flow.diagnosis",
     "explain_texts": "fallback_doctor.core.readers.logs.diagnose_log",
@@ -137,6 +135,7 @@ _WHERE: dict[str, str] = {
     "resolve_target": "fallback_doctor.core.readers.targets.resolve",
     "run_check": "fallback_doctor.core.watch.check",
     "run_sampled_inference": "fallback_doctor.core.readers.inference.sampled",
+    "said_text": "fallback_doctor.core.language.evidence_text",
     "separator": "fallback_doctor.core.readers.logs.separators",
     "stage_words": "fallback_doctor.core.readers.inference.findings",
     "start_environment": "fallback_doctor.core.flow.step_child",
@@ -209,7 +208,6 @@ __all__ = [
     "diagnosis_document",
     "dim_names",
     "dims_words",
-    "evidence_value",
     "exit_code",
     "exit_code_for",
     "explain_texts",
@@ -239,6 +237,7 @@ __all__ = [
     "resolve_target",
     "run_check",
     "run_sampled_inference",
+    "said_text",
     "separator",
     "stage_words",
     "start_environment",

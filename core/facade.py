@@ -55,14 +55,11 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.document.view import evidence_words as evidence_words
     from fallback_doctor.core.document.view import finding_of as finding_of
     from fallback_doctor.core.document.view import view_of as view_of
-    from fallback_doctor.core.language.evidence_words import (
-        evidence_label as evidence_label,
+    from fallback_doctor.core.language.evidence_text import (
+        said_text as said_text,
     )
-    from fallback_doctor.core.language.evidence_words import (
-        evidence_source as evidence_source,
-    )
-    from fallback_doctor.core.language.evidence_words import (
-        evidence_value as evidence_value,
+    from fallback_doctor.core.language.evidence_text import (
+        source_name as source_name,
     )
     from fallback_doctor.core.platform.files import (
         read_regular_text as read_regular_text,
@@ -75,6 +72,9 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     )
     from fallback_doctor.core.readers.inference.model_words import (
         placement_words as placement_words,
+    )
+    from fallback_doctor.core.readers.sampling.sample import (
+        sentence_words_of as sentence_words_of,
     )
     from fallback_doctor.core.readers.sampling.sampler import Sampler
     from fallback_doctor.core.readers.sampling.sources import SampleSource
@@ -170,9 +170,9 @@ else:  # what runs: each imported on first call
     layer_parts = _on_first_use(_PAGES, "layer_parts")
     progress_words = _on_first_use("fallback_doctor.core.views.measures", "progress_words")
     fact_rows = _on_first_use(_PAGES, "fact_rows")
-    evidence_label = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_label")
-    evidence_source = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_source")
-    evidence_value = _on_first_use("fallback_doctor.core.language.evidence_words", "evidence_value")
+    said_text = _on_first_use("fallback_doctor.core.language.evidence_text", "said_text")
+    source_name = _on_first_use("fallback_doctor.core.language.evidence_text", "source_name")
+    sentence_words_of = _on_first_use("fallback_doctor.core.readers.sampling.sample", "sentence_words_of")
     phase_name = _on_first_use("fallback_doctor.core.bundle.html_graph", "phase_name")
     log_view = _on_first_use(_PAGES, "log_view")
     session_rows = _on_first_use(_PAGES, "session_rows")
@@ -215,9 +215,6 @@ __all__ = [
     "cut_words",
     "default_bundle_name",
     "elsewhere_note",
-    "evidence_label",
-    "evidence_source",
-    "evidence_value",
     "evidence_words",
     "export_available",
     "export_bundle",
@@ -247,8 +244,11 @@ __all__ = [
     "read_regular_text",
     "remedy_lines",
     "remedy_plain",
+    "said_text",
     "save_report_html",
+    "sentence_words_of",
     "session_rows",
+    "source_name",
     "stack_layers",
     "strategy_lines",
     "system_language",

@@ -86,7 +86,7 @@ class CpuPage(StepPage):
         elif view["session"].get("latency"):
             self.status.setText(t("cpu.done", runs=view["runs"], model=view["model"]))
         elif view["ran"]:
-            why = facade.evidence_value(view["failure"], language()) if view["failure"] else "?"
+            why = facade.said_text(view["failure_words"], view["failure"], language()) or "?"
             self.status.setText(t("cpu.failed", why=why))
         elif self.doctor.bundle_mode:
             self.status.setText(t("run.bundle"))

@@ -77,7 +77,7 @@ class LogPage(StepPage):
         if not view["collected"]:
             parts.append(f"<p>{esc(t('log.none'))}</p>")
         else:
-            files = ", ".join(facade.evidence_source(s, lang) for s in view["sources"]) or "-"
+            files = ", ".join(facade.source_name(s, lang) for s in view["sources"]) or "-"
             parts.append(f"<p>{esc(t('log.sources', files=files, lines=view['examined']))}</p>")
             if not view["lines"]:
                 parts.append(f"<p>{esc(t('log.no_lines'))}</p>")

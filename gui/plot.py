@@ -74,6 +74,7 @@ class GpuPlot(QWidget):
         """Shows the graph in place of the waiting words, laid out and its axes drawn first."""
         self._graphics: Any = None
         self._provenance: str | None = None
+        self._provenance_words: dict[str, Any] | None = None
         """Where replayed GPU readings come from (the note above the graph), None for this machine's."""
         self._built = False
         self._words: Iterator[None] | None = None
@@ -163,7 +164,8 @@ class GpuPlot(QWidget):
 
     def _say_provenance(self) -> None:
         """Whose GPU readings these are, when they were not measured here (in the current language)."""
-        what = facade.evidence_value(self._provenance, language()) if self._provenance else ""
+        provenance, words = self._provenance, self._provenance_words
+        what = facade.said_text(words, provenance, language()) if provenance else ""
         self.note.setText(t("gpu.replayed", what=what) if what else "")
 
     def retranslate(self) -> None:
@@ -335,15 +337,18 @@ class GpuPlot(QWidget):
     ) -> None:
         if self._no_gpu is None:
             return
-        provenance = None
+        provenance, words = None, None
         if series is not None and not series.get("recorded_here", True):
-            provenance = series.get("provenance")
+            provenance, words = series.get("provenance"), series.get("provenance_words")
         elif status is not None and getattr(status, "source", "") == "replay":
-            provenance = status.reason
+            provenance, words = status.reason, status.reason_words
         self._provenance = provenance if available else None
+        self._provenance_words = words if available and isinstance(words, dict) else None
         self._say_provenance()
         if not available:  # whose machine had no readings: this one, or the bundle's
-            why = facade.evidence_value(sentence, language())
+            held = status if status is not None else (series or {}).get("gpu_status")
+            said = facade.sentence_words_of(held)
+            why = facade.said_text(said, sentence, language())
             self._no_gpu.setText(t("gpu.no_nvml.there" if self._elsewhere else "gpu.no_nvml", why=why))
         if available == self.gpu_available:
             return

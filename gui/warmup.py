@@ -48,7 +48,4 @@ def warm_languages() -> None:
         facade.label("app.title", lang)
         if lang == "en":  # English is the catalogs' own language: nothing to look up
             continue
-        facade.evidence_label("", lang)
-        facade.evidence_value("", lang)
-        facade.evidence_source("", lang)
         facade.remedy_lines({"commands": ["true  # warm-up"]}, lang)

@@ -34,7 +34,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     # --- the tool's own bundled resources -------------------------------------------------
     ("core/bundle/sources.py", "_rules", "read_text"): _RESOURCE,
     ("core/redaction/words.py", "common_words", "read_text"): _RESOURCE,
-    ("core/language/evidence_words.py", "", "read_text"): _RESOURCE,
     ("core/readers/knowledge/arch_matrix.py", "_data", "read_text"): _RESOURCE,
     ("core/readers/knowledge/cuda_packages.py", "_read", "read_text"): _RESOURCE,
     ("core/readers/knowledge/directml_coreml.py", "facts", "read_text"): _RESOURCE,

@@ -25,8 +25,7 @@ from fallback_doctor.core.document.view import (
     strategy_of,
     view_of,
 )
-from fallback_doctor.core.language.evidence_text import record_words
-from fallback_doctor.core.language.evidence_words import evidence_value
+from fallback_doctor.core.language.evidence_text import record_words, said_text
 from fallback_doctor.core.language.texts import has_label, label
 from fallback_doctor.core.views.measures import ms_text, one_run, runs_text
 from fallback_doctor.core.views.pages import elsewhere_note, layer_line, stack_layers, verdict_words
@@ -289,6 +288,9 @@ def _replayed(document: Report, lang: str) -> str:
     series = document.inference.series
     if not series or series.get("recorded_here", True):
         return ""
-    what = series.get("provenance") or as_dict(series.get("gpu_status")).get("reason") or "?"
-    what = evidence_value(what, lang)
+    status = as_dict(series.get("gpu_status"))
+    what = said_text(series.get("provenance_words"), series.get("provenance"), lang) or said_text(
+        status.get("reason_words"), status.get("reason"), lang
+    )
+    what = what or "?"
     return f'<p class="meta replayed">{_e(label("graph.replayed", lang, what=what))}</p>'

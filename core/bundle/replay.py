@@ -27,7 +27,10 @@ def _rows(text: str) -> Iterator[dict[str | None, str | None]]:
 
 
 def series_from_samples_csv(
-    text: str | None, document: dict[str, Any], provenance: str
+    text: str | None,
+    document: dict[str, Any],
+    provenance: str,
+    provenance_words: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """The utilization series replayed from a bundle's samples.csv (the marks and status from the report).
 
@@ -58,14 +61,16 @@ def series_from_samples_csv(
         "marks": list(recorded.get("marks") or []),
         "recorded_here": False,
         "provenance": provenance,
+        "provenance_words": provenance_words,
     }
 
 
 BUNDLE_SAMPLES = "samples.csv of the bundle (recorded on the other machine)"
-"""Where an opened bundle's GPU readings come from (shown in the reader's language: evidence words)."""
+"""Where an opened bundle's GPU readings come from (in the reader's language: BUNDLE_SAMPLES_WORDS)."""
+BUNDLE_SAMPLES_WORDS: dict[str, Any] = {"id": "evidence.provenance.bundle", "params": {}}
 
 
-def open_for_showing(path: str | Path, provenance: str = BUNDLE_SAMPLES) -> dict[str, Any]:
+def open_for_showing(path: str | Path, provenance: str | None = None) -> dict[str, Any]:
     """``{"document", "info"}`` of a bundle: the checked document (series replayed) and where it is from.
 
     Raises BundleRefusedError (core/bundle/safe_open.py) when the bundle is refused, naming why.
@@ -74,7 +79,8 @@ def open_for_showing(path: str | Path, provenance: str = BUNDLE_SAMPLES) -> dict
 
     opened = open_bundle(path)
     document = dict(opened.document)
-    series = series_from_samples_csv(opened.samples_csv, document, provenance)
+    words = BUNDLE_SAMPLES_WORDS if provenance is None else None
+    series = series_from_samples_csv(opened.samples_csv, document, provenance or BUNDLE_SAMPLES, words)
     if series is not None:
         document["inference"] = {**(document.get("inference") or {}), "series": series}
     manifest = opened.manifest

@@ -12,8 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fallback_doctor.core.language.evidence_words import command_text, evidence_value, manual_text
-from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.language.texts import commented_line, label, words_text
 from fallback_doctor.core.model.result import step_from_dict, step_shell
 
 Line = tuple[str, str]
@@ -25,9 +24,7 @@ def remedy_lines(remediation: Mapping[str, Any] | None, lang: str = "en") -> lis
         return []
     steps = [step for step in remediation.get("steps") or [] if isinstance(step, Mapping)]
     if not steps:
-        return [
-            ("command", command_text(str(command), lang)) for command in remediation.get("commands") or []
-        ]
+        return [("command", line) for line in commands_in(remediation, lang)]
     lines: list[Line] = []
     option = 1
     for data in steps:
@@ -39,10 +36,27 @@ def remedy_lines(remediation: Mapping[str, Any] | None, lang: str = "en") -> lis
     return lines
 
 
+def commands_in(remediation: Mapping[str, Any], lang: str) -> list[str]:
+    """The remediation's ``commands`` with each comment in ``lang`` where the document gives its
+    words (``comments``, by position); a command without them as written."""
+    given = remediation.get("comments")
+    comments = list(given) if isinstance(given, list) else []
+    commands = [str(command) for command in remediation.get("commands") or []]
+    comments += [None] * (len(commands) - len(comments))
+    return [commented_line(line, comment, lang) for line, comment in zip(commands, comments, strict=False)]
+
+
+def step_words(data: Mapping[str, Any], part: str, lang: str) -> str:
+    """A step's ``text`` (manual) or ``where`` (code) in ``lang``: from its catalogue words
+    (``words``, ``where_words``) where the document has them, else as written."""
+    words = data.get("words" if part == "text" else "where_words")
+    return words_text(words, lang) if isinstance(words, dict) else str(data.get(part) or "")
+
+
 def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
     kind = data.get("kind")
     if kind == "code":
-        where = evidence_value(str(data.get("where") or ""), lang)  # the catalog's words for it
+        where = step_words(data, "where", lang)
         head = label("remedy.code", lang, language=str(data.get("language") or "python"), where=where)
         return [("text", head), ("code", str(data.get("code") or ""))]
     if kind == "config":
@@ -50,7 +64,7 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
         text = label("remedy.config", lang, file=data.get("file"), pointer=data.get("pointer"), value=value)
         return [("text", text)]
     if kind == "manual":
-        return [("text", manual_text(str(data.get("text") or ""), lang))]
+        return [("text", step_words(data, "text", lang))]
     step = step_from_dict(dict(data))
     shell = step_shell(step) or ""
     if kind == "environment":
@@ -63,13 +77,13 @@ def _step_lines(data: Mapping[str, Any], lang: str) -> list[Line]:
         if scope == "container":
             return [
                 ("text", label("remedy.environment.container", lang)),
-                ("command", command_text(shell, lang)),
+                ("command", shell),
             ]
         return [("command", shell)]
     runs_on = str(data.get("where") or "")
     if runs_on in ("host", "container_host"):
-        return [("command", f"{command_text(shell, lang)}  # {label(f'remedy.where.{runs_on}', lang)}")]
-    return [("command", command_text(shell, lang))]
+        return [("command", f"{shell}  # {label(f'remedy.where.{runs_on}', lang)}")]
+    return [("command", shell)]
 
 
 def remedy_terminal(remediation: Mapping[str, Any] | None, lang: str, indent: str) -> list[str]:

@@ -25,8 +25,8 @@ import textwrap
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from fallback_doctor.core.document.remedy import commands_in, step_words
 from fallback_doctor.core.document.view import Finding, finding_words
-from fallback_doctor.core.language.evidence_words import manual_text
 from fallback_doctor.core.language.texts import label
 
 WIDTH = 78
@@ -84,8 +84,8 @@ def _body(remediation: Mapping[str, Any], lang: str) -> Iterator[str]:
     """The steps of option 1 as script lines (the plain commands when there are no typed steps)."""
     steps = [step for step in remediation.get("steps") or [] if isinstance(step, Mapping)]
     if not steps:
-        for command in remediation.get("commands") or []:
-            yield from _command_line(str(command), lang)
+        for command in commands_in(remediation, lang):
+            yield from _command_line(command)
         return
     first = min(int(step.get("option") or 1) for step in steps)
     where = "application"
@@ -106,8 +106,7 @@ def _step(step: Mapping[str, Any], lang: str) -> Iterator[str]:
         yield from _offline(argv, lang)
         yield _shell_join(argv)
     elif kind == "code":
-        where = str(step.get("where") or "")
-        yield from _comment(label("script.code", lang, where=where))
+        yield from _comment(label("script.code", lang, where=step_words(step, "where", lang)))
         yield "\"$PY\" - <<'EOF'"
         yield from str(step.get("code") or "").rstrip("\n").splitlines()
         yield "EOF"
@@ -116,14 +115,12 @@ def _step(step: Mapping[str, Any], lang: str) -> Iterator[str]:
     elif kind == "environment":
         yield from _environment(step, lang)
     else:
-        yield from _comment(manual_text(str(step.get("text") or ""), lang))
+        yield from _comment(step_words(step, "text", lang))
 
 
-def _command_line(command: str, lang: str) -> Iterator[str]:
-    """A command as the remediation wrote it ("cmd    # a comment"): the comment above it."""
-    from fallback_doctor.core.language.evidence_words import command_text
-
-    text = command_text(command, lang)
+def _command_line(text: str) -> Iterator[str]:
+    """A command as the remediation wrote it ("cmd    # a comment", its comment already in the
+    reader's language): the comment above it."""
     if text.lstrip().startswith("#"):
         yield from _comment(text.lstrip()[1:].strip())
         return
@@ -244,7 +241,7 @@ def _verify(text: str, lang: str) -> Iterator[str]:
     yield from _comment(text, f"{label('report.verify', lang)}: ")
     for command in (ticked or quoted for ticked, quoted in _BACKTICKED.findall(text)):
         if " " in command or "/" in command:
-            yield from _command_line(command, lang)
+            yield from _command_line(command)
 
 
 def _shell_join(argv: list[str]) -> str:

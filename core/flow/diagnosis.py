@@ -142,10 +142,13 @@ def inspect_target(
             "checks": round((checked - collected) * 1000, 1),
         },
         skipped=QUICK_SKIPPED if request.quick else None,
+        skipped_words=QUICK_SKIPPED_WORDS if request.quick else None,
     ), snapshot
 
 
 QUICK_SKIPPED = "--quick asks for the static inspection only"
+QUICK_SKIPPED_WORDS: dict[str, Any] = {"id": "evidence.skip.quick", "params": {}}
+"""QUICK_SKIPPED as catalogue words, shown in the reader's language."""
 
 
 def diagnose(request: DiagnoseRequest, progress: Callable[[str], None] | None = None) -> Diagnosis:
@@ -217,6 +220,7 @@ def static_document(
     created: str,
     timings_ms: Mapping[str, float],
     skipped: str | None = None,
+    skipped_words: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The document of the static inspection (configuration, log, stack), ranked and judged.
 
@@ -238,7 +242,7 @@ def static_document(
         "verdict_text": {},
         "findings": [],
         "environment": environment,
-        "inference": empty_inference(skipped),
+        "inference": empty_inference(skipped, skipped_words),
         "timings_ms": dict(timings_ms),
     }
     return judge(document, list(findings))

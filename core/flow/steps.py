@@ -54,6 +54,8 @@ class StepOutcome:
     """The probe's result (``ProbeResult.to_json()``), None when the step was skipped."""
     skipped: str | None = None
     """Why no test inference was run (no ONNX Runtime, no libPath …)."""
+    skipped_words: dict[str, Any] | None = None
+    """``skipped`` as catalogue words ``{id, params}`` where core said it so (None: shown as written)."""
     model: dict[str, Any] | None = None
     """The test model: name, path, nodes, dims, runs, warmup, description."""
     series: dict[str, Any] | None = None
@@ -78,6 +80,7 @@ class StepOutcome:
             step=str(data["step"]),
             result=data.get("result"),
             skipped=data.get("skipped"),
+            skipped_words=data.get("skipped_words") if isinstance(data.get("skipped_words"), dict) else None,
             model=data.get("model"),
             series=data.get("series"),
             started=data.get("started"),
@@ -87,9 +90,12 @@ class StepOutcome:
         )
 
 
-def empty_inference(skipped: str | None = None) -> dict[str, Any]:
-    """The document's ``inference`` before any test inference."""
-    return {
+def empty_inference(
+    skipped: str | None = None, skipped_words: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The document's ``inference`` before any test inference (``skipped_words``: why not, as
+    catalogue words ``{id, params}``, given only where core said it so)."""
+    inference: dict[str, Any] = {
         "skipped": skipped,
         "model": None,
         "cpu_baseline": None,
@@ -99,6 +105,9 @@ def empty_inference(skipped: str | None = None) -> dict[str, Any]:
         "series": None,
         "probe_outputs": [],
     }
+    if skipped_words is not None:
+        inference["skipped_words"] = skipped_words
+    return inference
 
 
 def settle_context(document: Mapping[str, Any]) -> SettleContext:
@@ -159,8 +168,11 @@ def apply_step(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, A
     new = copy.deepcopy(dict(document))
     inference = {**empty_inference(), **(new.get("inference") or {})}
     findings = [finding_from_dict(f) for f in new.get("findings") or ()]
+    inference.pop("skipped_words", None)
     if outcome.skipped is not None and outcome.result is None:
         inference["skipped"] = outcome.skipped
+        if outcome.skipped_words is not None:
+            inference["skipped_words"] = outcome.skipped_words
     else:
         inference["skipped"] = None
         inference["model"] = outcome.model or inference.get("model")
@@ -216,6 +228,7 @@ def baseline_of(outcome: StepOutcome) -> StepOutcome:
         step="cpu_baseline",
         result=result if outcome.result is not None else None,
         skipped=outcome.skipped,
+        skipped_words=outcome.skipped_words,
         model=outcome.model,
         started=outcome.started,
     )
@@ -232,7 +245,11 @@ def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, An
     if not previous or not previous.get("inference"):
         return new
     inference = copy.deepcopy(dict(previous["inference"]))
-    new["inference"] = {**inference, "skipped": (new.get("inference") or {}).get("skipped")}
+    static_inference = new.get("inference") or {}
+    new["inference"] = {**inference, "skipped": static_inference.get("skipped")}
+    new["inference"].pop("skipped_words", None)
+    if static_inference.get("skipped_words") is not None:
+        new["inference"]["skipped_words"] = static_inference["skipped_words"]
     kept = [
         finding_from_dict(f)
         for f in previous.get("findings") or ()

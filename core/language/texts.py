@@ -18,8 +18,7 @@ language's grammar may need more than that: its folder's ``grammar.json`` names 
 chosen by how the value is read, core/language/particles.py with ``ko/readings.json``). A parameter that is
 words is given as catalogue words (``Words``: an id of ``<lang>/labels/evidence_*.json`` and its own
 parameters), rendered in each language by :func:`words_text`; names, paths and a system's own
-messages stay as written. An English parameter string still left is looked up in
-core/language/evidence_words.py.
+messages stay as written, and so does any other text (never read back from English).
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ from typing import TYPE_CHECKING, Any, overload
 from fallback_doctor.core.platform.resource_files import RESOURCES
 
 if TYPE_CHECKING:  # imported where a finding is made: the wizard's first page needs only labels
-    from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Step
+    from fallback_doctor.core.model.result import Commented, Evidence, Finding, Layer, Severity, Step
 
 CATALOGUES_VARIABLE = "FALLBACK_DOCTOR_CATALOGUES"
 """Extra catalogue roots (each holds <lang>/findings and <lang>/labels), joined by os.pathsep."""
@@ -407,15 +406,31 @@ def _stringify(value: Any, lang: str = "en") -> str:
         return words_text(value, lang)
     if isinstance(value, Mapping) and "key" in value:
         return _part(value, lang)  # another text by key (a finding's title), in the same language
-    if lang != "en":
-        from fallback_doctor.core.language.evidence_words import parameter_value
-
-        if isinstance(value, list | tuple | set | frozenset):
-            return ", ".join(parameter_value(str(item), lang) for item in value)
-        return parameter_value(str(value), lang)
     if isinstance(value, list | tuple | set | frozenset):
         return ", ".join(str(item) for item in value)
     return str(value)
+
+
+def _command_lines(commands: tuple[str | Commented, ...]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """The commands in English (as the document keeps them) and the words of each one's comment."""
+    lines = tuple(
+        command
+        if isinstance(command, str)
+        else f"{command.command}{command.gap}# {words_text(command.comment)}"
+        for command in commands
+    )
+    return lines, tuple(None if isinstance(command, str) else command.comment for command in commands)
+
+
+def commented_line(line: str, comment: Any, lang: str) -> str:
+    """A command line of the document in ``lang``: its comment's words (``{id, params}``, written
+    by :func:`make_finding` after the English command) put in ``lang``; a line without them as is."""
+    if not _is_words(comment) or lang == ENGLISH:
+        return line
+    english = "# " + words_text(comment)
+    if not line.endswith(english):
+        return line
+    return line[: len(line) - len(english)] + "# " + words_text(comment, lang)
 
 
 def make_finding(
@@ -426,7 +441,7 @@ def make_finding(
     *,
     params: dict[str, Any] | None = None,
     evidence: tuple[Evidence, ...] = (),
-    commands: tuple[str, ...] = (),
+    commands: tuple[str | Commented, ...] = (),
     verify: str | None = None,
     steps: tuple[Step, ...] = (),
 ) -> Finding:
@@ -450,8 +465,9 @@ def make_finding(
     remediation = None
     if steps and not commands:
         commands = tuple(shell for shell in map(step_shell, steps) if shell)
+    lines, comments = _command_lines(commands)
     if english["fix"] or commands or verify or steps:
-        remediation = Remediation(summary=english["fix"], commands=commands, verify=verify, steps=steps)
+        remediation = Remediation(english["fix"], lines, verify, steps, comments if any(comments) else ())
     return Finding(
         text={"key": finding_id, "params": jsonable_params(values)},
         id=finding_id,

@@ -73,6 +73,16 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Commented:
+    """A command line whose trailing ``# comment`` is catalogue words (``nvidia-smi    # on the
+    host``); ``command`` empty: a line that is only the comment, after ``gap``."""
+
+    command: str
+    comment: Words
+    gap: str = "    "
+
+
+@dataclass(frozen=True)
 class RunStep:
     """A command to run: ``argv`` as is (argv[0] the target's own interpreter or tool).
 
@@ -111,6 +121,9 @@ class CodeStep:
     where: str = "before the first InferenceSession"
     option: int = 1
     kind: str = "code"
+    where_words: Words | None = None
+    """``where`` as catalogue words (resources/texts/<lang>/labels/remedy.json), shown in the
+    reader's language; None: ``where`` is shown as written (a document of a previous version)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +144,8 @@ class ManualStep:
     text: str
     option: int = 1
     kind: str = "manual"
+    words: Words | None = None
+    """``text`` as catalogue words, shown in the reader's language; None: shown as written."""
 
 
 Step = RunStep | EnvironmentStep | CodeStep | ConfigStep | ManualStep
@@ -147,6 +162,9 @@ class Remediation:
     commands: tuple[str, ...] = ()
     verify: str | None = None
     steps: tuple[Step, ...] = ()
+    comments: tuple[Words | None, ...] = ()
+    """The words of each command's trailing ``# comment`` (by position in ``commands``; None: a
+    command without one), shown in the reader's language: the English stays in ``commands``."""
 
 
 def step_shell(step: Step) -> str | None:
@@ -190,10 +208,21 @@ def step_from_dict(data: dict[str, Any]) -> Step:
         )
     if kind == "code":
         language = str(data.get("language") or "python")
-        return CodeStep(str(data["code"]), language, str(data.get("where") or ""), option)
+        where = str(data.get("where") or "")
+        return CodeStep(
+            str(data["code"]), language, where, option, where_words=words_of_document(data.get("where_words"))
+        )
     if kind == "config":
         return ConfigStep(str(data["file"]), str(data["pointer"]), data.get("value"), option)
-    return ManualStep(str(data.get("text") or ""), option)
+    return ManualStep(str(data.get("text") or ""), option, words=words_of_document(data.get("words")))
+
+
+def words_of_document(data: Any) -> Words | None:
+    """Catalogue words read back from the document (``{"id", "params"}``); None for anything else."""
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None
+    params = data.get("params")
+    return Words(data["id"], dict(params) if isinstance(params, dict) else {})
 
 
 @dataclass(frozen=True)
@@ -273,6 +302,7 @@ def finding_from_dict(data: dict[str, object]) -> Finding:
                 commands=tuple(str(c) for c in remediation.get("commands") or ()),
                 verify=remediation.get("verify"),
                 steps=tuple(step_from_dict(step) for step in remediation.get("steps") or ()),
+                comments=tuple(words_of_document(c) for c in remediation.get("comments") or ()),
             )
             if isinstance(remediation, dict)
             else None

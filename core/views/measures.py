@@ -25,6 +25,8 @@ class CpuView(TypedDict):
     runs: Any
     model: Any
     failure: str | None
+    failure_words: Any
+    """The failure's sentence as catalogue words (``{id, params}``) where the record has them."""
     measured_by: Any
     skipped: Any
 
@@ -96,6 +98,7 @@ def cpu_view(document: Document) -> CpuView:
         "runs": session.latency.get("runs"),
         "model": part.model.get("name"),
         "failure": str(failure.get("sentence") or session.error or "") or None,
+        "failure_words": failure.get("words") if failure.get("sentence") else None,
         "measured_by": baseline.get("measured_by"),
         "skipped": part.raw.get("skipped"),
     }

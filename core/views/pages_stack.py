@@ -60,9 +60,8 @@ _CUDA_PREFIXES = (
 _CUDNN_PREFIXES = ("libcudnn", "cudnn")
 
 _ELSEWHERE = "installed elsewhere"
-"""The evidence label (core/judgement/checks/resolution.py) of a library installed where the loader does
-not look:
-the findings cuda.runtime_not_on_loader_path and cudnn.not_on_loader_path(.lazy) carry it."""
+"""The evidence label (core/judgement/checks/resolution.py) of a library installed where the loader
+does not look: the findings cuda.runtime_not_on_loader_path and cudnn.not_on_loader_path(.lazy) carry it."""
 
 
 def _installed_elsewhere(findings: Sequence[Finding]) -> set[str]:
@@ -323,19 +322,13 @@ _GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": 
 def fact_rows(layer: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     """A layer's facts as (words, value) rows: the catalogue's words for each fact and for the NVML
     status, never the document's keys and codes ("nvml_status library_not_found" was shown)."""
-    from fallback_doctor.core.language.evidence_words import evidence_label, evidence_value
-
     rows = []
     for key, value in as_dict(layer.get("facts")).items():
-        words = (
-            label(f"stack.fact.{key}", lang) if has_label(f"stack.fact.{key}") else evidence_label(key, lang)
-        )
+        words = label(f"stack.fact.{key}", lang) if has_label(f"stack.fact.{key}") else str(key)
         text = str(value)
         if key == "nvml_status" and has_label(f"stack.nvml.{text}"):
             text = label(f"stack.nvml.{text}", lang)
         elif text == "yes":
             text = label("stack.fact.yes", lang)
-        else:
-            text = evidence_value(text, lang)
         rows.append((words, text))
     return rows

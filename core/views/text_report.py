@@ -22,7 +22,7 @@ from fallback_doctor.core.document.view import (
     view_of,
 )
 from fallback_doctor.core.document.view import Finding as ViewFinding
-from fallback_doctor.core.language.evidence_words import evidence_value
+from fallback_doctor.core.language.evidence_text import said_text
 from fallback_doctor.core.language.texts import has_label, label
 from fallback_doctor.core.model.result import TRIED_LABEL
 
@@ -278,7 +278,7 @@ def inference_lines(document: Document, lang: str) -> list[str]:
         if nothing_to_run:
             return [nothing_to_run, ""]
         skipped = report.inference.skipped
-        why = evidence_value(skipped, lang)  # the catalog's words for the reason, where it has them
+        why = said_text(report.inference.raw.get("skipped_words"), skipped, lang)
         return [label("report.inference.skipped", lang, why=why), ""] if skipped else []
     lines = _model_lines(report.raw, lang)
     lines.append(label("report.inference.cpu", lang, p50=ms_text(summary["cpu_p50"], lang)))

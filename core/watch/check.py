@@ -4,8 +4,8 @@ It only reads: the target's configuration (which provider is asked for), the run
 (/proc/PID/maps: is the CUDA provider library mapped, which libcudart and libcudnn; NVML: does it
 hold GPU memory) and the log lines since the last start-up. It never loads a CUDA library and
 never runs an inference. The readers are core's own (core/readers/collect/process.py,
-core/readers/collect/log.py)
-and the findings core/checks' (config, process, log), ranked as ``diagnose`` ranks them.
+core/readers/collect/log.py) and the findings core/judgement/checks' (config, process, log), ranked
+as ``diagnose`` ranks them.
 
 The answer follows the Nagios plugin convention: OK 0, WARNING 1, CRITICAL 2, UNKNOWN 3, and one
 status line with performance data. By hand: ``grep -E 'providers_cuda|cudart|cudnn' /proc/PID/maps``,
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from fallback_doctor.core.language.texts import label, words_of
+from fallback_doctor.core.language.texts import label, words_of, words_text
 from fallback_doctor.core.model.facts.logs import LogFacts
 from fallback_doctor.core.model.facts.process import ProcessFacts
 from fallback_doctor.core.model.facts.target import TargetFacts
@@ -85,13 +85,9 @@ class WatchResult:
 
 
 def _text(key: str, lang: str, **params: object) -> str:
-    """A status line's words; in another language, a value our code wrote in English ("the CUDA
-    provider library is not loaded", NVML's reason) in the catalog's words."""
-    if lang != "en":
-        from fallback_doctor.core.language.evidence_words import parameter_value
-
-        params = {name: parameter_value(str(value), lang) for name, value in params.items()}
-    return label(key, lang, **params)
+    """A status line's words in ``lang``; a parameter that is catalogue words in ``lang`` too,
+    data (a name, a path, a system's own message) as written."""
+    return label(key, lang, **{name: words_text(value, lang) for name, value in params.items()})
 
 
 def app_name(target: TargetFacts | None, process: ProcessFacts | None, name: str | None) -> str:
@@ -119,7 +115,7 @@ def _memory_phrase(process: ProcessFacts, lang: str) -> str:
     memory = process.gpu_memory
     if memory.status == "holds":
         return _text("watch.memory.holds", lang, mib=memory.used_mib or 0)
-    return _text("watch.memory.unknown", lang, reason=memory.reason or memory.status)
+    return _text("watch.memory.unknown", lang, reason=memory.reason_words or memory.reason or memory.status)
 
 
 def _findings(snapshot: EnvironmentSnapshot) -> tuple[Finding, ...]:

@@ -4,7 +4,7 @@ A Korean report keeps some English on purpose: what a system wrote (dlerror, ONN
 lines and errors, NVML's messages, a probe's stderr), file paths and file names, package, library,
 provider, program and function names, environment variables, acronyms, numbers and units. What is
 left after those are taken out of a shown text are English words that our checks composed and that
-the catalog (resources/texts/evidence/words.json, resources/texts/*.json) should have said in
+the catalogues (resources/texts/<lang>/, by the ids the document holds) should have said in
 Korean: :func:`leftovers` lists them.
 """
 

@@ -2,7 +2,8 @@
 
 On the recorded GPU runs (tests/data/gpu_run/: a real H200 run that worked, and one with the GPU
 hidden) the evidence is translated at display, as `bundle show`, the text report, report.html and
-the wizard's pages do it (core/language/evidence_words.py); on real broken stacks (this interpreter's, and
+the wizard's pages do it (by the ids the document holds; these were recorded before evidence had
+ids, so their evidence is shown as written); on real broken stacks (this interpreter's, and
 each prepared scenario stack found in the stacks folder) `diagnose --lang ko --verbose` also makes
 the Korean finding texts, whose parameters are shown in Korean too (core/language/texts.py). What a system
 wrote (dlerror, ONNX Runtime's messages), paths and names stay as written: korean_leftovers.py
@@ -20,14 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.language.texts import label
+from fallback_doctor.core.language.evidence_text import evidence_words
+from fallback_doctor.core.language.texts import jsonable_params, label
 from fallback_doctor.core.language.texts import render_text as finding_text
+from fallback_doctor.core.model.result import Words
 from fallback_doctor.core.views.text_report import inference_lines, render_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from korean_leftovers import evidence_leftovers, leftovers, text_leftovers
 
+_CPU = "CPUExecutionProvider"
 GPU_RUNS = Path(__file__).resolve().parents[1] / "data" / "gpu_run"
 STACKS = Path(
     os.environ.get(
@@ -82,28 +86,34 @@ def test_the_detector_keeps_names_and_finds_our_words() -> None:
 
 
 def test_a_parameter_of_a_korean_text_is_shown_in_korean() -> None:
-    words = "picked CPUExecutionProvider; get_ep_devices() then listed "
-    words += "CPUExecutionProvider on the CPU (AMD 4130)"
-    detail = finding_text(
-        "inference.auto_select_silent",
-        "ko",
-        {
-            "policy": "PREFER_GPU",
-            "runtime": "ONNX Runtime 1.31.1",
-            "active": "CPUExecutionProvider",
-            "devices": "none",
-            "registered": words,
-        },
-    )["detail"]
+    """A parameter that is words is given as catalogue words (as core/readers/inference/findings_now.py
+    gives them), rendered in the text's language: no English is read back."""
+    on_cpu = Words("evidence.ep_on_device", {"provider": _CPU, "device": "CPU", "vendor": "AMD 4130"})
+    words = Words("evidence.registration_picked", {"providers": _CPU, "devices": on_cpu})
+    params = {
+        "policy": "PREFER_GPU",
+        "runtime": "ONNX Runtime 1.31.1",
+        "active": _CPU,
+        "devices": Words("evidence.no_device"),
+        "registered": words,
+    }
+    detail = finding_text("inference.auto_select_silent", "ko", jsonable_params(params))["detail"]
     assert "AMD 4130" in detail and leftovers(detail) == [], detail
-    english = finding_text("inference.auto_select_silent", "en", {"registered": words})["detail"]
-    assert words in english
+    english = finding_text("inference.auto_select_silent", "en", jsonable_params(params))["detail"]
+    assert f"picked {_CPU}; get_ep_devices() then listed {_CPU} on the CPU (AMD 4130)" in english
 
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))
-def test_a_recorded_gpu_run_shows_its_evidence_in_korean(name: str) -> None:
+def test_a_recorded_gpu_run_of_a_previous_version_shows_its_evidence_as_written(name: str) -> None:
+    """The recorded H200 runs were written before evidence carried ids: their evidence is shown in
+    the English it holds (never read back into Korean), the rest of the report in Korean."""
     document = json.loads((GPU_RUNS / f"{name}.json").read_text(encoding="utf-8"))
-    assert _all_leftovers(document, texts=False) == []
+    items = [item for finding in document["findings"] for item in finding.get("evidence") or []]
+    assert items and not any(item.get("label_id") for item in items)
+    for item in items:
+        assert evidence_words(item, "ko") == (item["label"], item["value"], item.get("source") or "")
+    text = render_text(document, lang="ko", verbose=True)
+    assert label("report.verdict", "ko") in text and items[0]["label"] in text
 
 
 def _diagnose(python: str, tmp_path: Path) -> dict[str, Any]:
@@ -135,13 +145,15 @@ def test_a_real_broken_stack_in_korean_has_no_english_left(stack: str, tmp_path:
 
 
 def test_a_skipped_strategy_s_reason_is_korean_in_report_html() -> None:
-    """report.html's comparison table: "skipped: <why>" with the why in the catalog's words."""
+    """report.html's comparison table: "skipped: <why>" with the why in the catalog's words (the
+    record's ``skipped_words``)."""
     from fallback_doctor.core.bundle.html import _result
-    from fallback_doctor.core.language.evidence_words import evidence_value
 
-    why = "no library folder to put first (no nvidia/*/lib folder, no libPath)"
-    shown = _result({"name": "lib_path_first", "skipped": why}, {}, "ko")
-    assert evidence_value(why, "ko") != why and evidence_value(why, "ko") in shown and why not in shown
+    why = label("evidence.skip.no_folder", "en")
+    words = {"id": "evidence.skip.no_folder", "params": {}}
+    shown = _result({"name": "lib_path_first", "skipped": why, "skipped_words": words}, {}, "ko")
+    korean = label("evidence.skip.no_folder", "ko")
+    assert korean != why and korean in shown and why not in shown
 
 
 @pytest.mark.parametrize("name", sorted(path.stem for path in GPU_RUNS.glob("*.json")))

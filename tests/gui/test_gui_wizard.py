@@ -300,9 +300,16 @@ def test_a_failed_cpu_baseline_is_told_in_the_pages_language(make_wizard) -> Non
         (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
     )
     sentence = "the probe failed while importing onnxruntime and numpy: No module named 'numpy'"
+    words = {  # as the probe's runner says it (ProbeFailure.words): ids, the library's message as data
+        "id": "evidence.probe.failed_while",
+        "params": {
+            "doing": {"id": "evidence.doing.import", "params": {}},
+            "error": "No module named 'numpy'",
+        },
+    }
     document["inference"]["cpu_baseline"] = {
         "session": {},
-        "failure": {"kind": "error", "sentence": sentence, "phase": "import"},
+        "failure": {"kind": "error", "sentence": sentence, "phase": "import", "words": words},
     }
     wizard = make_wizard(lang="ko")
     page = wizard.pages[Page.CPU]  # (built now if the window had not built it yet)
@@ -312,7 +319,15 @@ def test_a_failed_cpu_baseline_is_told_in_the_pages_language(make_wizard) -> Non
     shown = page.status.text()
     assert "No module named 'numpy'" in shown  # the library's own message, as it was
     assert "the probe failed while" not in shown and "importing onnxruntime" not in shown
-    assert facade.evidence_value(sentence, "ko") in shown
+    assert (
+        facade.label(
+            "evidence.probe.failed_while",
+            "ko",
+            doing=facade.label("evidence.doing.import", "ko"),
+            error="No module named 'numpy'",
+        )
+        in shown
+    )
 
 
 def test_with_no_bareun_installation_found_the_sentence_runs_across_the_row(make_wizard, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,8 @@
 `diagnose --lang ko --verbose` and its bundle's report.html, on this interpreter's real broken
 stack and on a Bareun-like installation with a real CPU-only ONNX Runtime library
 (tests/core/targets/bareun_layout.py). The words expected come from the catalog
-(resources/texts/evidence/words.json) through core/language/evidence_words.py, never written here.
+(resources/texts/<lang>/labels/) by the ids the document holds (core/language/evidence_text.py
+``evidence_words``, core/document/remedy.py), never written here.
 """
 
 from __future__ import annotations
@@ -17,13 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from fallback_doctor.core.document.remedy import remedy_lines
-from fallback_doctor.core.language.evidence_words import (
-    _catalog,
-    command_text,
-    evidence_label,
-    evidence_source,
-    evidence_value,
-)
+from fallback_doctor.core.language.evidence_text import evidence_words
+from fallback_doctor.core.language.texts import words_text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core" / "targets"))
 
@@ -58,11 +54,7 @@ def _check_korean(text: str, document: dict[str, Any], page: str) -> int:
     translated = 0
     for finding in document["findings"]:
         for item in finding.get("evidence") or []:
-            for english, korean in (
-                (str(item["label"]), evidence_label(item["label"], "ko")),
-                (str(item["value"]), evidence_value(item["value"], "ko")),
-                (str(item.get("source") or ""), evidence_source(item.get("source"), "ko")),
-            ):
+            for english, korean in zip(evidence_words(item, "en"), evidence_words(item, "ko"), strict=True):
                 if english and korean != english:
                     translated += 1
                     assert korean in shown, korean
@@ -78,29 +70,6 @@ def _check_korean(text: str, document: dict[str, Any], page: str) -> int:
                 assert korean in text and korean in shown
                 assert line not in text
     return translated
-
-
-def test_the_catalog_is_whole() -> None:
-    catalog = _catalog()
-    for kind in ("labels", "values", "comments", "manual"):
-        for entry in catalog[kind]:
-            assert (entry["en"] and entry["ko"] and entry["ko"] != entry["en"]) or "preload" in entry["en"]
-    for entry in catalog["sources"].values():
-        assert entry["ko"]
-
-
-def test_particles_follow_the_value_and_unknown_comments_stay_as_written() -> None:
-    assert evidence_value("libcudnn.so.9 (needed by /opt/a/libfoo.so)", "ko").endswith(
-        "libfoo.so가 필요로 함)"
-    )
-    assert evidence_value("libcudnn.so.9 (needed by /opt/a/libfoo.so.10)", "ko").endswith(
-        "so.10이 필요로 함)"
-    )
-    assert (
-        command_text('grep "#" x    # a comment nobody wrote down', "ko")
-        == 'grep "#" x    # a comment nobody wrote down'
-    )
-    assert command_text("nvidia-smi    # on the host", "en") == "nvidia-smi    # on the host"
 
 
 def test_a_real_python_stack_in_korean(tmp_path: Path) -> None:
@@ -131,10 +100,14 @@ def test_a_replayed_recordings_provenance_is_said_once_and_in_korean() -> None:
         (Path(__file__).parents[1] / "data" / "gpu_run" / "h200-working.json").read_text(encoding="utf-8")
     )
     series = document["inference"]["series"]
-    series.update(recorded_here=False, provenance=recording.provenance())
+    series.update(
+        recorded_here=False, provenance=recording.provenance(), provenance_words=recording.provenance_words()
+    )
     samples = samples_csv_from_rows(series["samples"])
     english = html.unescape(render_html(document, lang="en", samples_csv=samples))
     assert english.count("recorded elsewhere and replayed, not measured here") == 1
     korean = html.unescape(render_html(document, lang="ko", samples_csv=samples))
-    assert evidence_value(recording.provenance(), "ko") in korean
+    assert words_text(recording.provenance_words(), "ko") in korean
     assert "recorded elsewhere" not in korean
+    series.pop("provenance_words")  # a document of a previous version: its English, as written
+    assert recording.provenance() in html.unescape(render_html(document, lang="ko", samples_csv=samples))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from fallback_doctor.core.judgement.checks.remedy import release_archive_steps, restart_words
+from fallback_doctor.core.judgement.checks.remedy import release_archive_steps, restart_step
 from fallback_doctor.core.language.evidence_text import named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.target import ConfigIssue, ProviderSetting, TargetFacts
 from fallback_doctor.core.model.findings.config import config_issue_finding
-from fallback_doctor.core.model.result import ConfigStep, Evidence, Finding, Layer, ManualStep, Severity, Step
+from fallback_doctor.core.model.result import ConfigStep, Evidence, Finding, Layer, Severity, Step
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.targets.registry import remedy_terms
 
@@ -49,8 +49,13 @@ def issue_evidence(target: TargetFacts, issue: ConfigIssue) -> tuple[Evidence, .
             text=quoted,
         )
     ]
-    # The reader's own sentence (issue.message) is not repeated here: the finding's text, chosen in the
-    # reader's language from the issue's code and parameters, says the same in words.
+    path = issue.params.get("path")
+    if issue.code.startswith("path_missing") and issue.key and path:  # the reader's sentence, by id
+        evidence.append(
+            said("evidence.problem", "evidence.config.names_missing", key=issue.key, path=str(path))
+        )
+    # Any other issue: the reader's own sentence (issue.message, English) is not repeated; the
+    # finding's text, chosen in the reader's language from the issue's code and parameters, says it.
     if issue.params.get("path"):
         evidence.append(said("evidence.expanded_path", value=issue.params["path"]))
     return tuple(evidence)
@@ -140,8 +145,7 @@ def _gpu_setting_steps(
         change = ConfigStep(config_path, "/executionProvider/provider", "cuda")
     else:
         change = ConfigStep(config_path, "/executionProvider", "gpu")
-    restart = restart_words(snapshot)
-    return (change, ManualStep(restart[:1].upper() + restart[1:] + "."))
+    return (change, restart_step(snapshot))
 
 
 def _lib_path_evidence(target: TargetFacts, directory: str) -> Evidence:
@@ -207,7 +211,7 @@ def lib_path_cpu_only(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         evidence=tuple(evidence),
         steps=tuple(
             release_archive_steps(
-                lib.directory, lib.version, lib.core_library.lower().endswith(".dll"), restart_words(snapshot)
+                lib.directory, lib.version, lib.core_library.lower().endswith(".dll"), snapshot
             )
         ),
     )

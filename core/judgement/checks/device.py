@@ -18,7 +18,7 @@ from fallback_doctor.core.judgement.checks.driver_state import (
     required_cuda_major,
 )
 from fallback_doctor.core.judgement.checks.visible_devices import hides_all_gpus_here
-from fallback_doctor.core.language.evidence_text import named, said
+from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity
@@ -68,7 +68,9 @@ def cuda_visible_devices_hides_all(snapshot: EnvironmentSnapshot) -> Iterator[Fi
         params={"value": value, "probe_command": _PROBE_COMMAND},
         evidence=tuple(evidence),
         commands=(
-            "unset CUDA_VISIBLE_DEVICES    # or: export CUDA_VISIBLE_DEVICES=0",
+            commented(
+                "unset CUDA_VISIBLE_DEVICES", "remedy.comment.or", command="export CUDA_VISIBLE_DEVICES=0"
+            ),
             "grep -rn CUDA_VISIBLE_DEVICES /etc/environment /etc/systemd/system ~/.bashrc ~/.profile"
             " 2>/dev/null",
             "systemctl show <service> -p Environment",

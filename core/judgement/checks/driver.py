@@ -23,7 +23,7 @@ from fallback_doctor.core.judgement.checks.driver_state import (
     required_cuda_major,
     upgrade_commands,
 )
-from fallback_doctor.core.language.evidence_text import named, said
+from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.native import NativeFacts
@@ -226,7 +226,7 @@ def driver_library_mismatch(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
             "cat /proc/driver/nvidia/version",
             f"ls -l {library_path}" if library_path else "ls -l /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.*",
             "sudo reboot",
-            "# without a reboot, when no process uses the GPU:",
+            commented("", "remedy.comment.without_reboot", gap=""),
             "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia"
             " && sudo modprobe nvidia && sudo modprobe nvidia_uvm",
         ),
@@ -260,7 +260,7 @@ def nvml_no_permission(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         commands=(
             "ls -l /dev/nvidia*",
             "id",
-            "sudo usermod -aG video <user>    # where the nodes belong to group video; log in again",
+            commented("sudo usermod -aG video <user>", "remedy.comment.group_video"),
         ),
     )
 
@@ -326,7 +326,9 @@ def cuinit_failed(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         commands=(
             "lsmod | grep nvidia",
             "ls -l /dev/nvidia-uvm /dev/nvidiactl",
-            "sudo modprobe nvidia-uvm    # or: sudo nvidia-modprobe -u -c=0",
+            commented(
+                "sudo modprobe nvidia-uvm", "remedy.comment.or", command="sudo nvidia-modprobe -u -c=0"
+            ),
             "sudo dmesg | grep -i -e nvrm -e xid | tail -n 20",
         ),
     )

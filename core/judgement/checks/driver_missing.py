@@ -14,13 +14,13 @@ from fallback_doctor.core.judgement.checks.driver_state import (
     os_of,
     requirement_for,
 )
-from fallback_doctor.core.language.evidence_text import named, said
+from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.device import DeviceFacts
 from fallback_doctor.core.model.facts.driver import DriverFacts
 from fallback_doctor.core.model.facts.native import NativeFacts
-from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity
+from fallback_doctor.core.model.result import Commented, Evidence, Finding, Layer, Severity
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 
 
@@ -163,13 +163,13 @@ _WSL_COMMANDS = (
     "ls -l /usr/lib/wsl/lib/libcuda.so.1 /dev/dxg",
     "/usr/lib/wsl/lib/nvidia-smi",
     "cat /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig",
-    "wsl --update    # in Windows PowerShell, then: wsl --shutdown",
+    commented("wsl --update", "remedy.comment.windows_then", command="wsl --shutdown"),
 )
 
 
 def _where_missing(
     device: DeviceFacts | None, system: str, params: dict[str, object]
-) -> tuple[str, tuple[Evidence, ...], tuple[str, ...]]:
+) -> tuple[str, tuple[Evidence, ...], tuple[str | Commented, ...]]:
     """Windows, WSL, a container or a Linux host: the finding id, its own evidence, the commands."""
     if system == "windows":
         return "driver.missing.windows", (), _WINDOWS_COMMANDS
@@ -199,9 +199,12 @@ def _where_missing(
         return "driver.missing.container", device_evidence, container_gpu_commands(device.container)
     linux_commands = (
         "lspci -nn | grep -i nvidia",
-        "sudo ubuntu-drivers list    # Ubuntu: the drivers that fit this GPU",
-        f"sudo apt install nvidia-driver-{params['branch']}-server"
-        "    # Ubuntu; or: sudo ubuntu-drivers install",
+        commented("sudo ubuntu-drivers list", "remedy.comment.ubuntu_drivers"),
+        commented(
+            f"sudo apt install nvidia-driver-{params['branch']}-server",
+            "remedy.comment.ubuntu_or",
+            command="sudo ubuntu-drivers install",
+        ),
         "sudo reboot",
         "nvidia-smi",
     )

@@ -6,11 +6,11 @@ the evidence every "no driver" finding shows, and the commands that install or e
 
 from __future__ import annotations
 
-from fallback_doctor.core.language.evidence_text import named, said
+from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.model.facts.device import DeviceFacts
 from fallback_doctor.core.model.facts.driver import DriverFacts
 from fallback_doctor.core.model.facts.native import NativeFacts
-from fallback_doctor.core.model.result import Evidence, Words
+from fallback_doctor.core.model.result import Commented, Evidence, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.knowledge.driver_matrix import DriverRequirement, min_driver_for_cuda
 from fallback_doctor.core.readers.knowledge.nvml_errors import NVML_NAMES, NVML_STATUSES
@@ -145,44 +145,54 @@ def container_evidence(device: DeviceFacts) -> Evidence:
     )
 
 
-def container_gpu_commands(container: str) -> tuple[str, ...]:
+def container_gpu_commands(container: str) -> tuple[str | Commented, ...]:
     """How to give a container of this kind the GPUs (host side, then the container)."""
+    driver_first = commented("nvidia-smi", "remedy.comment.host_driver_first")
     host = (
-        "nvidia-smi    # on the host: the driver must work there first",
-        "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker"
-        "    # on the host, after installing the NVIDIA Container Toolkit",
+        driver_first,
+        commented(
+            "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker",
+            "remedy.comment.host_after_toolkit",
+        ),
     )
     if container == "podman":
         return (
-            "nvidia-smi    # on the host: the driver must work there first",
-            "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml    # on the host",
+            driver_first,
+            commented("sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml", "remedy.comment.host"),
             "podman run --rm --device nvidia.com/gpu=all <image> nvidia-smi",
         )
     if container == "kubernetes":
         return (
-            "kubectl describe node <node> | grep -i nvidia.com/gpu"
-            "    # the NVIDIA device plugin / GPU Operator must advertise GPUs",
-            "resources: {limits: {nvidia.com/gpu: 1}}    # in the pod's container spec",
+            commented(
+                "kubectl describe node <node> | grep -i nvidia.com/gpu", "remedy.comment.device_plugin"
+            ),
+            commented("resources: {limits: {nvidia.com/gpu: 1}}", "remedy.comment.pod_spec"),
             "kubectl exec <pod> -- nvidia-smi",
         )
     return (
         *host,
         "docker run --rm --gpus all <image> nvidia-smi",
-        "# docker compose: deploy.resources.reservations.devices:"
-        " [{driver: nvidia, count: all, capabilities: [gpu]}]",
+        commented(
+            "",
+            "remedy.comment.docker_compose",
+            gap="",
+            rest="deploy.resources.reservations.devices: [{driver: nvidia, count: all, capabilities: [gpu]}]",
+        ),
     )
 
 
-def upgrade_commands(system: str, requirement: DriverRequirement | None) -> tuple[str, ...]:
+def upgrade_commands(system: str, requirement: DriverRequirement | None) -> tuple[str | Commented, ...]:
     branch = requirement.branch if requirement else "580"
     if system == "windows":
         return (
             "nvidia-smi",
-            "# install the newest NVIDIA driver for this GPU from https://www.nvidia.com/Download/index.aspx",
+            commented(
+                "", "remedy.comment.driver_download", gap="", url="https://www.nvidia.com/Download/index.aspx"
+            ),
         )
     return (
         "nvidia-smi",
-        "sudo ubuntu-drivers list    # Ubuntu: the drivers that fit this GPU",
-        f"sudo apt install nvidia-driver-{branch}-server    # Ubuntu; or a newer branch",
+        commented("sudo ubuntu-drivers list", "remedy.comment.ubuntu_drivers"),
+        commented(f"sudo apt install nvidia-driver-{branch}-server", "remedy.comment.ubuntu_newer_branch"),
         "sudo reboot",
     )

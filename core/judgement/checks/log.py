@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from fallback_doctor.core.judgement.checks.driver import driver_present
-from fallback_doctor.core.language.evidence_text import log_line_evidence, said
+from fallback_doctor.core.language.evidence_text import log_line_evidence, places, said
 from fallback_doctor.core.language.texts import label_ref, make_finding, text_ref
 from fallback_doctor.core.model.causes import Cause, layer_of
 from fallback_doctor.core.model.facts.logs import LogCandidate, LogFacts, LogQuote
@@ -185,7 +185,7 @@ def _ranked_for_finding(
     return (top, *(candidate for candidate in ranked if candidate is not top)), cuda, cudnn
 
 
-def _nothing_established(log: LogFacts, where: str, sources: str) -> Finding:
+def _nothing_established(log: LogFacts, where: str | Words, sources: str | Words) -> Finding:
     """The log shows no cause: clean, or a fallback whose reason is not in it."""
     if not log.fallback:
         return _finding(
@@ -236,8 +236,8 @@ def _others(ranked: Sequence[LogCandidate]) -> dict[str, Any]:
 
 def _cause_params(
     ranked: Sequence[LogCandidate],
-    where: str,
-    sources: str,
+    where: str | Words,
+    sources: str | Words,
     machine: str,
     majors: frozenset[int] | None,
     outcome: str,
@@ -287,8 +287,8 @@ def check_log_cause(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         return
     ranked, cuda, cudnn = _ranked_for_finding(snapshot, log)
     top = ranked[0]
-    where = ", ".join(dict.fromkeys(f"{q.file}:{q.line}" if q.line else q.file for q in top.evidence[:3]))
-    sources = ", ".join(log.sources) or "-"
+    where = places((q.file, q.line) for q in top.evidence[:3])
+    sources = places((source, None) for source in log.sources) if log.sources else "-"
     if top.cause == "unknown":
         yield _nothing_established(log, where, sources)
         return

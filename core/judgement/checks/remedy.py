@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from fallback_doctor.core.judgement.checks.resolution import is_windows, preload_dlls_applies, unresolved
+from fallback_doctor.core.language.evidence_text import code_step, manual_step
 from fallback_doctor.core.model.facts.libraries import DependencyReport
-from fallback_doctor.core.model.result import CodeStep, EnvironmentStep, Evidence, ManualStep, RunStep, Step
+from fallback_doctor.core.model.result import EnvironmentStep, Evidence, ManualStep, RunStep, Step, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.loader import names
 
@@ -97,7 +98,7 @@ def loader_path_steps(
         )
     steps: list[Step] = [EnvironmentStep({variable: value}, scope, mode, separator, unit, option)]
     if preload_dlls_applies(snapshot):
-        steps.append(CodeStep(PRELOAD_CODE, "python", "before the first InferenceSession", option + 1))
+        steps.append(code_step(PRELOAD_CODE, "remedy.code_where.first_session", option + 1))
     return steps
 
 
@@ -251,8 +252,7 @@ def _native_fix_steps(
         *install,
         *(s for s in loader_path_steps(snapshot, folders, False, option) if s.option == option),
     ]
-    restart = restart_words(snapshot)
-    steps.append(ManualStep(restart[:1].upper() + restart[1:] + ".", option))
+    steps.append(restart_step(snapshot, option))
     if install and cuda_major is not None:
         steps.append(system_packages_step(cuda_major, option + 1))
     return steps
@@ -269,31 +269,43 @@ def provider_wanted(report: DependencyReport) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
-def release_archive_steps(lib_path: str, version: str | None, windows: bool, restart: str) -> list[Step]:
+def release_archive_steps(
+    lib_path: str, version: str | None, windows: bool, snapshot: EnvironmentSnapshot
+) -> list[Step]:
     """Put ONNX Runtime's GPU release into a native server's libPath: the exact archive of its
     version (onnxruntime-linux-x64-gpu-VERSION.tgz, github.com/microsoft/onnxruntime/releases),
     its lib folder unpacked into libPath, then the server restarted."""
     if not version or version == "?":
-        return [ManualStep(f"Put the GPU build of ONNX Runtime of the server's version into {lib_path}.")]
+        return [manual_step("remedy.manual.release_put", lib_path=lib_path)]
     stem = f"onnxruntime-{'win' if windows else 'linux'}-x64-gpu-{version}"
     archive = stem + (".zip" if windows else ".tgz")
     url = f"https://github.com/microsoft/onnxruntime/releases/download/v{version}/{archive}"
     if windows:
-        return [
-            ManualStep(f"Download {url}, copy the DLLs of its lib folder into {lib_path}, then {restart}.")
-        ]
+        restart = restart_phrase(snapshot)
+        return [manual_step("remedy.manual.release_download", url=url, lib_path=lib_path, restart=restart)]
     return [
         RunStep(("curl", "-fLO", url), "host"),
         RunStep(("tar", "-xzf", archive, "-C", lib_path, "--strip-components=2", f"{stem}/lib"), "host"),
-        ManualStep(restart[:1].upper() + restart[1:] + "."),
+        restart_step(snapshot),
     ]
 
 
-def restart_words(snapshot: EnvironmentSnapshot) -> str:
-    """How the server is restarted: its unit, its container, else "restart the server"."""
+def _restart_how(snapshot: EnvironmentSnapshot) -> tuple[str, dict[str, str]]:
+    """How the server is restarted (its unit, its container, else plainly): the catalogue's
+    word for it and its parameters."""
     scope, unit = environment_scope(snapshot)
     if scope == "systemd" and unit:
-        return f"restart the server: systemctl restart {unit}"
-    if scope == "container":
-        return "restart the server's container: docker restart <container>"
-    return "restart the server"
+        return "unit", {"unit": unit}
+    return ("container", {}) if scope == "container" else ("server", {})
+
+
+def restart_phrase(snapshot: EnvironmentSnapshot) -> Words:
+    """How the server is restarted, as words inside a sentence ("restart the server")."""
+    how, params = _restart_how(snapshot)
+    return Words(f"remedy.restart.{how}", params)
+
+
+def restart_step(snapshot: EnvironmentSnapshot, option: int = 1) -> ManualStep:
+    """The restart as a manual step ("Restart the server: systemctl restart app.service.")."""
+    how, params = _restart_how(snapshot)
+    return manual_step(f"remedy.manual.restart_{how}", option, **params)

@@ -18,6 +18,7 @@ import os
 from collections.abc import Sequence
 
 from fallback_doctor.core.judgement.checks.resolution import cuda_major_needed
+from fallback_doctor.core.language.evidence_text import manual_step
 from fallback_doctor.core.model.result import ManualStep, RunStep, Step
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.loader import names
@@ -98,9 +99,4 @@ def native_install_steps(
 def system_packages_step(cuda_major: int, option: int) -> ManualStep:
     """The alternative to the wheels: NVIDIA's own system packages, which ldconfig finds (source:
     docs.nvidia.com/deeplearning/cudnn/installation/linux.html, package cudnn9-cuda-<major>)."""
-    return ManualStep(
-        f"Or install the CUDA {cuda_major}.x toolkit's runtime libraries and cuDNN for CUDA {cuda_major} "
-        f"from NVIDIA's repository (cuDNN 9: apt-get install cudnn9-cuda-{cuda_major}); "
-        "the system's loader then finds them.",
-        option,
-    )
+    return manual_step("remedy.manual.system_packages", option, major=cuda_major)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class GpuMemoryUse:
     gpu_indices: tuple[int, ...] = ()
     reason: str | None = None
     """Why it is unknown (no driver, no permission, pynvml missing …)."""
+    reason_words: dict[str, Any] | None = None
+    """``reason`` as catalogue words ``{id, params}`` (shown in the reader's language); None: as written."""
 
 
 @dataclass(frozen=True)

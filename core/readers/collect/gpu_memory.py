@@ -39,15 +39,23 @@ def gpu_memory_of(pids: Iterable[int]) -> GpuMemoryUse:
         import pynvml
     except ImportError as error:
         why = f"nvidia-ml-py is not installed in the tool's environment ({error})"
-        return GpuMemoryUse("unknown", reason=why)
+        return GpuMemoryUse("unknown", reason=why, reason_words=_said("pynvml_missing", error=str(error)))
     try:
         pynvml.nvmlInit()
     except Exception as error:  # noqa: BLE001 - NVML's failure is the fact
-        from fallback_doctor.core.readers.knowledge.nvml_errors import describe_nvml_error
+        from fallback_doctor.core.readers.knowledge.nvml_errors import NVML_ERRORS, describe_nvml_error
 
         code = getattr(error, "value", None)
+        known = code if isinstance(code, int) and code in NVML_ERRORS else None
         meaning = describe_nvml_error(code if isinstance(code, int) else None, str(error))
-        return GpuMemoryUse("unknown", reason=f"NVML could not start: {meaning.meaning} ({error})")
+        said_meaning: Any = (
+            {"id": f"evidence.nvml.{meaning.status}", "params": {}} if known else meaning.meaning
+        )
+        return GpuMemoryUse(
+            "unknown",
+            reason=f"NVML could not start: {meaning.meaning} ({error})",
+            reason_words=_said("nvml_not_started", meaning=said_meaning, error=str(error)),
+        )
     try:
         used = 0
         seen_any = False
@@ -72,15 +80,22 @@ def gpu_memory_of(pids: Iterable[int]) -> GpuMemoryUse:
                     if isinstance(memory, int) and memory >= 0:
                         used += memory
         if not seen_any:
-            return GpuMemoryUse("none", reason=_namespace_note())
+            note = _namespace_note()
+            return GpuMemoryUse("none", reason=note, reason_words=_said("in_container") if note else None)
         return GpuMemoryUse("holds", used_mib=used // (1024 * 1024), gpu_indices=tuple(indices))
     except Exception as error:  # noqa: BLE001
-        return GpuMemoryUse("unknown", reason=f"NVML could not list the GPU processes: {error}")
+        why = f"NVML could not list the GPU processes: {error}"
+        return GpuMemoryUse("unknown", reason=why, reason_words=_said("not_listed", error=str(error)))
     finally:
         try:
             pynvml.nvmlShutdown()
         except Exception:  # noqa: BLE001 - shutting down a library that failed is harmless
             pass
+
+
+def _said(key: str, **params: Any) -> dict[str, Any]:
+    """The reason as catalogue words (``evidence.gpu_memory.<key>``), as the document holds them."""
+    return {"id": f"evidence.gpu_memory.{key}", "params": params}
 
 
 def _namespace_note() -> str | None:

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from fallback_doctor.core.language.evidence_text import PASTED_NAME
 from fallback_doctor.core.model.facts.logs import LogCandidate, LogFacts, LogHiddenSignal, LogNamed, LogQuote
 from fallback_doctor.core.model.facts.target import TargetFacts
 from fallback_doctor.core.readers.targets.spec import TargetSpec
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 # The log reader and its signature base are imported where a log is really read: most
 # diagnoses have no log, and importing them costs tens of milliseconds at every start.
 
-PASTED_SOURCE = "<pasted text>"
+PASTED_SOURCE = PASTED_NAME
 
 
 def quote_of(quoted: QuotedLine) -> LogQuote:

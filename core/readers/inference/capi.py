@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fallback_doctor.core.language.texts import words_text
 from fallback_doctor.core.platform.files import read_regular_text
 from fallback_doctor.core.platform.frozen import probe_argv
 from fallback_doctor.core.readers.inference.jsonable import from_jsonable
@@ -42,23 +43,13 @@ from fallback_doctor.core.readers.inference.result import (
     StrategyName,
     StrategyResult,
 )
+from fallback_doctor.core.readers.inference.run_words import doing_words, said_words
 from fallback_doctor.core.readers.probes.protocol import json_lines
 from fallback_doctor.core.readers.probes.runner import ChildOutcome, run_child, signal_name
 
 _TAIL = 4000
 _LOG_LINES = 40
 
-#: What the child was doing in each phase, for the failure sentence.
-PHASE_WORDS = {
-    "import": "loading the ONNX Runtime library through its C API",
-    "cpu.session": "creating the CPU session",
-    "cpu.warmup": "running the CPU baseline (warm-up)",
-    "cpu.timed": "running the CPU baseline (timed runs)",
-    "gpu.session": "creating the {gpu} session",
-    "gpu.warmup": "running the GPU retry (warm-up)",
-    "gpu.timed": "running the GPU retry (timed runs)",
-    "gpu.strict": "creating the strict {gpu} session (session.disable_cpu_ep_fallback = 1)",
-}
 _ORT_LINE = re.compile(r"\[(W|E|F):onnxruntime")
 
 
@@ -224,6 +215,38 @@ def _gpu_name(request: Mapping[str, Any]) -> str:
     return "TensorRT" if first.startswith("Tensorrt") else "CUDA"
 
 
+def _failure_words(
+    outcome: ChildOutcome, doing: dict[str, Any], garbage: list[str], errored: bool
+) -> tuple[FailureKind, dict[str, Any] | None]:
+    """How the C-API child failed and the sentence as catalogue words (None: the child's own
+    error message, shown as written)."""
+    words: dict[str, Any] | None
+    if outcome.outside is not None:
+        kind, words = FailureKind.OUTSIDE, outcome.sentence_words(doing)
+    elif outcome.timed_out:
+        kind, words = FailureKind.TIMEOUT, outcome.sentence_words(doing)
+    elif outcome.returncode is None:
+        detail = outcome.stderr.strip()[:300]
+        words = said_words(
+            "evidence.probe.with_detail", sentence=outcome.sentence_words(doing), detail=detail
+        )
+        kind = FailureKind.START
+    elif outcome.returncode < 0:
+        kind, words = FailureKind.CRASH, outcome.sentence_words(doing)
+    elif outcome.truncated:
+        kind, words = FailureKind.FLOOD, said_words("evidence.probe.more_than_kept", doing=doing)
+    elif garbage:
+        kind = FailureKind.GARBAGE
+        words = said_words("evidence.probe.garbage", doing=doing, garbage=repr(garbage[0][:200]))
+    elif errored:
+        kind, words = FailureKind.ERROR, None  # the child's own message, as written
+    elif outcome.returncode == 0:
+        kind, words = FailureKind.EXIT, said_words("evidence.probe.no_result", doing=doing)
+    else:
+        kind, words = FailureKind.EXIT, outcome.sentence_words(doing)
+    return kind, words
+
+
 def _partial_result(
     outcome: ChildOutcome,
     request: Mapping[str, Any],
@@ -234,35 +257,18 @@ def _partial_result(
 ) -> ProbeResult:
     """No result line: a crash, a timeout, a flood, garbage, or a child that never started."""
     marks, open_phase, last_step, log_file = _phases(events)
-    doing = PHASE_WORDS.get(open_phase or "", "running the C-API probe").format(gpu=_gpu_name(request))
+    doing = doing_words(open_phase, _gpu_name(request), "evidence.doing.capi", "evidence.doing.import_capi")
     if last_step and last_step != "phase":
-        doing += f" ({last_step})"
+        doing = said_words("evidence.doing.step", doing=doing, step=last_step)
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
-    if outcome.outside is not None:
-        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
-    elif outcome.timed_out:
-        kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
-    elif outcome.returncode is None:
-        kind, sentence = FailureKind.START, outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"
-    elif outcome.returncode < 0:
-        kind, sentence = FailureKind.CRASH, outcome.sentence(doing)
-    elif outcome.truncated:
-        kind, sentence = FailureKind.FLOOD, f"the probe wrote more output than is kept while {doing}"
-    elif garbage:
-        kind = FailureKind.GARBAGE
-        sentence = f"the probe wrote something other than its JSON lines while {doing}: {garbage[0][:200]!r}"
-    elif error_event is not None:
-        kind = FailureKind.ERROR
-        sentence = str(error_event.get("error"))
-    elif outcome.returncode == 0:
-        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
-    else:
-        kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
+    kind, words = _failure_words(outcome, doing, garbage, error_event is not None)
+    sentence = words_text(words) if words is not None else str((error_event or {}).get("error"))
     crashed = outcome.returncode is not None and outcome.returncode < 0
     signal = signal_name(-(outcome.returncode or 0)) if crashed else None
     failure = ProbeFailure(
         kind=kind,
         sentence=sentence,
+        words=words,
         phase=open_phase,
         returncode=outcome.returncode,
         signal=signal,

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from fallback_doctor.core.language.evidence_text import said
+from fallback_doctor.core.language.evidence_text import code_step, commented, said
 from fallback_doctor.core.language.texts import label, label_ref, make_finding
 from fallback_doctor.core.model.causes import Cause, layer_of
-from fallback_doctor.core.model.result import CodeStep, Finding, Layer, Severity, Words
+from fallback_doctor.core.model.result import CodeStep, Commented, Finding, Layer, Severity, Words
 from fallback_doctor.core.readers.inference.result import (
     FailureKind,
     ProbeResult,
@@ -46,18 +46,18 @@ _CPU = "CPUExecutionProvider"
 #: ONNX Runtime itself refuse to fall back (session.disable_cpu_ep_fallback, ONNX Runtime's
 #: session options: https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html).
 PYTHON_GUARD: tuple[CodeStep, ...] = (
-    CodeStep(
-        code="session = onnxruntime.InferenceSession(model, providers=[...])\n"
+    code_step(
+        "session = onnxruntime.InferenceSession(model, providers=[...])\n"
         'assert "CUDAExecutionProvider" in session.get_providers(), session.get_providers()',
-        where="where it creates its session",
-        option=1,
+        "remedy.code_where.creates_session",
+        1,
     ),
-    CodeStep(
-        code="so = onnxruntime.SessionOptions()\n"
+    code_step(
+        "so = onnxruntime.SessionOptions()\n"
         'so.add_session_config_entry("session.disable_cpu_ep_fallback", "1")\n'
         "session = onnxruntime.InferenceSession(model, sess_options=so, providers=[...])",
-        where="where it creates its session",
-        option=2,
+        "remedy.code_where.creates_session",
+        2,
     ),
 )
 
@@ -155,7 +155,7 @@ def _failure_findings(result: ProbeResult) -> list[Finding]:
                 evidence=(said("evidence.model", value=result.model.path if result.model else "?"),),
             )
         ]
-    evidence = [record_said("evidence.what_happened", failure.sentence)]
+    evidence = [record_said("evidence.what_happened", failure.sentence, failure.words)]
     if failure.phase:
         evidence.append(said("evidence.phase", value=failure.phase))
     if failure.signal:
@@ -392,11 +392,12 @@ def _strategy_findings(result: ProbeResult, as_is: StrategyResult) -> list[Findi
         or Words("evidence.how.lib_first"),
     }.get(best.name, best.description)
     quote = _quote(best.gpu) if best.gpu is not None else Words("evidence.no_gpu_retry")
-    commands: tuple[str, ...] = ()
+    commands: tuple[str | Commented, ...] = ()
     if best.name == StrategyName.LIB_PATH_FIRST:
         commands = tuple(f"export {k}={v}" for k, v in best.environment.items())
     elif best.name == StrategyName.PRELOAD_DLLS:
-        commands = ("import onnxruntime; onnxruntime.preload_dlls()  # before InferenceSession(...)",)
+        preload = "import onnxruntime; onnxruntime.preload_dlls()"
+        commands = (commented(preload, "remedy.comment.before_session", gap="  "),)
     findings.append(
         make_finding(
             "inference.strategy_further",

@@ -21,10 +21,10 @@ o.get_ep_devices()])"``.
 
 from __future__ import annotations
 
-from fallback_doctor.core.language.evidence_text import said
+from fallback_doctor.core.language.evidence_text import code_step, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
-from fallback_doctor.core.model.result import CodeStep, Finding, Layer, Severity, Words
+from fallback_doctor.core.model.result import Finding, Layer, Severity, Words
 from fallback_doctor.core.readers.inference.ort_now import EpDevice, SelectionRun
 from fallback_doctor.core.readers.inference.result import ProbeResult, Verdict
 from fallback_doctor.core.readers.inference.run_words import nodes_source_words
@@ -96,7 +96,7 @@ def now_findings(result: ProbeResult) -> list[Finding]:
                 Cause.UNKNOWN,
                 Layer.PACKAGE,
                 Severity.WARNING,
-                params={"entry": entry},
+                params={"entry": _did_not_load(entry)},
                 evidence=(
                     said(
                         "evidence.name",
@@ -108,6 +108,13 @@ def now_findings(result: ProbeResult) -> list[Finding]:
             )
         )
     return findings
+
+
+def _did_not_load(entry: str) -> Words:
+    """A plugin library that did not load, as the probe child wrote it ("NAME: PATH did not load:
+    ERROR", core/readers/probes/python_child/ort_now.py), in words: its name and error stay as written."""
+    what, _, error = entry.partition(" did not load: ")
+    return Words("evidence.did_not_load", {"what": what, "error": error})
 
 
 _REGISTERED_GPU = ("CUDAExecutionProvider", "TensorrtExecutionProvider")
@@ -175,7 +182,7 @@ def _silent(result: ProbeResult, selection: SelectionRun) -> Finding:
     stack_works = as_is is not None and as_is.gpu is not None and as_is.gpu.verdict == Verdict.GPU_ACTIVE
     registered = selection.registered
     proven = registered is not None and any(p in _REGISTERED_GPU for p in registered.active_providers)
-    steps = (CodeStep(REGISTER_CODE, "python", "before the first InferenceSession"),) if proven else ()
+    steps = (code_step(REGISTER_CODE, "remedy.code_where.first_session"),) if proven else ()
     return make_finding(
         "inference.auto_select_needs_registration" if stack_works else "inference.auto_select_silent",
         Cause.UNKNOWN,

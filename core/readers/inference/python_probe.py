@@ -46,6 +46,7 @@ from fallback_doctor.core.readers.inference.result import (
     StrategyResult,
     stage_rank,
 )
+from fallback_doctor.core.readers.inference.run_words import doing_words, said_words
 from fallback_doctor.core.readers.probes.protocol import json_lines
 from fallback_doctor.core.readers.probes.runner import ChildOutcome, run_child, signal_name
 
@@ -62,18 +63,8 @@ MIN_STRATEGY_S = 10.0
 _TAIL = 4000
 _LOG_LINES = 60
 
-#: What the child was doing in each phase, for the failure sentence.
-PHASE_WORDS: dict[str, str] = {
-    "import": "importing onnxruntime and numpy",
-    "preload": "calling onnxruntime.preload_dlls()",
-    "cpu.session": "creating the CPU session",
-    "cpu.warmup": "running the CPU baseline (warm-up)",
-    "cpu.timed": "running the CPU baseline (timed runs)",
-    "gpu.session": "creating the {gpu} session",
-    "gpu.warmup": "running the GPU retry (warm-up)",
-    "gpu.timed": "running the GPU retry (timed runs)",
-    "gpu.strict": "creating the strict {gpu} session (session.disable_cpu_ep_fallback = 1)",
-}
+_PYTHON_PROBE = "evidence.doing.python"
+"""The words for what the Python probe was doing when no phase of its own was open."""
 
 PhaseListener = Callable[[str, str, float, bool | None], None]
 """Called with (phase name, "start" | "end", wall-clock time, ok) for each phase of each child,
@@ -423,36 +414,40 @@ def _failed_result(
 ) -> ProbeResult:
     """No usable result line: a crash, a timeout, a flood, garbage, an error, or no start at all."""
     marks, open_phase = _open_phase(events)
-    doing = PHASE_WORDS.get(open_phase or "", "running the Python probe").format(gpu=_gpu_name(request))
+    gpu = _gpu_name(request)
+    doing = doing_words(open_phase, gpu, _PYTHON_PROBE, "evidence.doing.import")
     error_event = next((e for e in reversed(events) if e.get("event") == "error"), None)
     if outcome.outside is not None:
-        kind, sentence = FailureKind.OUTSIDE, outcome.sentence(doing)
+        kind, words = FailureKind.OUTSIDE, outcome.sentence_words(doing)
     elif outcome.timed_out:
-        kind, sentence = FailureKind.TIMEOUT, outcome.sentence(doing)
+        kind, words = FailureKind.TIMEOUT, outcome.sentence_words(doing)
     elif outcome.returncode is None:
         kind = FailureKind.START
-        sentence = outcome.sentence(doing) + f": {outcome.stderr.strip()[:300]}"
+        detail = outcome.stderr.strip()[:300]
+        words = said_words(
+            "evidence.probe.with_detail", sentence=outcome.sentence_words(doing), detail=detail
+        )
     elif outcome.returncode < 0:
-        kind, sentence = FailureKind.CRASH, outcome.sentence(doing)
+        kind, words = FailureKind.CRASH, outcome.sentence_words(doing)
     elif outcome.truncated:
-        kind = FailureKind.FLOOD
-        sentence = f"the probe wrote more output than is kept (over 4 MiB) while {doing}, and was ignored"
+        kind, words = FailureKind.FLOOD, said_words("evidence.probe.more_than_kept_ignored", doing=doing)
     elif garbage:
         kind = FailureKind.GARBAGE
-        sentence = f"the probe wrote something other than its JSON lines while {doing}: {garbage[0][:200]!r}"
+        words = said_words("evidence.probe.garbage", doing=doing, garbage=repr(garbage[0][:200]))
     elif error_event is not None:
         kind = FailureKind.ERROR
         phase = error_event.get("phase") or open_phase
-        where = PHASE_WORDS.get(str(phase), "running the Python probe").format(gpu=_gpu_name(request))
-        sentence = f"the probe failed while {where}: {error_event.get('message')}"
+        where = doing_words(str(phase), gpu, _PYTHON_PROBE, "evidence.doing.import")
+        words = said_words("evidence.probe.failed_while", doing=where, error=str(error_event.get("message")))
     elif outcome.returncode == 0:
-        kind, sentence = FailureKind.EXIT, f"the probe exited without writing its result while {doing}"
+        kind, words = FailureKind.EXIT, said_words("evidence.probe.no_result", doing=doing)
     else:
-        kind, sentence = FailureKind.EXIT, outcome.sentence(doing)
+        kind, words = FailureKind.EXIT, outcome.sentence_words(doing)
     code = outcome.returncode
     failure = ProbeFailure(
         kind=kind,
-        sentence=sentence,
+        sentence=words_text(words),
+        words=words,
         phase=open_phase,
         returncode=code,
         signal=signal_name(-code) if code is not None and code < 0 else None,

@@ -379,6 +379,9 @@ class ProbeFailure:
     signal: str | None = None
     stdout_tail: str = ""
     stderr_tail: str = ""
+    words: dict[str, Any] | None = None
+    """``sentence`` as catalogue words ``{id, params}`` where core said it so (shown in the reader's
+    language); None: the sentence is shown as written."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from fallback_doctor.core.language.evidence_text import RECORD_ENGLISH, said
+from fallback_doctor.core.language.texts import has_label
 from fallback_doctor.core.model.result import Evidence, Words
 from fallback_doctor.core.readers.inference.result import ProbeResult, SessionRun, Stage, StrategyResult
 
@@ -132,9 +133,20 @@ def session_evidence(result: ProbeResult, session: SessionRun, run: str) -> tupl
     return tuple(items)
 
 
-def record_said(label_id: str, sentence: str, **params: Any) -> Evidence:
-    """A sentence of the record (a failure, a skipped strategy), still in English (RECORD_ENGLISH)."""
+def record_said(label_id: str, sentence: str, words: Any = None, **params: Any) -> Evidence:
+    """A sentence of the record (a failure, a skipped strategy): by its catalogue words where the
+    record has them (``words``, ``{id, params}``), else in English only (RECORD_ENGLISH)."""
+    if isinstance(words, dict) and words.get("id"):
+        given = {str(k): _as_words(v) for k, v in dict(words.get("params") or {}).items()}
+        return said(label_id, str(words["id"]), **params, **given)
     return said(label_id, RECORD_ENGLISH, value=sentence, text=sentence, **params)
+
+
+def _as_words(value: Any) -> Any:
+    """A parameter of the record's words: nested ``{id, params}`` as ``Words``, data as it is."""
+    if isinstance(value, dict) and "id" in value and "params" in value:
+        return Words(str(value["id"]), {str(k): _as_words(v) for k, v in dict(value["params"]).items()})
+    return value
 
 
 def strategy_evidence(strategy: StrategyResult) -> Evidence:
@@ -145,3 +157,18 @@ def strategy_evidence(strategy: StrategyResult) -> Evidence:
     if strategy.skipped_words is not None:
         return said("evidence.strategy", "evidence.skipped", name=name, why=strategy.skipped_words)
     return record_said("evidence.strategy", f"skipped: {strategy.skipped}", name=name)
+
+
+def said_words(key: str, **params: Any) -> dict[str, Any]:
+    """Catalogue words as the record holds them: ``{"id": key, "params": {...}}``."""
+    return {"id": key, "params": params}
+
+
+def doing_words(phase: str | None, gpu: str, otherwise: str, importing: str) -> dict[str, Any]:
+    """What a probe child was doing in ``phase`` ("creating the CUDA session"), as catalogue words
+    (resources/texts/<lang>/labels/evidence_probe.json ``evidence.doing.*``): ``importing`` for its
+    import phase, ``otherwise`` for a phase without words of its own."""
+    if phase == "import":
+        return said_words(importing)
+    key = f"evidence.doing.{phase}"
+    return said_words(key, gpu=gpu) if phase and has_label(key) else said_words(otherwise)

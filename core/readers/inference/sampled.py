@@ -105,7 +105,20 @@ def run_sampled_inference(
         series = sampler.stop()
     data: dict[str, Any] = series.to_dict()
     data["sentences"] = list(_sentences(state.sentences(), series.samples))
+    data["sentence_words"] = _sentence_words(state, series.samples)
     return dataclasses.replace(result, series=data, gpu_before=before)
+
+
+def _sentence_words(state: Any, samples: Sequence[Any]) -> list[dict[str, Any] | None]:
+    """``sentences`` as catalogue words, one by one (None: a sentence shown as written, an error)."""
+    words = [state.gpu.sentence_words()]
+    if state.cpu is not None:
+        words.append(state.cpu.sentence_words())
+    words.extend(None for _ in state.errors)
+    gpu = sum(1 for sample in samples if sample.has_gpu_values())
+    cpu = sum(1 for sample in samples if sample.probe_cpu_percent is not None)
+    counts = {"count": len(samples), "gpu": gpu, "cpu": cpu}
+    return [*words, {"id": "evidence.sample_counts", "params": counts}]
 
 
 def _sentences(sentences: Sequence[str], samples: Sequence[Any]) -> tuple[str, ...]:

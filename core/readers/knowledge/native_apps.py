@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from fallback_doctor.core.model.result import Commented, Words
 from fallback_doctor.core.platform.resource_files import RESOURCES
 
 _RESOURCE = "compat/native_apps.json"
@@ -30,12 +31,22 @@ class NativeApp:
     sibling_files: tuple[str, ...]
     env: tuple[str, ...]
     fix: str
-    commands: tuple[str, ...]
+    commands: tuple[str | dict[str, str], ...]
+    """A command line, or ``{"or": line}``: an alternative to the one before it."""
     source: str
 
-    def remedy(self, version: str | None) -> tuple[str, ...]:
-        """The commands for this application, with the release filled in."""
-        return tuple(command.replace("{version}", version or "VERSION") for command in self.commands)
+    def remedy(self, version: str | None) -> tuple[str | Commented, ...]:
+        """The commands for this application, with the release filled in (an alternative as a
+        comment line in the catalogue's words, "# or: ...")."""
+        release = version or "VERSION"
+        return tuple(
+            command.replace("{version}", release)
+            if isinstance(command, str)
+            else Commented(
+                "", Words("remedy.comment.or", {"command": command["or"].replace("{version}", release)}), ""
+            )
+            for command in self.commands
+        )
 
 
 @cache

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from fallback_doctor.core.platform.frozen import target_environment
 from fallback_doctor.core.readers.probes.outside import BUSY, KILLED, killed_from_outside, pressure
@@ -76,6 +77,32 @@ class ChildOutcome:
     def ok(self) -> bool:
         """True when the child exited by itself with status 0."""
         return self.returncode == 0 and not self.timed_out
+
+    def sentence_words(self, doing: Any = None) -> dict[str, Any]:
+        """:meth:`sentence` as catalogue words ``{id, params}`` (``doing``: words too), shown in the
+        reader's language; the same English as :meth:`sentence`."""
+        doing = doing if doing is not None else _said("evidence.doing.running")
+        again = _said("evidence.probe.again") if self.retried else ""
+        if self.flooded is not None:
+            bound = f"{self.flooded / (1024 * 1024):.0f} MiB"
+            return _said("evidence.probe.flooded", bound=bound, doing=doing)
+        seconds = f"{self.duration_s:.0f}"
+        if self.outside == BUSY:
+            return _said(
+                "evidence.probe.busy", seconds=seconds, doing=doing, pressure=self.pressure, again=again
+            )
+        if self.outside == KILLED and self.returncode is not None:
+            signal = signal_name(-self.returncode)
+            return _said("evidence.probe.killed", signal=signal, doing=doing, again=again)
+        if self.timed_out:
+            return _said("evidence.probe.timed_out", seconds=seconds, doing=doing)
+        if self.returncode is None:
+            return _said("evidence.probe.not_started", doing=doing)
+        if self.returncode < 0:
+            return _said("evidence.probe.crashed", signal=signal_name(-self.returncode), doing=doing)
+        if self.returncode != 0:
+            return _said("evidence.probe.exited", status=self.returncode, doing=doing)
+        return _said("evidence.probe.finished", doing=doing)
 
     def sentence(self, doing: str = "running") -> str:
         """What happened, in words: "the probe crashed with SIGSEGV while loading …"."""
@@ -351,3 +378,8 @@ def _end(process: subprocess.Popen[bytes], token: str, since: int) -> None:
     unregister(process)
     if token:
         kill_leftovers(token, since)
+
+
+def _said(key: str, **params: Any) -> dict[str, Any]:
+    """Catalogue words as the document holds them: ``{"id": key, "params": {...}}``."""
+    return {"id": key, "params": params}

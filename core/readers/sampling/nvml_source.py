@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from fallback_doctor.core.readers.knowledge.nvml_errors import describe_nvml_error
+from fallback_doctor.core.readers.knowledge.nvml_errors import NVML_ERRORS, describe_nvml_error
 from fallback_doctor.core.readers.sampling.sample import (
     SOURCE_ERROR,
     SOURCE_FINISHED,
@@ -30,7 +30,9 @@ def nvml_unavailable_status(code: int | None, text: str | None) -> SourceStatus:
     """The status of an NVML that could not start: its meaning in words, the NVML error name."""
     meaning = describe_nvml_error(code, text)
     reason = meaning.meaning
-    return SourceStatus("nvml", SOURCE_UNAVAILABLE, meaning.status, reason)
+    known = code is not None and code in NVML_ERRORS
+    words = {"id": f"evidence.nvml.{meaning.status}", "params": {}} if known else None
+    return SourceStatus("nvml", SOURCE_UNAVAILABLE, meaning.status, reason, reason_words=words)
 
 
 class NvmlSource:

@@ -47,6 +47,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from fallback_doctor.core.platform.files import read_regular_file
 from fallback_doctor.core.readers.sampling.recording_formats import (
@@ -150,6 +151,10 @@ class Recording:
         if len(self.samples) < 2:
             return 0.0
         return self.samples[-1].timestamp - self.samples[0].timestamp
+
+    def provenance_words(self) -> dict[str, Any]:
+        """:meth:`provenance` as catalogue words ``{id, params}``, shown in the reader's language."""
+        return provenance_words(self.recorded_here, self.info.source)
 
     def provenance(self) -> str:
         """One line: "recorded elsewhere and replayed: <source>" (or "recorded on this machine")."""
@@ -267,3 +272,14 @@ def detect_format(body: str) -> str | None:
     if "," in first:
         return FORMAT_QUERY_CSV
     return None
+
+
+def provenance_words(recorded_here: bool, source: str | None = None) -> dict[str, Any]:
+    """Where GPU readings come from, as catalogue words ``{id, params}`` (the labels
+    ``evidence.provenance.*``): recorded here, or replayed (from ``source`` when it is named)."""
+    if recorded_here:
+        return {"id": "evidence.provenance.here", "params": {}}
+    if source is None:
+        return {"id": "evidence.provenance.replayed", "params": {}}
+    named: Any = source or {"id": "evidence.provenance.source_not_stated", "params": {}}
+    return {"id": "evidence.provenance.replayed_from", "params": {"source": named}}

@@ -9,8 +9,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from fallback_doctor.core.readers.sampling.recordings import Recording, group_ticks
+from fallback_doctor.core.readers.sampling.recordings import provenance_words as recordings_provenance_words
 from fallback_doctor.core.readers.sampling.sample import (
     SOURCE_FINISHED,
     SOURCE_NOT_STARTED,
@@ -32,36 +34,47 @@ class ReplaySource:
         loop: bool = False,
         provenance: str | None = None,
         recorded_here: bool | None = None,
+        provenance_words: dict[str, Any] | None = None,
     ) -> None:
         """``series``: a parsed recording (its source goes into the status) or samples.
 
         ``speed``: 1.0 the recorded pace, 10.0 ten times faster, None one tick per read.
-        ``provenance``: where the samples come from, for the status (a Recording brings its own).
+        ``provenance``: where the samples come from, for the status (a Recording brings its own);
+        ``provenance_words``: the same as catalogue words (none given with a ``provenance`` of the
+        caller's own: it is shown as written).
         """
         if speed is not None and speed <= 0:
             raise ValueError(f"speed must be positive, not {speed}")
         if isinstance(series, Recording):
             samples: Sequence[GpuSample] = series.samples
-            provenance = provenance or series.provenance()
             here = series.recorded_here if recorded_here is None else recorded_here
+            if provenance is None:
+                provenance, provenance_words = series.provenance(), series.provenance_words()
         else:
             samples = series
             here = bool(recorded_here)
-            provenance = provenance or (
-                "recorded on this machine" if here else "recorded elsewhere and replayed, not measured here"
-            )
+            if provenance is None:
+                provenance = (
+                    "recorded on this machine"
+                    if here
+                    else "recorded elsewhere and replayed, not measured here"
+                )
+                provenance_words = recordings_provenance_words(here)
         self._ticks = group_ticks(sorted(samples, key=lambda sample: sample.timestamp))
         self._speed = speed
         self._restamp = restamp
         self._loop = loop
         self._provenance = provenance
+        self.provenance_words = provenance_words
         self._recorded_here = here
         self._start: float | None = None
         self._position = 0
         self._offsets = tuple(tick[0].timestamp - self._ticks[0][0].timestamp for tick in self._ticks)
         gaps = [b - a for a, b in zip(self._offsets, self._offsets[1:], strict=False) if b > a]
         self._hold = statistics.median(gaps) if gaps else 1.0
-        self._status = SourceStatus("replay", SOURCE_NOT_STARTED, "replay", provenance)
+        self._status = SourceStatus(
+            "replay", SOURCE_NOT_STARTED, "replay", provenance, reason_words=provenance_words
+        )
 
     @property
     def name(self) -> str:
@@ -88,10 +101,16 @@ class ReplaySource:
         self._start, self._position = None, 0
         if not self._ticks:
             self._status = SourceStatus(
-                "replay", SOURCE_FINISHED, "replay_empty", "the recording holds no samples"
+                "replay",
+                SOURCE_FINISHED,
+                "replay_empty",
+                "the recording holds no samples",
+                reason_words={"id": "evidence.replay.empty", "params": {}},
             )
         else:
-            self._status = SourceStatus("replay", SOURCE_OK, "replay", self._provenance)
+            self._status = SourceStatus(
+                "replay", SOURCE_OK, "replay", self._provenance, reason_words=self.provenance_words
+            )
         return self._status
 
     def read(self, now: float, pid: int | None) -> tuple[GpuSample, ...]:
@@ -131,6 +150,13 @@ class ReplaySource:
             SOURCE_FINISHED,
             "replay_finished",
             f"all {len(self._ticks)} recorded ticks were replayed ({self._provenance})",
+            reason_words={
+                "id": "evidence.replay.finished",
+                "params": {
+                    "count": len(self._ticks),
+                    "provenance": self.provenance_words or self._provenance,
+                },
+            },
         )
         return ()
 

@@ -108,6 +108,9 @@ class SourceStatus:
     reason: str | None = None
     notes: tuple[str, ...] = ()
     """Partial availability: "temperature: not supported on this GPU", …"""
+    reason_words: dict[str, Any] | None = None
+    """``reason`` as catalogue words ``{id, params}`` where core said it so (a replay's provenance),
+    shown in the reader's language; None: ``reason`` is shown as written."""
 
     @property
     def available(self) -> bool:
@@ -120,6 +123,19 @@ class SourceStatus:
         if self.reason:
             return f"{label}: {self.reason}"
         return f"{label}: {_STATE_WORDS.get(self.state, self.state)}"
+
+    def sentence_words(self) -> dict[str, Any] | None:
+        """:meth:`sentence` as catalogue words ``{id, params}`` where the reason was said by id
+        (shown in the reader's language); None: the sentence is shown as written."""
+        reason = self.reason_words
+        if reason is None and not self.reason and self.state in _STATE_WORDS:
+            reason = {"id": f"evidence.source_state.{self.state}", "params": {}}
+        if reason is None:
+            return None
+        source: Any = _SOURCE_LABELS.get(self.source, self.source)
+        if self.source in ("replay", "psutil", "none"):
+            source = {"id": f"evidence.source_name.{self.source}", "params": {}}
+        return {"id": "evidence.status_sentence", "params": {"source": source, "reason": reason}}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -136,6 +152,7 @@ class SourceStatus:
             code=data.get("code"),
             reason=data.get("reason"),
             notes=tuple(str(note) for note in data.get("notes", ())),
+            reason_words=data.get("reason_words") if isinstance(data.get("reason_words"), dict) else None,
         )
 
 
@@ -152,3 +169,10 @@ _STATE_WORDS = {
     SOURCE_NOT_STARTED: "not started",
     SOURCE_ERROR: "failed",
 }
+
+
+def sentence_words_of(status: Any) -> dict[str, Any] | None:
+    """The sentence words of a status as the document holds it (a dict), or of a live status."""
+    if isinstance(status, SourceStatus):
+        return status.sentence_words()
+    return SourceStatus.from_dict(status).sentence_words() if isinstance(status, dict) else None

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
 
+from fallback_doctor.core.readers.sampling.recordings import provenance_words
 from fallback_doctor.core.readers.sampling.ring import RingBuffer
 from fallback_doctor.core.readers.sampling.sample import (
     SAMPLE_FIELDS,
@@ -130,6 +131,9 @@ class SamplingSeries:
     missed_ticks: int = 0
     source: str = "nvml"
     provenance: str = "recorded on this machine"
+    provenance_words: dict[str, Any] | None = None
+    """``provenance`` as catalogue words ``{id, params}`` (shown in the reader's language); None:
+    ``provenance`` is shown as written."""
     recorded_here: bool = True
     errors: tuple[str, ...] = field(default_factory=tuple)
 
@@ -163,6 +167,7 @@ class SamplingSeries:
             "format": "gpu-fallback-doctor/samples/1",
             "source": self.source,
             "provenance": self.provenance,
+            "provenance_words": self.provenance_words,
             "recorded_here": self.recorded_here,
             "interval_s": self.interval_s,
             "first_sequence": self.first_sequence,
@@ -190,6 +195,9 @@ class SamplingSeries:
             missed_ticks=int(data.get("missed_ticks", 0)),
             source=str(data.get("source", "nvml")),
             provenance=str(data.get("provenance", "")),
+            provenance_words=data.get("provenance_words")
+            if isinstance(data.get("provenance_words"), dict)
+            else None,
             recorded_here=bool(data.get("recorded_here", False)),
             errors=tuple(str(item) for item in data.get("errors", ())),
         )
@@ -460,6 +468,9 @@ class Sampler:
                 else "recorded elsewhere and replayed, not measured here"
             )
         )
+        words = getattr(self._gpu, "provenance_words", None)
+        if not getattr(self._gpu, "provenance", None):
+            words = provenance_words(recorded_here)
         return SamplingSeries(
             samples=samples,
             marks=marks,
@@ -471,6 +482,7 @@ class Sampler:
             missed_ticks=state.missed_ticks,
             source=self._gpu.name,
             provenance=provenance,
+            provenance_words=words if isinstance(words, dict) else None,
             recorded_here=recorded_here,
             errors=state.errors,
         )

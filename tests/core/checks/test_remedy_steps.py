@@ -106,12 +106,14 @@ def test_the_environment_step_fits_where_the_application_runs() -> None:
 
 def test_a_native_server_gets_the_exact_release_archive_of_its_version() -> None:
     run_fetch, run_unpack, restart = release_archive_steps(
-        "/opt/bareun/lib", "1.23.2", False, "restart the server"
+        "/opt/bareun/lib", "1.23.2", False, EnvironmentSnapshot()
     )
     assert isinstance(run_fetch, RunStep) and run_fetch.where == "host"
     assert run_fetch.argv[-1].endswith("/v1.23.2/onnxruntime-linux-x64-gpu-1.23.2.tgz")
     assert isinstance(run_unpack, RunStep) and "/opt/bareun/lib" in run_unpack.argv
     assert isinstance(restart, ManualStep)
+    assert restart.text == "Restart the server."
+    assert restart.words is not None and restart.words.id == "remedy.manual.restart_server"
 
 
 def test_a_fell_back_session_is_not_compared_with_the_cpu_as_if_it_were_the_gpu() -> None:
