@@ -185,20 +185,10 @@ def test_unreadable_timestamps_still_draw_and_marks_before_the_samples_do_not_go
     assert plot._cpu_plot.viewRange()[0][0] == 0.0  # the axis starts at the series' start, not at -1.5 s
 
 
-def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_after_stop_the_graph_drawn_so_far_is_kept(qtbot, replayed_wizard) -> None:  # type: ignore[no-untyped-def]
     """Stop during the GPU retry (a real probe child, the GPU replayed): the partial graph stays."""
     set_language("en")
-    recording = load_recording(RECORDING)
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    wizard = DoctorWizard(
-        {"kind": "python"},
-        settings=settings,
-        probe_options={"runs": 50, "warmup": 1},
-        sample_source=lambda: ReplaySource(recording, speed=None),
-        lang="en",
-    )
-    qtbot.addWidget(wizard)
-    wizard.show()
+    wizard = replayed_wizard
     try:
         wizard.target = {"kind": "python"}
         wizard.run_step("gpu")

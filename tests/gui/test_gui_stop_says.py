@@ -7,33 +7,19 @@ for the GPU retry (the GPU replayed from a recording, as in test_gui_plot.py), s
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from fallback_doctor.core.readers.sampling.recordings import load_recording
-from fallback_doctor.core.readers.sampling.sources import ReplaySource
 from fallback_doctor.gui.i18n import set_language, t
 from fallback_doctor.gui.wizard import DoctorWizard, Page
-from PySide6.QtCore import QSettings
 
 pytestmark = pytest.mark.gui
 
-RECORDING = Path(__file__).parents[1] / "data" / "gpu_series" / "04-gtx1660ti-onnxruntime-cuda-yolov7.txt"
 
-
-def _wizard(qtbot: Any, tmp_path: Path) -> DoctorWizard:
-    recording = load_recording(RECORDING)
-    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
-    wizard = DoctorWizard(
-        {"kind": "python"},
-        settings=settings,
-        probe_options={"runs": 50, "warmup": 1},
-        sample_source=lambda: ReplaySource(recording, speed=None),
-        lang="en",
-    )
-    qtbot.addWidget(wizard)
-    wizard.show()
+@pytest.fixture
+def diagnosed(qtbot, replayed_wizard):  # type: ignore[no-untyped-def]
+    """The replayed wizard (tests/gui/conftest.py) after its real static diagnosis."""
+    wizard = replayed_wizard
     qtbot.waitUntil(lambda: not wizard.searching, timeout=10_000)
     wizard.run_step("diagnose")
     qtbot.waitUntil(lambda: wizard.running is None and wizard.document is not None, timeout=120_000)
@@ -46,8 +32,8 @@ def _verdict(wizard: DoctorWizard) -> str:
     return page.verdict.text()
 
 
-def test_after_stop_the_diagnosis_says_the_gpu_retry_is_missing(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    wizard = _wizard(qtbot, tmp_path)
+def test_after_stop_the_diagnosis_says_the_gpu_retry_is_missing(qtbot, diagnosed) -> None:  # type: ignore[no-untyped-def]
+    wizard = diagnosed
     try:
         assert t("diag.stopped.gpu") not in _verdict(wizard)  # nothing was stopped yet
         wizard.run_step("gpu")
@@ -67,8 +53,8 @@ def _column(table: Any, column: int) -> list[str]:
     return [table.item(row, column).text() for row in range(table.rowCount())]
 
 
-def test_while_the_cpu_baseline_runs_again_its_old_figures_are_not_shown(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    wizard = _wizard(qtbot, tmp_path)
+def test_while_the_cpu_baseline_runs_again_its_old_figures_are_not_shown(qtbot, diagnosed) -> None:  # type: ignore[no-untyped-def]
+    wizard = diagnosed
     try:
         wizard.probe_options = {"runs": 2, "warmup": 1}
         wizard.run_step("cpu")

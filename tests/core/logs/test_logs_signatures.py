@@ -11,6 +11,7 @@ from fallback_doctor.core.language.texts import catalogue
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.platform.resource_files import RESOURCES
 from fallback_doctor.core.readers.logs.signatures import (
+    KINDS,
     classify_library,
     library_major,
     load_signatures,
@@ -132,19 +133,7 @@ def test_every_pattern_on_its_keywords_repeated() -> None:
 @given(st.text(max_size=3000))
 def test_matching_any_text_never_raises(text: str) -> None:
     for match in match_text(text, BASE):
-        assert match.signature.kind in {
-            "direct",
-            "missing_library",
-            "library_version",
-            "win_loader",
-            "lookup",
-            "requirement",
-            "context",
-            "fallback",
-            "hidden",
-            "benign",
-            "startup",
-        }
+        assert match.signature.kind in KINDS
 
 
 KEYWORDS = sorted({word for sig in BASE.signatures for word in sig.keywords})
