@@ -90,3 +90,25 @@ def test_a_bundle_s_path_or_a_device_is_never_read_here(tmp_path) -> None:  # ty
     assert log_text(str(real), None) == ("one\ntwo\n", "")
     assert log_text(str(real), None, elsewhere=True)[0] is None  # an opened bundle names the customer's
     assert log_text("/dev/zero", None)[0] is None  # not a regular file: never read (it never ends)
+
+
+def test_a_long_log_opens_at_its_line_with_the_part_around_it(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A 12 MiB log: the pane holds the lines around the quoted one (the whole text took the GUI
+    thread about 0.2 s per 4 MiB), the line highlighted and numbered as in the file."""
+    from fallback_doctor.gui.log_viewer import AROUND, LogViewer, log_text
+
+    request = "2026-12-05 10:00:00.123 [I] request served in 12 ms\n"
+    head = request * (6 * 1024 * 1024 // len(request))
+    failure = "[W:onnxruntime:Default] Failed to load libonnxruntime_providers_cuda.so\n"
+    path = tmp_path / "server.log"
+    path.write_text(head + failure + head, encoding="utf-8")
+    line = head.count("\n") + 1
+    text, why = log_text(str(path), None)
+    assert text is not None and why == ""
+    viewer = LogViewer(str(path), line, text, why, None)
+    qtbot.addWidget(viewer)
+    shown = viewer.text.toPlainText()
+    assert len(shown) <= 2 * AROUND + len(failure) and failure.strip() in shown
+    assert viewer.current_line() == line
+    assert viewer.text.textCursor().block().text() == failure.strip()
+    assert f"{viewer.before + 1}" in viewer.note.text()
