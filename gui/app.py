@@ -1,7 +1,8 @@
 """The desktop window: ``fallback-doctor`` (no subcommand) and ``fallback-doctor gui [options]``.
 
-Only Qt and the wizard's own modules are imported here; the core, pyqtgraph, NVML and ONNX
-Runtime load when a step needs them (in a child process for the steps themselves), so the
+Only Qt, pyqtgraph and the wizard's own modules are imported here (pyqtgraph before the window
+exists, on this thread: imported on a pool thread while Qt ran, it crashed the wizard); the core,
+NVML and ONNX Runtime load when a step needs them (in a child process for the steps themselves), so the
 window appears in about a second (benchmarks/bench_gui_startup.py measures it).
 """
 
@@ -93,6 +94,7 @@ def run(argv: Sequence[str]) -> int:
     if isinstance(options, str):
         parser.error(options)
     app = make_application()
+    import pyqtgraph  # noqa: F401 - here, before the window: never on a pool thread while Qt runs
     from fallback_doctor.gui.wizard import DoctorWizard
 
     wizard = DoctorWizard(target_from_args(args), lang=args.lang, probe_options=options)

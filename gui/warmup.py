@@ -1,7 +1,7 @@
 """What the wizard loads on a pool thread while the technician reads page 0, so the GUI thread never does.
 
 Each of these, done on the GUI thread when first needed, stalled the window for longer than a frame
-(benchmarks/bench_gui_stall.py, docs/performance.md): importing pyqtgraph (~450 ms), core's page
+(benchmarks/bench_gui_stall.py, docs/performance.md): core's page
 views, the module that names the probe's phases (the first phase mark on the live graph, ~10 ms),
 and the evidence catalog at the first page shown in Korean (read, and then its 343 patterns
 compiled: ~60 ms). No Qt object is made here.
@@ -25,13 +25,15 @@ def keep_the_gil_short() -> None:
 
 
 def preload_modules() -> None:
-    """The modules the steps' results, the sampler and the graph will need (core's, NVML's binding,
-    psutil, numpy, pyqtgraph), then every language's lookups. The GUI thread keeps running
+    """The modules the steps' results and the sampler will need (core's, NVML's binding, psutil,
+    numpy), then every language's lookups. The GUI thread keeps running
     meanwhile (``keep_the_gil_short``)."""
     facade.preload()
     import numpy  # noqa: F401
     import psutil  # noqa: F401 - the sampler's CPU source opens it when the GPU retry starts
-    import pyqtgraph  # noqa: F401 - creates no Qt object as it loads; the graph is built on the GUI thread
+    # Not pyqtgraph: its import copies attributes of PySide6's modules, and doing that on this thread
+    # while the GUI thread runs Qt crashed the wizard (SIGSEGV in pyqtgraph/Qt/__init__.py
+    # _copy_attrs, seen in a test run). gui/app.py imports it before the window exists.
 
     try:
         warm_languages()
