@@ -137,6 +137,9 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
         layer_parts as layer_parts,
     )
     from fallback_doctor.core.views.pages import (
+        library_rows as library_rows,
+    )
+    from fallback_doctor.core.views.pages import (
         log_view as log_view,
     )
     from fallback_doctor.core.views.pages import (
@@ -170,6 +173,7 @@ else:  # what runs: each imported on first call
     layer_parts = _on_first_use(_PAGES, "layer_parts")
     progress_words = _on_first_use("fallback_doctor.core.views.measures", "progress_words")
     fact_rows = _on_first_use(_PAGES, "fact_rows")
+    library_rows = _on_first_use(_PAGES, "library_rows")
     said_text = _on_first_use("fallback_doctor.core.language.evidence_text", "said_text")
     source_name = _on_first_use("fallback_doctor.core.language.evidence_text", "source_name")
     sentence_words_of = _on_first_use("fallback_doctor.core.readers.sampling.sample", "sentence_words_of")
@@ -230,6 +234,7 @@ __all__ = [
     "issue_words",
     "label",
     "layer_parts",
+    "library_rows",
     "log_view",
     "model_choice",
     "model_line",

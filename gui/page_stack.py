@@ -32,10 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-_ABSENT = {False: "stack.missing", True: "stack.lib_unreachable"}
-"""A library with no path: not found anywhere, or installed where the loader does not look (as the
-layer's finding says: never "not found" for that one)."""
-
 
 class StackPage(StepPage):
     """3. Inspect the stack, drawn bottom-up."""
@@ -138,10 +134,9 @@ class StackPage(StepPage):
         parts = [f"<h3>{esc(t('layer.' + name))} — {esc(t('status.' + layer['status']))}</h3>"]
         if layer["libraries"]:
             rows = "".join(
-                f"<tr><td style='font-family:{mono()}'>{esc(lib['name'])}</td><td style='font-family:{mono()};"  # noqa: E501
-                f" color:{STATUS_COLOURS['ok'] if lib['path'] else STATUS_COLOURS['error']}'>"
-                f"{esc(lib['path'] or t(_ABSENT[lib['name'] in layer.get('unreachable', ())]))}</td></tr>"
-                for lib in layer["libraries"]
+                f"<tr><td style='font-family:{mono()}'>{esc(name)}</td><td style='font-family:{mono()};"
+                f" color:{STATUS_COLOURS['ok' if found else 'error']}'>{esc(where)}</td></tr>"
+                for name, where, found in facade.library_rows(layer, lang)
             )
             parts.append(f"<p><b>{esc(t('stack.libraries'))}</b></p><table cellpadding='2'>{rows}</table>")
         if layer["facts"]:

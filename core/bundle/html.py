@@ -28,7 +28,14 @@ from fallback_doctor.core.document.view import (
 from fallback_doctor.core.language.evidence_text import record_words, said_text
 from fallback_doctor.core.language.texts import has_label, label
 from fallback_doctor.core.views.measures import ms_text, one_run, runs_text
-from fallback_doctor.core.views.pages import elsewhere_note, layer_line, stack_layers, verdict_words
+from fallback_doctor.core.views.pages import (
+    elsewhere_note,
+    fact_rows,
+    layer_line,
+    library_rows,
+    stack_layers,
+    verdict_words,
+)
 from fallback_doctor.core.views.text_report import process_lines
 
 _LABEL_KEYS = (
@@ -71,6 +78,7 @@ h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #
 .stack{display:flex;flex-wrap:wrap;gap:.3em;padding:0;list-style:none}
 .stack li{padding:.3em .7em;border-radius:4px;background:#e3f5e6;font-size:.9em}
 .stack li.error{background:#f8c9c6}.stack li.warning{background:#ffe7a8}.stack li.info{background:#e6eefc}
+.layer{margin:.4em 0}.layer summary{cursor:pointer}.absent{color:#b3261e}
 .finding{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:.8em 0}
 .sev{font-size:.8em;font-weight:700;text-transform:uppercase;padding:.1em .5em;border-radius:3px}
 .sev.error{background:#f8c9c6}.sev.warning{background:#ffe7a8}.sev.info{background:#e6eefc}
@@ -142,8 +150,9 @@ def render_html(
 
 
 def _stack(document: Report, lang: str) -> str:
-    """The five layers bottom-up with their states: the wizard's stack page, from the same function."""
-    items = []
+    """The five layers bottom-up with their states, then each layer's libraries and facts: the
+    wizard's stack page, from the same functions (a field the page shows, this page shows too)."""
+    items, details = [], []
     for layer in stack_layers(document):
         status = str(layer["status"])
         name = label(f"layer.{layer['layer']}", lang)
@@ -155,9 +164,32 @@ def _stack(document: Report, lang: str) -> str:
             + (f' <span class="meta">{_e(said)}</span>' if said else "")
             + "</li>"
         )
+        details.append(_layer_rows(layer, f"{name}: {words}", css, lang))
     note = elsewhere_note(document, lang)  # a log from elsewhere: this machine was not inspected
     said_first = f'<p class="meta">{_e(note)}</p>' if note else ""
-    return said_first + '<ul class="stack">' + "".join(items) + "</ul>"
+    return said_first + '<ul class="stack">' + "".join(items) + "</ul>" + "".join(details)
+
+
+def _layer_rows(layer: dict[str, Any], title: str, css: str, lang: str) -> str:
+    """One layer's libraries and facts as the wizard's stack page lists them, open where it is broken."""
+    libraries = "".join(
+        f'<tr><td><code>{_e(name)}</code></td><td class="{"" if found else "absent"}"><code>{_e(where)}'
+        "</code></td></tr>"
+        for name, where, found in library_rows(layer, lang)
+    )
+    facts = "".join(
+        f"<tr><td>{_e(words)}</td><td><code>{_e(value)}</code></td></tr>"
+        for words, value in fact_rows(layer, lang)
+    )
+    if not libraries and not facts:
+        return ""
+    tables = "".join(
+        f'<p class="meta">{_e(label(key, lang))}</p><table>{rows}</table>'
+        for key, rows in (("stack.libraries", libraries), ("stack.facts", facts))
+        if rows
+    )
+    opened = " open" if css in ("error", "warning") else ""
+    return f'<details class="layer"{opened}><summary>{_e(title)}</summary>{tables}</details>'
 
 
 def _finding(

@@ -32,6 +32,7 @@ from fallback_doctor.core.views.pages_stack import (
     fact_rows,
     layer_line,
     layer_parts,
+    library_rows,
     stack_layers,
 )
 
@@ -52,6 +53,7 @@ __all__ = [
     "latency_rows",
     "layer_line",
     "layer_parts",
+    "library_rows",
     "log_view",
     "ms_text",
     "no_inference_words",

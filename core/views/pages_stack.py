@@ -319,6 +319,25 @@ def _found_words(layer: dict[str, Any], lang: str) -> str:
 _GPU_PROVIDERS = {"CUDAExecutionProvider": "CUDA", "TensorrtExecutionProvider": "TensorRT"}
 
 
+_ABSENT = {False: "stack.missing", True: "stack.lib_unreachable"}
+"""A library with no path: not found anywhere, or installed where the loader does not look (as the
+layer's finding says: never "not found" for that one)."""
+
+
+def library_rows(layer: dict[str, Any], lang: str) -> list[tuple[str, str, bool]]:
+    """A layer's libraries as (name, where it was found or why not, found) rows: the wizard's stack
+    page and report.html show the same rows (``ldconfig -p | grep <name>`` by hand)."""
+    unreachable = set(layer.get("unreachable") or ())
+    return [
+        (
+            str(lib["name"]),
+            str(lib["path"]) if lib["path"] else label(_ABSENT[lib["name"] in unreachable], lang),
+            bool(lib["path"]),
+        )
+        for lib in layer["libraries"]
+    ]
+
+
 def fact_rows(layer: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     """A layer's facts as (words, value) rows: the catalogue's words for each fact and for the NVML
     status, never the document's keys and codes ("nvml_status library_not_found" was shown)."""
