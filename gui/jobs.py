@@ -110,7 +110,14 @@ class StepJob(QRunnable):
         if self.cancelled:
             self.signals.cancelled.emit()
             return
-        env = dict(os.environ)
+        # The step's temporary files go in a folder of its own, removed when the step ends: a step
+        # that is stopped is killed, and what it had in the system's temporary folder would stay.
+        with tempfile.TemporaryDirectory(prefix="gfd-step-", ignore_cleanup_errors=True) as scratch:
+            env = dict(os.environ, **dict.fromkeys(("TMPDIR", "TEMP", "TMP"), scratch))
+            self._run_child(env)
+
+    def _run_child(self, env: dict[str, str]) -> None:
+        """The step's child with ``env``: start it, forward its lines, end its whole tree."""
         env.setdefault("PYTHONIOENCODING", "utf-8")
         kwargs: dict[str, Any] = {}
         if sys.platform == "win32":

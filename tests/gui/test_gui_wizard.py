@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from pathlib import Path
@@ -171,12 +172,17 @@ def test_cancel_during_the_probe_kills_it(qtbot, make_wizard) -> None:  # type: 
     step = psutil.Process(wizard.job.pid)
     qtbot.waitUntil(lambda: bool(step.children(recursive=True)), timeout=20_000)  # the probe child runs
     tree = [step, *step.children(recursive=True)]
+    scratch = step.environ()["TMPDIR"]  # the step's temporary folder: the probe's work folder is in it
+    qtbot.waitUntil(
+        lambda: any(name.startswith("gfd-probe-") for name in os.listdir(scratch)), timeout=20_000
+    )
     started = time.monotonic()
     wizard.button(wizard.WizardButton.CustomButton1).click()
     assert wizard.running is None
     assert time.monotonic() - started < 2
     _gone, alive = psutil.wait_procs(tree, timeout=5)
     assert not alive
+    qtbot.waitUntil(lambda: not os.path.exists(scratch), timeout=5_000)  # a killed step leaves no files
     assert "Stopped" in wizard.failures["gpu"]
     assert wizard.pages[Page.GPU].isComplete()
     wizard.flush_rendering()

@@ -359,10 +359,13 @@ class _LogFolder:
 
     @classmethod
     def path(cls, name: str) -> str:
+        import atexit
+        import shutil
         import tempfile
 
         if cls.folder is None:
             cls.folder = tempfile.mkdtemp(prefix="gfd-hostile-logs-")
+            atexit.register(shutil.rmtree, cls.folder, ignore_errors=True)  # /tmp kept one per run
         return f"{cls.folder}/{name}"
 
 
