@@ -27,9 +27,8 @@ def main(argv: list[str]) -> int:
     app = make_application()
     from fallback_doctor.gui.wizard import DoctorWizard
 
-    settings = QSettings(
-        os.path.join(tempfile.mkdtemp(prefix="gfd-paint-"), "s.ini"), QSettings.Format.IniFormat
-    )
+    scratch = tempfile.TemporaryDirectory(prefix="gfd-paint-", ignore_cleanup_errors=True)
+    settings = QSettings(os.path.join(scratch.name, "s.ini"), QSettings.Format.IniFormat)
     wizard = DoctorWizard({"kind": "python"}, settings=settings, lang="en")
     result: dict[str, object] = {}
 
@@ -67,6 +66,7 @@ def main(argv: list[str]) -> int:
     app.exec()
     if hasattr(wizard, "shutdown"):
         wizard.shutdown()
+    scratch.cleanup()
     print(json.dumps(result), flush=True)
     return 0 if "distinct" in result else 1
 
