@@ -39,15 +39,16 @@ def _probe(
 
 
 def _children_alive() -> list[str]:
+    """The C API probe children still running: this test process's, and any left to init (an
+    orphan, whoever started it); not another test worker's child still at work."""
+    import psutil
+
+    ours = {child.pid for child in psutil.Process().children(recursive=True)}
     found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-            except OSError:
-                continue
-            if "ort_capi_child.py" in cmdline:
-                found.append(cmdline)
+    for process in psutil.process_iter(["pid", "ppid", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or ())
+        if "ort_capi_child.py" in cmdline and (process.info["pid"] in ours or process.info["ppid"] == 1):
+            found.append(cmdline)
     return found
 
 
