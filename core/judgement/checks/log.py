@@ -35,6 +35,7 @@ FINDINGS: tuple[FindingSpec, ...] = (
     FindingSpec("log.unreadable", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO, role=Role.CONTEXT),
     FindingSpec("log.clean", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
     FindingSpec("log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, Severity.WARNING, role=Role.CONTEXT),
+    # Carries the log's top cause, found at run time (its layer follows the cause).
     FindingSpec("log.cause", None, None, (Severity.ERROR, Severity.WARNING), role=Role.CAUSE),
     FindingSpec("log.outdated", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
     FindingSpec("log.hidden.log_severity", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),

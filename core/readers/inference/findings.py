@@ -41,6 +41,7 @@ from fallback_doctor.core.readers.inference.run_words import (
 from fallback_doctor.core.readers.probes.outside import interrupted_finding
 
 FINDINGS: tuple[FindingSpec, ...] = (
+    # The three below carry the cause the probe found, at run time (their layer follows it).
     FindingSpec("inference.fell_back", None, None, Severity.ERROR, role=Role.CAUSE),
     FindingSpec("inference.fell_back_native", None, None, Severity.ERROR, role=Role.CAUSE),
     FindingSpec("inference.failed", None, None, Severity.ERROR, role=Role.CAUSE),
