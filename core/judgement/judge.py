@@ -133,15 +133,27 @@ def settle_findings(findings: Iterable[Finding], context: SettleContext) -> tupl
 def _as_declared(findings: list[Finding]) -> list[Finding]:
     """``findings``, each checked against its declaration (core/judgement/registry.py): an id no
     module declares, or a finding made with another cause, layer or severity, raises
-    UndeclaredFindingError. A GPU-stack finding that settling lowered to information under a CPU
-    configuration (settled again by each wizard step) may hold any of its declared severities."""
+    UndeclaredFindingError. A finding that settling lowered to information under a CPU configuration
+    (settled again by each wizard step, kept by a check again after the configuration changed) may
+    hold any of its declared severities."""
     from fallback_doctor.core.judgement.registry import check_declared
 
     cpu = any(f.cause == Cause.CPU_BY_CONFIGURATION for f in findings)
     for finding in findings:
-        lowered = cpu and finding.layer in GPU_STACK_LAYERS and finding.severity == Severity.INFO
-        check_declared(finding.id, finding.cause, finding.layer, None if lowered else finding.severity)
+        severity = None if _lowered(finding, cpu) else finding.severity
+        check_declared(finding.id, finding.cause, finding.layer, severity)
     return findings
+
+
+def _lowered(finding: Finding, cpu: bool) -> bool:
+    """Whether settling lowered ``finding`` to information (:func:`_as_information`): its note says
+    so; for a finding with its words per language (no text key), while a CPU configuration is there."""
+    if finding.severity != Severity.INFO or finding.layer not in GPU_STACK_LAYERS:
+        return False
+    if not finding.text:
+        return cpu
+    notes = (finding.text.get("append") or {}).get("detail") or ()
+    return any(isinstance(note, dict) and note.get("key") == "target.information_only" for note in notes)
 
 
 def role_of(finding_id: str) -> Role:
