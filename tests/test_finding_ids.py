@@ -1,28 +1,32 @@
-"""Finding ids are declared, spelled out where they are made, and have their texts.
+"""Finding ids are declared beside the code that makes them, spelled out there, and have their texts.
 
-The registry (core/model/findings/) against the code (core/, cli/) and the finding-text catalog
+The declarations (``FINDINGS`` at the top of each module that makes findings, listed in
+core/judgement/registry.py) against the code (core/, cli/) and the finding-text catalog
 (resources/texts/<lang>/findings/*.json; the labels under resources/texts/<lang>/labels/ are not
-finding texts).
+finding texts). A new finding is two files and a test: its module (declaration and code) and its texts.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
-from fallback_doctor.core.language.texts import LANGUAGES, make_finding
-from fallback_doctor.core.model.causes import Cause
-from fallback_doctor.core.model.findings.registry import (
+from fallback_doctor.core.judgement.judge import SettleContext, settle_findings
+from fallback_doctor.core.judgement.registry import (
     DECLARATIONS,
     UndeclaredFindingError,
     check_declared,
     declared,
 )
-from fallback_doctor.core.model.findings.spec import FindingSpec, Role
+from fallback_doctor.core.language.texts import LANGUAGES, make_finding
+from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Layer, Severity
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,9 +92,41 @@ def _string_constants(tree: ast.AST) -> list[ast.Constant]:
     ]
 
 
+def test_the_judge_refuses_an_undeclared_or_different_finding() -> None:
+    """Every finding passes the judge before a document: one that is not declared, or that was made
+    with another cause, layer or severity than its declaration, fails loudly there."""
+    context = SettleContext()
+    made = make_finding("cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    assert settle_findings([made], context) == (made,)
+    # "target.information_only" has texts (a note) but no declaration.
+    note = make_finding("target.information_only", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    with pytest.raises(UndeclaredFindingError, match="not declared"):
+        settle_findings([made, note], context)
+    other_cause = make_finding("cuda.runtime_missing", Cause.DRIVER_MISSING, Layer.CUDA, Severity.ERROR)
+    with pytest.raises(UndeclaredFindingError, match="declared as"):
+        settle_findings([other_cause], context)
+    with pytest.raises(UndeclaredFindingError, match="made as info"):
+        settle_findings([dataclasses.replace(made, severity=Severity.INFO)], context)
+
+
+def test_a_finding_lowered_under_a_cpu_configuration_is_settled_again() -> None:
+    """Under a CPU configuration the judge lowers GPU-stack findings to information; each wizard step
+    settles the document again, and the lowered finding still passes its declaration."""
+    cpu = make_finding("config.cpu_by_configuration", Cause.CPU_BY_CONFIGURATION, Layer.CONFIG, Severity.INFO)
+    made = make_finding("cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+    once = settle_findings([cpu, made], SettleContext(config_path="/etc/app.json"))
+    assert [f.severity for f in once] == [Severity.INFO, Severity.INFO]
+    assert settle_findings(once, SettleContext(config_path="/etc/app.json")) == once
+    # Checked again after the configuration asks for the GPU: the lowered finding, kept (an inference
+    # finding of the wizard's earlier GPU retry), still passes; one made as information does not.
+    assert settle_findings([once[1]], SettleContext()) == (once[1],)
+    with pytest.raises(UndeclaredFindingError, match="made as info"):
+        settle_findings([dataclasses.replace(made, severity=Severity.INFO)], SettleContext())
+
+
 def test_the_registry_refuses_an_undeclared_or_different_finding() -> None:
     with pytest.raises(UndeclaredFindingError, match="not declared"):
-        make_finding("cuda.no_such_finding", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
+        check_declared("cuda.no_such_finding", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR)
     with pytest.raises(UndeclaredFindingError, match="declared as"):
         check_declared("cuda.runtime_missing", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR)
     with pytest.raises(UndeclaredFindingError, match="declared"):
@@ -120,7 +156,8 @@ def test_every_declared_id_has_its_texts_in_every_language() -> None:
 def test_no_finding_text_without_a_declared_id() -> None:
     undeclared = sorted(set(_catalog()) - set(declared()) - set(NOTE_TEXTS))
     assert undeclared == [], (
-        "declare these in core/model/findings/ or move them to resources/texts/<lang>/labels/"
+        "declare these (FINDINGS of the module that makes them) or move them to "
+        "resources/texts/<lang>/labels/"
     )
     assert not set(NOTE_TEXTS) & set(declared())
 
@@ -169,24 +206,133 @@ def test_no_finding_id_is_composed_at_run_time() -> None:
     assert composed == []
 
 
-def test_a_check_module_makes_only_the_ids_its_own_declarations_hold() -> None:
-    """core/judgement/checks/cuda.py's ids are declared in core/model/findings/cuda.py (driver_missing.py:
-    driver.py)."""
-    declaring = {
-        spec.id: module.__name__.rsplit(".", 1)[1] for module in DECLARATIONS for spec in module.FINDINGS
+NAMES_WITHOUT_MAKING = {
+    ROOT / "core" / "judgement" / "judge.py": "ranks, merges and supersedes findings by id; makes none",
+}
+"""Modules that name declared ids without making findings of them (so without declaring them)."""
+
+
+def _declaring_files() -> dict[str, Path]:
+    """Every declared id -> the file of the module that declares it."""
+    return {
+        spec.id: Path(str(inspect.getsourcefile(module))).resolve()
+        for module in DECLARATIONS
+        for spec in module.FINDINGS
     }
-    producers = {path: path.stem for path in (ROOT / "core" / "judgement" / "checks").glob("*.py")}
-    producers[ROOT / "core" / "readers" / "inference" / "findings.py"] = "inference"
-    elsewhere: list[str] = []
-    for path, stem in sorted(producers.items()):
-        allowed = {stem, stem.split("_", 1)[0]}
-        for node in _string_constants(ast.parse(path.read_text(encoding="utf-8"))):
-            owner = declaring.get(node.value)
-            if owner is not None and owner not in allowed:
-                elsewhere.append(
-                    f"{path.relative_to(ROOT)}:{node.lineno}: {node.value} (declared in {owner})"
+
+
+def _written_ids(path: Path) -> set[str]:
+    """The declared ids a module writes out (its string literals, less its declarations)."""
+    known = declared()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.value for node in _string_constants(tree) if node.value in known}
+
+
+def test_every_id_is_declared_in_the_very_module_that_writes_it_out() -> None:
+    """The declaration stands beside the code that makes the finding (as pylint and ruff declare their
+    messages): each declared id is written out in the module that declares it, and in no other module
+    of core/ or cli/ but those that name ids without making findings (the judge)."""
+    declaring = _declaring_files()
+    problems = [
+        f"{finding_id}: declared in {home.relative_to(ROOT)}, not written out there"
+        for finding_id, home in declaring.items()
+        if finding_id not in _written_ids(home)
+    ]
+    for path in CODE:
+        if path in NAMES_WITHOUT_MAKING:
+            continue
+        problems.extend(
+            f"{path.relative_to(ROOT)}: {finding_id} (declared in {declaring[finding_id].relative_to(ROOT)})"
+            for finding_id in sorted(_written_ids(path))
+            if declaring[finding_id] != path
+        )
+    assert problems == []
+    for path in NAMES_WITHOUT_MAKING:
+        assert "make_finding" not in path.read_text(encoding="utf-8"), f"{path} makes findings: declare them"
+
+
+def test_every_module_that_declares_is_in_the_registry() -> None:
+    """A module with ``FINDINGS`` at its top is listed in core/judgement/registry.py (else its ids
+    would be refused by the judge while this test file saw nothing)."""
+    declaring: set[Path] = set()
+    for path in CODE:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and ast.unparse(node.target) == "FINDINGS":
+                declaring.add(path)
+    assert declaring == set(_declaring_files().values())
+    assert len(declaring) == len(DECLARATIONS)
+
+
+def test_a_new_finding_costs_its_module_and_its_texts() -> None:
+    """The change cost of a finding, traced per id: the files that hold it are its module (declaration
+    and code) and its English texts; the other languages' catalogues follow the English file's name.
+    Nothing else in core/ or cli/ lists it, so a new finding is 2 files and a test."""
+    english = sorted((ROOT / "resources" / "texts" / "en" / "findings").glob("*.json"))
+    texts_of: dict[str, set[Path]] = {}
+    for path in english:
+        for finding_id in json.loads(path.read_text(encoding="utf-8")):
+            texts_of.setdefault(finding_id, set()).add(path)
+    code_of: dict[str, set[Path]] = {}
+    for path in CODE:
+        if path not in NAMES_WITHOUT_MAKING:
+            for finding_id in _written_ids(path):
+                code_of.setdefault(finding_id, set()).add(path)
+    declaring = _declaring_files()
+    costs = {
+        finding_id: {home, *code_of.get(finding_id, ()), *texts_of.get(finding_id, ())}
+        for finding_id, home in declaring.items()
+    }
+    assert {finding_id: len(files) for finding_id, files in costs.items() if len(files) != 2} == {}
+    for finding_id, files in costs.items():
+        (text_file,) = texts_of[finding_id]
+        assert files == {declaring[finding_id], text_file}
+        for lang in LANGUAGES:
+            other = text_file.parents[2] / lang / "findings" / text_file.name
+            assert finding_id in json.loads(other.read_text(encoding="utf-8")), (finding_id, lang)
+
+
+def _made_as_written(call: ast.Call) -> tuple[list[str], dict[str, str]]:
+    """The ids a ``make_finding(...)`` call writes out (a literal, or both sides of a conditional)
+    and the cause, layer and severity it writes out as ``Cause.X``, ``Layer.Y``, ``Severity.Z``."""
+    first = call.args[0] if call.args else None
+    options = [first.body, first.orelse] if isinstance(first, ast.IfExp) else [first]
+    ids = [o.value for o in options if isinstance(o, ast.Constant) and isinstance(o.value, str)]
+    written: dict[str, str] = {}
+    for argument in call.args[1:4]:
+        if isinstance(argument, ast.Attribute) and isinstance(argument.value, ast.Name):
+            kind = argument.value.id
+            if kind in ("Cause", "Layer", "Severity"):
+                written[kind] = getattr(
+                    {"Cause": Cause, "Layer": Layer, "Severity": Severity}[kind], argument.attr
                 )
-    assert elsewhere == []
+    return ids, written
+
+
+def test_each_finding_is_made_as_it_is_declared() -> None:
+    """Where a ``make_finding`` call writes its id, cause, layer and severity out, they are the
+    declaration's (the judge checks the rest at run time; this covers paths that show findings without
+    the judge, such as ``test-inference``)."""
+    known = declared()
+    compared = 0
+    problems: list[str] = []
+    for path in CODE:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "make_finding"):
+                continue
+            ids, written = _made_as_written(node)
+            for finding_id in ids:
+                spec = known[finding_id]
+                declared_as = {"Severity": spec.severities}
+                if spec.cause is not None:
+                    declared_as |= {"Cause": (spec.cause,), "Layer": (spec.layer,)}
+                for kind, value in written.items():
+                    compared += 1
+                    if kind in declared_as and value not in declared_as[kind]:
+                        problems.append(
+                            f"{path.relative_to(ROOT)}:{node.lineno}: {finding_id} made with {value}"
+                        )
+    assert problems == []
+    assert compared > 150, compared
 
 
 def test_every_declared_id_says_whether_it_can_cause_the_fallback() -> None:

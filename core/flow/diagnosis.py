@@ -11,7 +11,7 @@ from typing import Any
 
 from fallback_doctor import __version__
 from fallback_doctor.core.document.basics import SCHEMA, SCHEMA_VERSION, checked, to_jsonable
-from fallback_doctor.core.judgement.checks import Check, load_checks
+from fallback_doctor.core.judgement.checks import Check, crashed_finding, load_checks
 from fallback_doctor.core.judgement.judge import (
     EXIT_OK,
     EXIT_PROBLEM,
@@ -22,10 +22,7 @@ from fallback_doctor.core.judgement.judge import (
     exit_code_for,
     settle_findings,
 )
-from fallback_doctor.core.language.evidence_text import said
-from fallback_doctor.core.language.texts import make_finding
-from fallback_doctor.core.model.causes import Cause
-from fallback_doctor.core.model.result import Finding, Layer, Severity, finding_from_dict
+from fallback_doctor.core.model.result import Finding, finding_from_dict
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.collect.run import CollectRequest, collect_snapshot
 from fallback_doctor.core.readers.targets.profile import Probe
@@ -75,17 +72,7 @@ def run_checks(snapshot: EnvironmentSnapshot, checks: Iterable[Check] | None = N
         try:
             findings.extend(check(snapshot))
         except Exception as error:  # noqa: BLE001 - a broken check must not hide the others
-            name = f"{check.__module__.rsplit('.', 1)[-1]}.{check.__name__}"
-            findings.append(
-                make_finding(
-                    "check.crashed",
-                    Cause.COLLECTION_FAILED,
-                    Layer.PROBE,
-                    Severity.WARNING,
-                    params={"check": name, "error": f"{type(error).__name__}: {error}"},
-                    evidence=(said("evidence.check", value=name),),
-                )
-            )
+            findings.append(crashed_finding(check, error))
     return findings
 
 

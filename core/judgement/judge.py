@@ -3,7 +3,7 @@
 Pure and light to import: the diagnosis (core/flow/diagnosis.py) and each step of the wizard's state
 machine (core/flow/steps.py) call :func:`settle_findings` and :func:`decide_verdict` and nothing else
 orders findings or judges them. The order itself is :func:`fallback_doctor.core.model.result.rank_findings`
-with each finding's declared role as its first key (core/model/findings/spec.py ``Role``): the
+with each finding's declared role as its first key (core/model/finding_spec.py ``Role``): the
 configuration that decides CPU or GPU, then the other causes, then the context (a licence file, a
 log that says nothing); within each, errors before warnings before information, lowest layer first.
 :func:`first_cause` is the one answer every surface shows first (text, JSON, bundle, report.html,
@@ -20,7 +20,7 @@ from typing import Any
 
 from fallback_doctor.core.language.texts import LANGUAGES, render_text, text_ref, words_of
 from fallback_doctor.core.model.causes import Cause
-from fallback_doctor.core.model.findings.spec import Role
+from fallback_doctor.core.model.finding_spec import Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity, rank_findings
 
 
@@ -109,11 +109,13 @@ def settle_findings(findings: Iterable[Finding], context: SettleContext) -> tupl
     then layer. When the configuration asks for the CPU, that finding comes first and every
     GPU-stack finding is kept, lowered to information, with a note saying why; a libPath without
     a GPU build follows it, and the CPU setting's fix says that it must be fixed too. Settling
-    settled findings again changes nothing (each wizard step re-settles the document).
+    settled findings again changes nothing (each wizard step re-settles the document). Every
+    finding passes here before a document, so here each is checked against its declaration
+    (UndeclaredFindingError: an id no module declares, another cause, layer or severity).
     """
     from fallback_doctor.core.judgement.checks.log import merge_log_findings
 
-    listed = [_unique_evidence(f) for f in merge_log_findings(list(findings))]
+    listed = [_unique_evidence(f) for f in merge_log_findings(_as_declared(list(findings)))]
     listed = _one_fell_back(listed)
     if context.ort_is_lib_path:
         listed = [f for f in listed if not f.id.startswith(_SUPERSEDED_BY_LIBPATH)]
@@ -128,10 +130,36 @@ def settle_findings(findings: Iterable[Finding], context: SettleContext) -> tupl
     return (*first, *needed, *rank_findings(rest, _tier))
 
 
+def _as_declared(findings: list[Finding]) -> list[Finding]:
+    """``findings``, each checked against its declaration (core/judgement/registry.py): an id no
+    module declares, or a finding made with another cause, layer or severity, raises
+    UndeclaredFindingError. A finding that settling lowered to information under a CPU configuration
+    (settled again by each wizard step, kept by a check again after the configuration changed) may
+    hold any of its declared severities."""
+    from fallback_doctor.core.judgement.registry import check_declared
+
+    cpu = any(f.cause == Cause.CPU_BY_CONFIGURATION for f in findings)
+    for finding in findings:
+        severity = None if _lowered(finding, cpu) else finding.severity
+        check_declared(finding.id, finding.cause, finding.layer, severity)
+    return findings
+
+
+def _lowered(finding: Finding, cpu: bool) -> bool:
+    """Whether settling lowered ``finding`` to information (:func:`_as_information`): its note says
+    so; for a finding with its words per language (no text key), while a CPU configuration is there."""
+    if finding.severity != Severity.INFO or finding.layer not in GPU_STACK_LAYERS:
+        return False
+    if not finding.text:
+        return cpu
+    notes = (finding.text.get("append") or {}).get("detail") or ()
+    return any(isinstance(note, dict) and note.get("key") == "target.information_only" for note in notes)
+
+
 def role_of(finding_id: str) -> Role:
-    """The declared role of a finding id (core/model/findings/); an id no declaration knows (a bundle of
+    """The declared role of a finding id (core/judgement/registry.py); an id no declaration knows (a bundle of
     another version) is taken as a cause, so it is never hidden below the context."""
-    from fallback_doctor.core.model.findings.registry import declared
+    from fallback_doctor.core.judgement.registry import declared
 
     spec = declared().get(finding_id)
     return spec.role if spec is not None and spec.role is not None else Role.CAUSE

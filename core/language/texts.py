@@ -452,13 +452,12 @@ def make_finding(
     are fixed here. How to verify the fix by hand comes from the data when it has a "verify"
     text (in every language), else
     from the check's own ``verify`` (English only). ``steps`` (typed records) give ``commands``
-    their shell form when no commands are passed. The id must be declared in core/model/findings/
-    with this cause, layer and severity (UndeclaredFindingError otherwise).
+    their shell form when no commands are passed. The id must be declared with this cause, layer
+    and severity in the module that makes it (``FINDINGS``): the judge refuses the finding otherwise
+    (core/judgement/registry.py, UndeclaredFindingError).
     """
-    from fallback_doctor.core.model.findings.registry import check_declared
     from fallback_doctor.core.model.result import Finding, Remediation, step_shell
 
-    check_declared(finding_id, cause, layer, severity)
     values = dict(params or {})
     english = render_text(finding_id, ENGLISH, values)
     verify = english.get("verify") or verify

@@ -204,8 +204,9 @@ def log_view(document: Document) -> LogView:
 
 def issue_words(issue: Mapping[str, Any], lang: str) -> str:
     """A configuration issue's sentence in ``lang``: the catalog's text of the issue's declared finding
-    (core/model/findings/config.py) with the issue's parameters, else the English message the reader wrote."""
-    from fallback_doctor.core.model.findings.config import config_issue_finding
+    (core/judgement/checks/config.py)
+    with the issue's parameters, else the English message the reader wrote."""
+    from fallback_doctor.core.judgement.checks.config import config_issue_finding
 
     finding_id = config_issue_finding(str(issue.get("code") or ""))
     if finding_id and finding_id in load_texts():

@@ -6,8 +6,8 @@ import re
 import string
 
 import pytest
+from fallback_doctor.core.judgement.registry import declared
 from fallback_doctor.core.language.texts import LANGUAGES, load_texts, make_finding, words_of
-from fallback_doctor.core.model.findings.registry import declared
 from fallback_doctor.core.model.result import Layer, Severity
 
 TEXTS = load_texts()

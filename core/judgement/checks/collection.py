@@ -7,9 +7,21 @@ from collections.abc import Iterator
 from fallback_doctor.core.language.evidence_text import named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.probes.outside import interrupted_finding
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("collect.failed", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.WARNING, role=Role.CONTEXT),
+    FindingSpec(
+        "collect.python.failed", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.WARNING, role=Role.CONTEXT
+    ),
+    FindingSpec("probe.native_failed", Cause.PROBE_FAILED, Layer.PROBE, Severity.WARNING, role=Role.CONTEXT),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _COLLECTOR_FAILED = {"python": "collect.python.failed"}
 """Collectors whose failure has its own words; every other one reads "collect.failed"."""

@@ -39,9 +39,53 @@ from fallback_doctor.core.language.evidence_text import said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.libraries import DependencyReport, LibraryFacts, Resolution
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Step, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.loader import names
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "cuda.runtime_not_on_loader_path",
+        Cause.CUDA_RUNTIME_MISSING,
+        Layer.CUDA,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "cuda.runtime_missing", Cause.CUDA_RUNTIME_MISSING, Layer.CUDA, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cuda.optional_runtime_missing",
+        Cause.CUDA_RUNTIME_MISSING,
+        Layer.CUDA,
+        Severity.WARNING,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "cuda.major_mismatch", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cuda.major_mismatch.other_incomplete",
+        Cause.CUDA_MAJOR_MISMATCH,
+        Layer.CUDA,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "cuda.major_mismatch.loaded_from_other_major",
+        Cause.CUDA_MAJOR_MISMATCH,
+        Layer.CUDA,
+        Severity.WARNING,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "cuda.shadowed_by_other_major", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA, Severity.ERROR, role=Role.CAUSE
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 # other_build_path is imported from here by the package check.
 __all__ = ["CHECKS", "other_build_path"]

@@ -30,10 +30,44 @@ from fallback_doctor.core.judgement.checks.resolution import (
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.libraries import Resolution
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, RunStep, Severity, Step, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.knowledge.cuda_packages import cudnn_packages
 from fallback_doctor.core.readers.loader import names
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "cudnn.not_on_loader_path", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cudnn.not_on_loader_path.lazy", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("cudnn.missing", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("cudnn.missing.lazy", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "cudnn.sublibrary_missing", Cause.CUDNN_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("cudnn.zlib_missing", Cause.ZLIBWAPI_MISSING, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "cudnn.major_mismatch", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cudnn.mixed_versions", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cudnn.built_for_other_cuda", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "cudnn.shadowed_by_other_major",
+        Cause.CUDNN_MAJOR_MISMATCH,
+        Layer.CUDNN,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
 
 
 def _is_shim(name: str) -> bool:

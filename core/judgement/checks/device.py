@@ -21,6 +21,7 @@ from fallback_doctor.core.judgement.checks.visible_devices import hides_all_gpus
 from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.knowledge.arch_matrix import (
@@ -30,6 +31,40 @@ from fallback_doctor.core.readers.knowledge.arch_matrix import (
     gpu_family,
     platform_key,
 )
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "device.cuda_visible_devices_hides_all",
+        Cause.NO_GPU_VISIBLE,
+        Layer.DEVICE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "device.nvidia_visible_devices_none",
+        Cause.NO_GPU_VISIBLE,
+        Layer.DEVICE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec("device.no_gpu", Cause.NO_GPU_VISIBLE, Layer.DEVICE, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "device.container_without_gpu",
+        Cause.CONTAINER_NO_DEVICE,
+        Layer.DEVICE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "device.unsupported_arch", Cause.UNSUPPORTED_ARCH, Layer.DEVICE, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "device.arch_ptx_only", Cause.UNSUPPORTED_ARCH, Layer.DEVICE, Severity.INFO, role=Role.CONTEXT
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _HIDDEN_NVIDIA_VISIBLE = ("void", "none", "")
 

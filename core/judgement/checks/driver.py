@@ -27,6 +27,7 @@ from fallback_doctor.core.language.evidence_text import commented, named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.native import NativeFacts
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.knowledge.driver_matrix import (
@@ -35,6 +36,33 @@ from fallback_doctor.core.readers.knowledge.driver_matrix import (
     driver_at_least,
     min_driver_for_cuda,
 )
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("driver.too_old", Cause.DRIVER_TOO_OLD, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "driver.forward_compat_unsupported",
+        Cause.DRIVER_TOO_OLD,
+        Layer.DRIVER,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "driver.library_mismatch",
+        Cause.NVML_DRIVER_LIBRARY_MISMATCH,
+        Layer.DRIVER,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "driver.nvml_no_permission", Cause.NVML_NO_PERMISSION, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("driver.nvml_failed", Cause.UNKNOWN, Layer.DRIVER, Severity.WARNING, role=Role.CAUSE),
+    FindingSpec("driver.cuinit_failed", Cause.UNKNOWN, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("driver.probe_hung", Cause.UNKNOWN, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 # driver_present is imported from here by the log check.
 __all__ = ["CHECKS", "driver_present"]

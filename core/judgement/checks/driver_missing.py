@@ -20,8 +20,27 @@ from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.device import DeviceFacts
 from fallback_doctor.core.model.facts.driver import DriverFacts
 from fallback_doctor.core.model.facts.native import NativeFacts
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Commented, Evidence, Finding, Layer, Severity
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("driver.missing", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "driver.missing.windows", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("driver.missing.wsl", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "driver.missing.container", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("driver.stub_library", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("driver.not_loaded", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "driver.libcuda_missing", Cause.DRIVER_MISSING, Layer.DRIVER, Severity.ERROR, role=Role.CAUSE
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
 
 
 def driver_missing(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:

@@ -24,11 +24,33 @@ from fallback_doctor.core.language.evidence_text import log_line_evidence, place
 from fallback_doctor.core.language.texts import label_ref, make_finding, text_ref
 from fallback_doctor.core.model.causes import Cause, layer_of
 from fallback_doctor.core.model.facts.logs import LogCandidate, LogFacts, LogQuote
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.loader import names
 from fallback_doctor.core.readers.logs.separators import separator_key
 from fallback_doctor.core.readers.targets.registry import find_profile
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("log.unreadable", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("log.clean", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("log.fell_back", Cause.UNKNOWN, Layer.UNKNOWN, Severity.WARNING, role=Role.CONTEXT),
+    # Carries the log's top cause, found at run time (its layer follows the cause).
+    FindingSpec("log.cause", None, None, (Severity.ERROR, Severity.WARNING), role=Role.CAUSE),
+    FindingSpec("log.outdated", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("log.hidden.log_severity", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("log.hidden.python_warnings", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec(
+        "log.hidden.stderr_discarded", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT
+    ),
+    FindingSpec(
+        "log.hidden.cause_not_logged", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT
+    ),
+    FindingSpec("log.hidden.other", Cause.UNKNOWN, Layer.UNKNOWN, Severity.INFO, role=Role.CONTEXT),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 LOG_CAUSE_ID = "log.cause"
 CONFIRMED_LABEL = "log line (confirms)"

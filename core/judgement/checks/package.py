@@ -8,17 +8,60 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fallback_doctor.core.judgement.checks.cuda import other_build_path
+from fallback_doctor.core.judgement.checks.package_binaries import directml_coreml_package
 from fallback_doctor.core.judgement.checks.remedy import install_build_steps
 from fallback_doctor.core.language.evidence_text import said
 from fallback_doctor.core.language.texts import make_finding, words_text
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.model.facts.python_env import Distribution, normalize_name
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.collect.onnxruntime import CPU_ONLY_PACKAGES
 from fallback_doctor.core.readers.knowledge.ort_matrix import ort_requirements, ort_versions_for_cuda_major
 from fallback_doctor.core.readers.targets.registry import remedy_terms
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "package.ort_not_installed", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "package.ort_files_missing", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("package.conflict", Cause.PACKAGE_CONFLICT, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "package.conflict.cpu_in_effect",
+        Cause.PACKAGE_CONFLICT,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "package.conflict.gpu_in_effect",
+        Cause.PACKAGE_CONFLICT,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "package.ep_not_in_build", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "package.ep_not_in_build.other_accelerator",
+        Cause.EP_NOT_IN_BUILD,
+        Layer.PACKAGE,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+    FindingSpec("native.no_library", Cause.ORT_NOT_INSTALLED, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec(
+        "native.cpu_only_library", Cause.EP_NOT_IN_BUILD, Layer.PACKAGE, Severity.ERROR, role=Role.CAUSE
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 GPU_PACKAGE = "onnxruntime-gpu"
 NEWEST_CUDA_MAJOR = 13
@@ -431,49 +474,6 @@ def native_library(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
         evidence=tuple(evidence),
         commands=app.remedy(lib.version),
     )
-
-
-_MACOS = re.compile(r"macOS\s+(\d+(?:\.\d+)?)")
-
-
-def directml_coreml_package(snapshot: EnvironmentSnapshot) -> Iterator[Finding]:
-    """A DirectML package without DirectML.dll, or a macOS package whose CoreML cannot run here.
-
-    Judged from what the collector read of the package's binaries (OrtFacts.binaries), compared
-    with what the real wheels ship (resources/compat/directml_coreml.json). By hand:
-    ``dir SITE_PACKAGES\\onnxruntime\\capi`` (Windows) or
-    ``otool -L .../onnxruntime/capi/onnxruntime_pybind11_state*.so`` (macOS).
-    """
-    ort = snapshot.onnxruntime
-    binaries = ort.binaries if ort is not None else None
-    if ort is None or ort.package_dir is None or binaries is None:
-        return
-    problems = list(binaries.problems)
-    if binaries.family == "coreml" and binaries.needs_macos:
-        os_name = snapshot.platform.os_name if snapshot.platform is not None else None
-        found = _MACOS.search(os_name or "")
-        if found and _version_tuple(found.group(1)) < _version_tuple(binaries.needs_macos):
-            problems.append(
-                f"{binaries.binding} needs macOS {binaries.needs_macos} or newer; "
-                f"this machine runs macOS {found.group(1)}"
-            )
-    if not problems:
-        return
-    capi = os.path.join(ort.package_dir, "capi")
-    package = ort.build_package_name or (ort.distributions[0].name if ort.distributions else "onnxruntime")
-    finding_id = "package.directml_incomplete" if binaries.family == "directml" else "package.coreml_unusable"
-    yield make_finding(
-        finding_id,
-        Cause.EP_NOT_IN_BUILD,
-        Layer.PACKAGE,
-        Severity.ERROR,
-        params={"package": f"{package} {ort.version or '?'}", "problems": "; ".join(problems)},
-        evidence=tuple(said("evidence.package_files", value=problem, source=capi) for problem in problems),
-    )
-
-
-def _version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 CHECKS = (ort_not_installed, package_conflict, ep_not_in_build, native_library, directml_coreml_package)

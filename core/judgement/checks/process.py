@@ -15,8 +15,65 @@ from fallback_doctor.core.language.evidence_text import named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.process import MappedLibrary, ProcessFacts
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("process.not_found", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec(
+        "process.read_denied", Cause.COLLECTION_FAILED, Layer.PROBE, Severity.INFO, role=Role.CONTEXT
+    ),
+    FindingSpec(
+        "process.gpu_hidden",
+        Cause.NO_GPU_VISIBLE,
+        Layer.DEVICE,
+        (Severity.ERROR, Severity.INFO),
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "process.container_without_gpu",
+        Cause.CONTAINER_NO_DEVICE,
+        Layer.DEVICE,
+        (Severity.ERROR, Severity.INFO),
+        role=Role.CAUSE,
+    ),
+    FindingSpec("process.environment_differs", Cause.UNKNOWN, Layer.LOADER, Severity.INFO, role=Role.CAUSE),
+    FindingSpec(
+        "process.sudo_dropped_ld_path", Cause.UNKNOWN, Layer.LOADER, Severity.WARNING, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "process.shell_sudo_dropped_ld_path", Cause.UNKNOWN, Layer.LOADER, Severity.INFO, role=Role.CAUSE
+    ),
+    FindingSpec("process.no_onnxruntime", Cause.UNKNOWN, Layer.PACKAGE, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec(
+        "process.cpu_only_build",
+        Cause.EP_NOT_IN_BUILD,
+        Layer.PACKAGE,
+        (Severity.ERROR, Severity.INFO),
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "process.cuda_provider_not_loaded",
+        Cause.UNKNOWN,
+        Layer.LOADER,
+        (Severity.ERROR, Severity.INFO),
+        role=Role.CONTEXT,
+    ),
+    FindingSpec("process.no_gpu_memory", Cause.UNKNOWN, Layer.DEVICE, Severity.WARNING, role=Role.CONTEXT),
+    FindingSpec("process.uses_gpu", Cause.UNKNOWN, Layer.DEVICE, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec(
+        "process.cuda_major_mapped", Cause.CUDA_MAJOR_MISMATCH, Layer.CUDA, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "process.cudnn_major_mapped", Cause.CUDNN_MAJOR_MISMATCH, Layer.CUDNN, Severity.ERROR, role=Role.CAUSE
+    ),
+    FindingSpec("process.libraries_replaced", Cause.UNKNOWN, Layer.LOADER, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("process.mapped_libraries", Cause.UNKNOWN, Layer.LOADER, Severity.INFO, role=Role.CONTEXT),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 GPU_PROVIDERS = frozenset({"cuda", "tensorrt", "gpu", "trt", "nv_tensorrt_rtx"})
 """Values of the configuration's provider that ask for an NVIDIA GPU."""

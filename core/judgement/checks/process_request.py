@@ -20,8 +20,15 @@ from fallback_doctor.core.language.evidence_text import said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.libraries import DependencyReport
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("process.gpu_not_asked", Cause.UNKNOWN, Layer.CONFIG, Severity.ERROR, role=Role.DECIDES),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
 
 
 def _cuda_report(snapshot: EnvironmentSnapshot) -> DependencyReport | None:

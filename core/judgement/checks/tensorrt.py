@@ -22,10 +22,39 @@ from fallback_doctor.core.judgement.checks.resolution import (
 from fallback_doctor.core.language.evidence_text import said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
 from fallback_doctor.core.readers.knowledge.cuda_packages import tensorrt_packages
 from fallback_doctor.core.readers.loader import names
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    # A warning when the application asks for TensorRT, a note otherwise (checks/tensorrt.py).
+    FindingSpec(
+        "tensorrt.missing",
+        Cause.TENSORRT_MISSING,
+        Layer.TENSORRT,
+        (Severity.WARNING, Severity.INFO),
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "tensorrt.other_major",
+        Cause.TENSORRT_MISSING,
+        Layer.TENSORRT,
+        (Severity.WARNING, Severity.INFO),
+        role=Role.CAUSE,
+    ),
+    FindingSpec(
+        "tensorrt.shadowed_by_other_major",
+        Cause.TENSORRT_MISSING,
+        Layer.TENSORRT,
+        Severity.ERROR,
+        role=Role.CAUSE,
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _NOT_ASKED = Words("evidence.trt.not_asked")
 

@@ -11,8 +11,21 @@ from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
 from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
 from fallback_doctor.core.model.facts.torch import TorchFacts
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Evidence, Finding, Layer, Severity, Words
 from fallback_doctor.core.model.snapshot import EnvironmentSnapshot
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "torch.cuda_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, Severity.WARNING, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "torch.cudnn_major_differs", Cause.TORCH_CUDA_CONFLICT, Layer.CUDA, Severity.WARNING, role=Role.CAUSE
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _SHOWN_LIBRARIES = 8
 

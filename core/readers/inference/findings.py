@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from fallback_doctor.core.language.evidence_text import code_step, commented, said
 from fallback_doctor.core.language.texts import label, label_ref, make_finding
 from fallback_doctor.core.model.causes import Cause, layer_of
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import CodeStep, Commented, Finding, Layer, Severity, Words
 from fallback_doctor.core.readers.inference.result import (
     FailureKind,
@@ -38,6 +39,30 @@ from fallback_doctor.core.readers.inference.run_words import (
     strategy_evidence,
 )
 from fallback_doctor.core.readers.probes.outside import interrupted_finding
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    # The three below carry the cause the probe found, at run time (their layer follows it).
+    FindingSpec("inference.fell_back", None, None, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("inference.fell_back_native", None, None, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("inference.failed", None, None, Severity.ERROR, role=Role.CAUSE),
+    FindingSpec("inference.gpu_verified", Cause.UNKNOWN, Layer.PROBE, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec("inference.partial_placement", Cause.UNKNOWN, Layer.PROBE, Severity.WARNING, role=Role.CAUSE),
+    FindingSpec("inference.outputs_differ", Cause.UNKNOWN, Layer.PROBE, Severity.WARNING, role=Role.CONTEXT),
+    FindingSpec("inference.probe_failed", Cause.PROBE_FAILED, Layer.PROBE, Severity.ERROR, role=Role.CONTEXT),
+    FindingSpec(
+        "inference.unusable_model", Cause.CONFIG_INVALID, Layer.PROBE, Severity.WARNING, role=Role.CONTEXT
+    ),
+    FindingSpec("inference.strategy_further", Cause.UNKNOWN, Layer.LOADER, Severity.INFO, role=Role.CONTEXT),
+    FindingSpec(
+        "inference.gpu_memory_others", Cause.UNKNOWN, Layer.RESOURCES, Severity.INFO, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "inference.gpu_busy_before", Cause.UNKNOWN, Layer.RESOURCES, Severity.INFO, role=Role.CONTEXT
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _CPU = "CPUExecutionProvider"
 

@@ -24,10 +24,29 @@ from __future__ import annotations
 from fallback_doctor.core.language.evidence_text import code_step, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity, Words
 from fallback_doctor.core.readers.inference.ort_now import EpDevice, SelectionRun
 from fallback_doctor.core.readers.inference.result import ProbeResult, Verdict
 from fallback_doctor.core.readers.inference.run_words import nodes_source_words
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec(
+        "inference.auto_select_silent", Cause.UNKNOWN, Layer.PROBE, Severity.WARNING, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "inference.auto_select_needs_registration", Cause.UNKNOWN, Layer.PROBE, Severity.INFO, role=Role.CAUSE
+    ),
+    FindingSpec(
+        "inference.get_device_misleading", Cause.UNKNOWN, Layer.PACKAGE, Severity.INFO, role=Role.CONTEXT
+    ),
+    FindingSpec(
+        "inference.plugin_ep_failed", Cause.UNKNOWN, Layer.PACKAGE, Severity.WARNING, role=Role.CAUSE
+    ),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 _DEVICES_BY_HAND = (
     'python -c "import os, onnxruntime as o; o.register_execution_provider_library('

@@ -22,8 +22,16 @@ from dataclasses import dataclass
 from fallback_doctor.core.language.evidence_text import named, said
 from fallback_doctor.core.language.texts import make_finding
 from fallback_doctor.core.model.causes import Cause
+from fallback_doctor.core.model.finding_spec import FindingSpec, Role
 from fallback_doctor.core.model.result import Finding, Layer, Severity
 from fallback_doctor.core.platform.files import read_regular_file
+
+FINDINGS: tuple[FindingSpec, ...] = (
+    FindingSpec("probe.interrupted", Cause.PROBE_FAILED, Layer.PROBE, Severity.INFO, role=Role.CONTEXT),
+)
+"""The findings this module makes: each id with its cause, layer, severity and role
+(core/judgement/registry.py lists every module that declares)."""
+
 
 KILLED = "killed"
 """Ended by a signal the tool did not send."""
