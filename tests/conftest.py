@@ -65,19 +65,3 @@ def _garbage_collected_on_the_gui_thread() -> Iterator[None]:
     guard = sys.modules.get("fallback_doctor.gui.gc_guard")
     if guard is not None and not gc.isenabled():
         guard.collect_now_and_restore()
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With pytest-xdist's ``--dist loadgroup`` (``make test``): the wizard's window tests run one
-    after another in one worker (group "qt"), beside the other tests on the other cores; and the
-    10,000-example runs start first, so that no long run is left alone at the end."""
-    if not getattr(config.option, "loadgroup", False):
-        return
-    for item in items:
-        if item.get_closest_marker("gui") or item.nodeid.startswith("tests/gui/"):
-            item.add_marker(pytest.mark.xdist_group("qt"))
-    long_runs = [item for item in items if item.get_closest_marker("slow") and "10000" in item.nodeid]
-    if long_runs:
-        first = {id(item) for item in long_runs}
-        items[:] = [*long_runs, *(item for item in items if id(item) not in first)]
