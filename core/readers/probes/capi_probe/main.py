@@ -6,7 +6,6 @@ import json
 import os
 import sys
 import time
-from typing import Any
 
 from .gpu import GpuProbe
 from .output import emit, now
@@ -45,8 +44,8 @@ def main() -> int:
             pass
     test_misbehaviour(request.get("test_mode"))
     probe = GpuProbe(request)
-    result: dict[str, Any] = {"kind": "capi", "schema": 1, "completed": False}
-    strategy: dict[str, Any] = {
+    result: dict[str, object] = {"kind": "capi", "schema": 1, "completed": False}
+    strategy: dict[str, object] = {
         "name": request.get("strategy") or "as_is",
         "stage": "nothing",
         "description": "the C API of %s, driven through ctypes" % request.get("lib_path"),

@@ -128,7 +128,7 @@ class Probe:
 
     result_failure: dict[str, Any] | None = None
 
-    def session_options(self, verbose: bool) -> Any:
+    def session_options(self, verbose: bool) -> ctypes.c_void_p:
         """CreateSessionOptions with the thread cap (and VERBOSE session logging when asked)."""
         api = self.api
         assert api is not None
@@ -144,7 +144,7 @@ class Probe:
         )
         return options
 
-    def create_session(self, options: Any, phase: str) -> tuple[Any, float]:
+    def create_session(self, options: ctypes.c_void_p, phase: str) -> tuple[ctypes.c_void_p, float]:
         """CreateSession from the model path; (session, seconds)."""
         api = self.api
         assert api is not None
@@ -156,7 +156,7 @@ class Probe:
         api.call("CreateSession", self.env, path, options, ctypes.byref(session))
         return session, time.monotonic() - started
 
-    def describe_model(self, session: Any) -> bool:
+    def describe_model(self, session: ctypes.c_void_p) -> bool:
         """Inputs and outputs from the session; the inputs built from the declared types and shapes."""
         api = self.api
         assert api is not None
@@ -200,7 +200,7 @@ class Probe:
         self.output_names = [o["name"] for o in outputs]
         return True
 
-    def measure(self, session: Any, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def measure(self, session: ctypes.c_void_p, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Warm-up runs, then timed runs (run log at WARNING); latency and the last outputs."""
         api = self.api
         assert api is not None

@@ -13,7 +13,7 @@ from .api import ELEMENT_TYPES, ONNX_TYPE_TENSOR, Api, OrtArenaAllocator, OrtMem
 # --- model metadata and inputs ------------------------------------------------------------------
 
 
-def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
+def tensor_info(api: Api, type_info: ctypes.c_void_p) -> tuple[int, list[int | str | None]]:
     """(element type, dims with symbolic names or None for unknown) of a tensor type info."""
     onnx_type = ctypes.c_int(0)
     api.call("GetOnnxTypeFromTypeInfo", type_info, ctypes.byref(onnx_type))
@@ -29,7 +29,7 @@ def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
     api.call("GetDimensions", info, dims, count.value)
     symbols = (ctypes.c_char_p * max(count.value, 1))()
     api.call("GetSymbolicDimensions", info, symbols, count.value)
-    shape: list[Any] = []
+    shape: list[int | str | None] = []
     for i in range(count.value):
         if dims[i] >= 0:
             shape.append(int(dims[i]))
@@ -40,7 +40,7 @@ def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
     return element.value, shape
 
 
-def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def session_io(api: Api, session: ctypes.c_void_p) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Names, element types and declared shapes of a session's inputs and outputs."""
     allocator = P()
     api.call("GetAllocatorWithDefaultOptions", ctypes.byref(allocator))
@@ -73,7 +73,9 @@ def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[
     return result[0], result[1]
 
 
-def resolve_shape(shape: list[Any], dims: dict[str, int], default_dim: int, planned: Any = None) -> list[int]:
+def resolve_shape(
+    shape: list[int | str | None], dims: dict[str, int], default_dim: int, planned: object = None
+) -> list[int]:
     """Replace symbolic and unknown dimensions: the parent's ``planned`` shape where it has this rank,
     else by name from ``dims``, else ``default_dim``."""
     if isinstance(planned, list) and len(planned) == len(shape):
@@ -148,7 +150,12 @@ class Inputs:
 
 
 def run_once(
-    api: Api, session: Any, run_options: Any, inputs: Inputs, output_names: list[str], keep: bool
+    api: Api,
+    session: ctypes.c_void_p,
+    run_options: ctypes.c_void_p,
+    inputs: Inputs,
+    output_names: list[str],
+    keep: bool,
 ) -> list[dict[str, Any]]:
     """One Run; return the outputs' element types, shapes and bytes when ``keep``, then release them."""
     names = c_strings(output_names)

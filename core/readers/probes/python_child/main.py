@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from types import ModuleType
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import capture as capture_state
@@ -80,7 +81,7 @@ def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any,
         return None
     result["cost"] = {"import_s": time.perf_counter() - import_begin}
     phase_end()
-    runtime: Dict[str, Any] = result["runtime"]
+    runtime: Dict[str, object] = result["runtime"]
     runtime["ort_version"] = getattr(ort, "__version__", None)
     runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
     runtime["numpy_version"] = getattr(np, "__version__", None)
@@ -94,9 +95,9 @@ def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any,
     return ort, np
 
 
-def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
+def prepare_strategy(ort: ModuleType, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
     """The strategy's entry; runs preload_dlls() for that strategy ("skipped" where it has none)."""
-    entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
+    entry: Dict[str, object] = {"name": strategy, "stage": "runtime_loaded"}
     if strategy == "as_is":
         entry["description"] = "the application's environment as it is"
         return entry
@@ -122,7 +123,7 @@ def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[st
 
 
 def run_sessions(
-    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
+    ort: ModuleType, np: ModuleType, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
 ) -> None:
     """The CPU baseline, the GPU retry and (as is) the automatic selection, into the result."""
     model = request.get("model")
