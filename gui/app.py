@@ -11,7 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+    from PySide6.QtCore import QCoreApplication
 
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, add_wizard_arguments
 
@@ -69,7 +73,7 @@ def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
     return options
 
 
-def make_application() -> Any:
+def make_application() -> QCoreApplication:
     """The QApplication (high-DPI rounding that keeps fractional scales sharp)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication
@@ -104,7 +108,7 @@ def run(argv: Sequence[str]) -> int:
     return status
 
 
-def close_window(wizard: Any) -> None:
+def close_window(wizard: DoctorWizard) -> None:
     """The window stopped and deleted before the application is: in the other order (the
     interpreter's teardown picks one) Qt crashed at exit now and then (SIGSEGV, no Python frame)."""
     import shiboken6

@@ -185,7 +185,7 @@ class CallSignals(QObject):
 class CallJob(QRunnable):
     """A short Python call on a pool thread (no native work that can hang: that goes to StepJob)."""
 
-    def __init__(self, work: Callable[[], Any]) -> None:
+    def __init__(self, work: Callable[[], object]) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.work = work

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
-from fallback_doctor.gui.page_base import Page
+from fallback_doctor.gui.page_base import Page, StepPage
 from PySide6.QtCore import QThreadPool, QTimer, SignalInstance, Slot
 from PySide6.QtWidgets import QWizard
 
 if TYPE_CHECKING:
     from fallback_doctor.core.facade import Report
+    from fallback_doctor.gui.bundle_dialog import BundleDialog
     from fallback_doctor.gui.page_diagnosis import DiagnosisPage
     from fallback_doctor.gui.page_gpu import GpuPage
 
@@ -36,7 +37,7 @@ class StepRunner(QWizard):
     bundle_info: dict[str, Any] | None
     running: str | None
     job: StepJob | None
-    jobs: list[Any]
+    jobs: list[StepJob | CallJob]
     failures: dict[str, str]
     sampler: Any
     partial_series: dict[str, Any] | None
@@ -55,7 +56,7 @@ class StepRunner(QWizard):
     def _queue_pages(self, retranslate: bool = False) -> None:
         raise NotImplementedError  # DoctorWizard's
 
-    def bring_up_to_date(self, page: Any) -> None:
+    def bring_up_to_date(self, page: StepPage) -> None:
         raise NotImplementedError  # DoctorWizard's
 
     _read: tuple[dict[str, Any], Report] | None = None
@@ -120,8 +121,8 @@ class StepRunner(QWizard):
             self._start_sampler()
         self._start(job)
 
-    def _start(self, job: Any) -> None:
-        self.jobs = [j for j in self.jobs if not getattr(j, "done", None) or not j.done.is_set()]
+    def _start(self, job: StepJob | CallJob) -> None:
+        self.jobs = [j for j in self.jobs if not isinstance(j, StepJob) or not j.done.is_set()]
         self.jobs.append(job)
         QThreadPool.globalInstance().start(job)
 
@@ -259,7 +260,7 @@ class StepRunner(QWizard):
         """The diagnosis' failure on the status line of the pages it fills (the page on screen drawn
         first, so its drawing does not put the verdict of an earlier document over it)."""
         current = self.currentPage()
-        if current is not None:
+        if isinstance(current, StepPage):
             self.bring_up_to_date(current)
         for page in (Page.CONFIG, Page.LOG, Page.STACK):
             self.pages[page].status.setText(words)
@@ -332,7 +333,7 @@ class StepRunner(QWizard):
         """Whether this build can write bundles (core/bundle)."""
         return facade.export_available()
 
-    def open_export_dialog(self) -> Any:
+    def open_export_dialog(self) -> BundleDialog:
         """The bundle preview (nothing is written until the technician saves)."""
         from fallback_doctor.gui.bundle_dialog import BundleDialog
 

@@ -108,7 +108,7 @@ class DoctorWizard(StepRunner):
         self.bundle_info: dict[str, Any] | None = None
         self.running: str | None = None
         self.job: StepJob | None = None
-        self.jobs: list[Any] = []
+        self.jobs: list[StepJob | CallJob] = []
         self.failures: dict[str, str] = {}
         self.sampler: Any = None
         self.partial_series: dict[str, Any] | None = None
