@@ -25,7 +25,7 @@ class OutputIsTargetFileError(PermissionError):
     """The output path is one of the target's files or inside one of its folders."""
 
 
-def _strings(values: Any) -> list[str]:
+def _strings(values: object) -> list[str]:
     if isinstance(values, str):
         return [values]
     if isinstance(values, list | tuple):

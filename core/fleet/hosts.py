@@ -112,11 +112,11 @@ def _read_status(path: Path) -> dict[str, Any]:
     return data
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _identity(recorded: Any, host: str | None, stem: str) -> str:
+def _identity(recorded: object, host: str | None, stem: str) -> str:
     """Whether the manifest's record names ``host`` (or, for a loose bundle, the host of ``stem``)."""
     if not isinstance(recorded, str) or not recorded:
         return "unrecorded"

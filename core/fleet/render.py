@@ -116,7 +116,7 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(visible_line("" if value is None else str(value)), quote=True)
 
 

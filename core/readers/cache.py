@@ -198,7 +198,7 @@ class FactCache:
                 entries[path] = entry
         return entry
 
-    def _parse_entry(self, key: Any, item: Any) -> Entry | None:
+    def _parse_entry(self, key: object, item: object) -> Entry | None:
         if not isinstance(key, str) or not isinstance(item, list) or len(item) != 3:
             return None
         identity, digest, value = item

@@ -171,7 +171,7 @@ _STATE_WORDS = {
 }
 
 
-def sentence_words_of(status: Any) -> dict[str, Any] | None:
+def sentence_words_of(status: object) -> dict[str, Any] | None:
     """The sentence words of a status as the document holds it (a dict), or of a live status."""
     if isinstance(status, SourceStatus):
         return status.sentence_words()

@@ -259,7 +259,7 @@ class SamplingSeries:
         )
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
