@@ -76,8 +76,8 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.readers.sampling.sample import (
         sentence_words_of as sentence_words_of,
     )
-    from fallback_doctor.core.readers.sampling.sampler import Sampler
-    from fallback_doctor.core.readers.sampling.sources import SampleSource
+    from fallback_doctor.core.readers.sampling.sampler import Sampler as Sampler
+    from fallback_doctor.core.readers.sampling.sources import SampleSource as SampleSource
     from fallback_doctor.core.readers.targets.profile import TargetProfile, WizardField
     from fallback_doctor.core.readers.targets.registry import (
         wizard_profiles as wizard_profiles,

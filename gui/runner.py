@@ -19,7 +19,9 @@ from PySide6.QtCore import QThreadPool, QTimer, SignalInstance, Slot
 from PySide6.QtWidgets import QWizard
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.facade import Report
+    from collections.abc import Callable
+
+    from fallback_doctor.core.facade import Report, Sampler, SampleSource
     from fallback_doctor.gui.bundle_dialog import BundleDialog
     from fallback_doctor.gui.page_diagnosis import DiagnosisPage
     from fallback_doctor.gui.page_gpu import GpuPage
@@ -39,7 +41,7 @@ class StepRunner(QWizard):
     job: StepJob | None
     jobs: list[StepJob | CallJob]
     failures: dict[str, str]
-    sampler: Any
+    sampler: Sampler | None
     partial_series: dict[str, Any] | None
     """After Stop of the GPU retry: the series sampled so far (``SamplingSeries.to_dict()``), which the
     graph keeps showing (``GpuPlot.kept_partial``); None otherwise. Never put into the document."""
@@ -47,7 +49,7 @@ class StepRunner(QWizard):
     _applying: CallJob | None = None
     pages: dict[Page, Any]
     saved_document: dict[str, Any] | None
-    sample_source: Any
+    sample_source: Callable[[], SampleSource] | None
     ticker: QTimer
     # The wizard's own (DoctorWizard, gui/wizard.py): its signals and how it draws the pages.
     document_changed: SignalInstance
