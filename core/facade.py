@@ -41,7 +41,9 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.bundle.naming import (
         default_bundle_name as default_bundle_name,
     )
-    from fallback_doctor.core.bundle.preview import BundleOptions, BundlePreview, ExtraMember
+    from fallback_doctor.core.bundle.preview import BundleOptions as BundleOptions
+    from fallback_doctor.core.bundle.preview import BundlePreview as BundlePreview
+    from fallback_doctor.core.bundle.preview import ExtraMember as ExtraMember
     from fallback_doctor.core.document.remedy import (
         remedy_lines as remedy_lines,
     )
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.readers.targets.registry import (
         wizard_target as wizard_target,
     )
+    from fallback_doctor.core.redaction.redaction import Redaction as Redaction
     from fallback_doctor.core.views.measures import (
         CpuView as CpuView,
     )
