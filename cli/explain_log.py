@@ -60,7 +60,7 @@ def _labels(lang: str) -> dict[str, str]:
     return {name: label(f"explain_log.{name}", lang) for name in _NAMES}
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``explain-log`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "explain-log",

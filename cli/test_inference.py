@@ -45,7 +45,7 @@ from fallback_doctor.core.door import (
 )
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``test-inference`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "test-inference",
