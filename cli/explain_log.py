@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _json_record(
     name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str = "en"
-) -> dict[str, Any]:
+) -> dict[str, object]:
     record: dict[str, Any] = {"file": name}
     record.update(diagnosis.to_dict())
     for cause in record["causes"]:  # the keys' words in --lang, beside the keys

@@ -18,7 +18,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
@@ -168,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if gpu_verified(result) else 1
 
 
-def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
+def _finding_json(finding: Finding, lang: str) -> dict[str, object]:
     texts = words_of(finding, lang)
     return {
         "id": finding.id,

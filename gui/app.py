@@ -67,7 +67,7 @@ def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
     dims, bad = dims_from_text(" ".join(args.dim or ()))
     if bad is not None:
         return f"--dim {bad}: expected NAME=VALUE with a positive integer, e.g. --dim batch=4"
-    options: dict[str, Any] = {"dims": dims} if dims else {}
+    options: dict[str, object] = {"dims": dims} if dims else {}
     if args.model:
         options["model"] = args.model
     return options

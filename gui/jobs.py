@@ -135,7 +135,7 @@ class StepJob(QRunnable):
             if self.cancelled:
                 kill_tree(process.pid)
             self.signals.started.emit(process.pid)
-            result: dict[str, Any] | None = None
+            result: dict[str, object] | None = None
             message: str | None = None
             try:
                 assert process.stdin is not None and process.stdout is not None

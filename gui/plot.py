@@ -222,7 +222,7 @@ class GpuPlot(QWidget):
         for _ in words or ():
             pass
 
-    def _axes(self) -> list[Any]:
+    def _axes(self) -> list[object]:
         """Every axis item of the two plots (gui/plot_reveal.py draws the visible ones ahead)."""
         return [plot.getAxis(side) for plot in (self._gpu_plot, self._cpu_plot) for side in SIDES]
 

@@ -108,7 +108,7 @@ class StepRunner(QWizard):
         if self.bundle_mode:
             self._open_bundle()
             return
-        request: dict[str, Any] = {"step": step, "target": self.target}
+        request: dict[str, object] = {"step": step, "target": self.target}
         if step != "diagnose":
             request["options"] = self.probe_options
         job = StepJob(request)
@@ -201,7 +201,7 @@ class StepRunner(QWizard):
         document = self.document
         series = self._stop_sampler(keep=True) if step == "gpu" else None
 
-        def apply() -> dict[str, Any] | None:
+        def apply() -> dict[str, object] | None:
             if step == "diagnose":
                 return facade.apply_inspection(document, data)
             if step in {"cpu", "gpu"} and document is not None:
@@ -274,7 +274,7 @@ class StepRunner(QWizard):
         self.sampler.start()
         self.gpu_page.plot.start(self.sampler)
 
-    def _stop_sampler(self, keep: bool) -> dict[str, Any] | None:
+    def _stop_sampler(self, keep: bool) -> dict[str, object] | None:
         sampler, self.sampler = self.sampler, None
         self.gpu_page.plot.stop(keep=keep)
         if sampler is None:
@@ -287,7 +287,7 @@ class StepRunner(QWizard):
     def _open_bundle(self) -> None:
         path = str(self.target.get("bundle"))
 
-        def open_it() -> dict[str, Any]:
+        def open_it() -> dict[str, object]:
             return facade.open_bundle(path)
 
         job = CallJob(open_it)

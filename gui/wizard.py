@@ -409,7 +409,7 @@ class DoctorWizard(StepRunner):
 
     # -- the target -----------------------------------------------------------------------------
 
-    def _remembered_target(self) -> dict[str, Any]:
+    def _remembered_target(self) -> dict[str, object]:
         value = self.settings.value("target")
         if isinstance(value, str):
             try:

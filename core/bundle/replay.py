@@ -38,9 +38,9 @@ def series_from_samples_csv(
     """
     if not text:
         return None
-    samples: list[dict[str, Any]] = []
+    samples: list[dict[str, object]] = []
     for row in _rows(text):
-        sample: dict[str, Any] = {}
+        sample: dict[str, object] = {}
         for key, raw in row.items():
             if key is None:
                 continue

@@ -282,7 +282,7 @@ def view_of(document: Document) -> Report:
     """The typed view of ``document``, parsed once (a view is returned as it is)."""
     if isinstance(document, Report):
         return document
-    data: Mapping[str, Any] = document if isinstance(document, Mapping) else {}
+    data: Mapping[str, object] = document if isinstance(document, Mapping) else {}
     version = data.get("schema_version")
     first = data.get("first_cause")
     return Report(

@@ -96,7 +96,7 @@ def file_stem(host: str) -> str:
     return f"{cleaned}~{fleet_host_digest(host)[:16]}"
 
 
-def _read_status(path: Path) -> dict[str, Any]:
+def _read_status(path: Path) -> dict[str, object]:
     """A status file as a mapping; {"state": "tool_failed", …} saying why when it is unreadable."""
     try:
         raw = read_regular_file(path, MAX_STATUS + 1)

@@ -147,7 +147,7 @@ def wizard_command(bundle: str) -> str:
     return f"fallback-doctor gui --bundle {shlex.quote(bundle)}"
 
 
-def _row_json(row: HostRow) -> dict[str, Any]:
+def _row_json(row: HostRow) -> dict[str, object]:
     cause = row.first_cause
     return {
         "host": row.host,

@@ -70,7 +70,7 @@ class StepOutcome:
 
     def to_json(self) -> dict[str, Any]:
         """The outcome as a JSON-ready dict (findings in the document's shape)."""
-        data: dict[str, Any] = to_jsonable(self)
+        data: dict[str, object] = to_jsonable(self)
         return data
 
     @classmethod
@@ -136,14 +136,14 @@ def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, An
     return checked(document)
 
 
-def application_python(document: Mapping[str, Any]) -> str | None:
+def application_python(document: Mapping[str, object]) -> str | None:
     """The application's interpreter (the script's ``PY``): the target's, None for a native server."""
     target = document.get("target") or {}
     python = target.get("python") if isinstance(target, Mapping) else None
     return str(python) if python else None
 
 
-def _as_document(finding: Finding, python: str | None) -> dict[str, Any]:
+def _as_document(finding: Finding, python: str | None) -> dict[str, object]:
     """A finding as the document holds it: with its declared role and its fix as a script."""
     from fallback_doctor.core.document.script import fix_script
 
@@ -206,7 +206,9 @@ def apply_step(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, A
     return judge(new, findings)
 
 
-def _baseline(result: Mapping[str, Any], cpu: Any, started: float | None, step: str) -> dict[str, Any]:
+def _baseline(
+    result: Mapping[str, object], cpu: object, started: float | None, step: str
+) -> dict[str, object]:
     """``inference.cpu_baseline``: the CPU session, the runtime it ran on, how its child failed."""
     return {
         "session": cpu if isinstance(cpu, dict) else None,
@@ -234,7 +236,7 @@ def baseline_of(outcome: StepOutcome) -> StepOutcome:
     )
 
 
-def apply_probe_run(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, Any]:
+def apply_probe_run(document: Mapping[str, object], outcome: StepOutcome) -> dict[str, Any]:
     """A probe run that measured the CPU baseline and the GPU retry, applied as those two steps."""
     return apply_step(apply_step(document, baseline_of(outcome)), outcome)
 

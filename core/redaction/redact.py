@@ -204,7 +204,7 @@ class Redactor:
             elif kind == "email":
                 self._remember("user", value.split("@", 1)[0])
 
-    def learn_json(self, value: Any, key: str | None = None) -> None:
+    def learn_json(self, value: object, key: str | None = None) -> None:
         """:meth:`learn` on every string (and key) inside a JSON value, and on values named by their key."""
         from fallback_doctor.core.redaction.redact_json import learn_json
 
@@ -356,7 +356,7 @@ class Redactor:
     # -- JSON ------------------------------------------------------------------------------
 
     def redact_json(
-        self, value: Any, *, key: str | None = None, path: str = ""
+        self, value: object, *, key: str | None = None, path: str = ""
     ) -> tuple[Any, list[Redaction]]:
         """Redact every string of a JSON value; secret-named keys lose their values whole.
 

@@ -132,7 +132,7 @@ class SourceStatus:
             reason = {"id": f"evidence.source_state.{self.state}", "params": {}}
         if reason is None:
             return None
-        source: Any = _SOURCE_LABELS.get(self.source, self.source)
+        source: object = _SOURCE_LABELS.get(self.source, self.source)
         if self.source in ("replay", "psutil", "none"):
             source = {"id": f"evidence.source_name.{self.source}", "params": {}}
         return {"id": "evidence.status_sentence", "params": {"source": source, "reason": reason}}

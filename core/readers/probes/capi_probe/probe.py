@@ -236,7 +236,7 @@ class Probe:
         api = self.api
         assert api is not None
         # stage and verdict grade GPU attempts: the CPU baseline keeps "runtime_loaded" / "not_run".
-        run: dict[str, Any] = {
+        run: dict[str, object] = {
             "stage": "runtime_loaded",
             "requested_providers": ["CPUExecutionProvider"],
             "verdict": "not_run",

@@ -68,7 +68,7 @@ def compare(
         "detail": "",
     }
 
-    def signature(outputs: list[dict[str, Any]]) -> list[Any]:
+    def signature(outputs: list[dict[str, Any]]) -> list[object]:
         return [(o["name"], o["dtype"], o["shape"]) for o in outputs]
 
     if signature(gpu) != signature(cpu):

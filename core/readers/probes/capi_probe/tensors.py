@@ -182,7 +182,7 @@ def run_once(
     return result
 
 
-def read_value(api: Api, name: str, value: Any) -> dict[str, Any]:
+def read_value(api: Api, name: str, value: object) -> dict[str, Any]:
     """Element type, shape and raw bytes of an output tensor (GetTensorTypeAndShape, GetTensorMutableData)."""
     info = P()
     api.call("GetTensorTypeAndShape", value, ctypes.byref(info))

@@ -59,7 +59,7 @@ def has_assignment_api(ort: ModuleType) -> bool:
     return hasattr(getattr(ort, "InferenceSession", None), "get_provider_graph_assignment_info")
 
 
-def placement_from_api(session: Any) -> Optional[Tuple[Dict[str, int], List[Dict[str, object]]]]:
+def placement_from_api(session: object) -> Optional[Tuple[Dict[str, int], List[Dict[str, object]]]]:
     """(nodes per provider, per provider: nodes, subgraphs, operator types and the first names), from
     the session itself."""
     getter = getattr(session, "get_provider_graph_assignment_info", None)
@@ -91,7 +91,7 @@ def placement_from_api(session: Any) -> Optional[Tuple[Dict[str, int], List[Dict
     ]
 
 
-def placement(session: Any, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, object]]]:
+def placement(session: object, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, object]]]:
     """(nodes per provider, their source, per-provider detail): the API where it answers, else the log."""
     exact = placement_from_api(session)
     if exact and exact[1]:

@@ -21,7 +21,9 @@ from .ort_now import (
 )
 
 
-def create_session(ort: ModuleType, model: str, so: Any, providers: List[Any]) -> Tuple[Any, Optional[str]]:
+def create_session(
+    ort: ModuleType, model: str, so: object, providers: List[Any]
+) -> Tuple[Any, Optional[str]]:
     """Create a session; returns (session or None, error text or None)."""
     try:
         return ort.InferenceSession(model, sess_options=so, providers=providers), None
@@ -136,7 +138,7 @@ def compare_with_baseline(
     np: ModuleType,
     request: Dict[str, Any],
     names: List[str],
-    outputs: Any,
+    outputs: object,
     baseline: Optional[Tuple[Any, Any]],
 ) -> Dict[str, object]:
     """The GPU outputs against the CPU baseline's, or why there is no comparison."""
