@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fallback_doctor.gui.wizard import DoctorWizard
@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def target_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The wizard's target dict from the options (empty values left out)."""
     from fallback_doctor.core import facade
 
@@ -59,7 +59,7 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in target.items() if value}
 
 
-def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
+def probe_options_from_args(args: argparse.Namespace) -> dict[str, object] | str:
     """The wizard's probe options from ``--model`` and ``--dim`` (the model field starts with them),
     or the usage error for a ``--dim`` that is not NAME=VALUE."""
     from fallback_doctor.gui.model_field import dims_from_text

@@ -36,13 +36,13 @@ class DoctorWizard(Protocol):
     """What a page uses of the window (gui/wizard.py DoctorWizard), so pages need not import it."""
 
     document: dict[str, Any] | None
-    saved_document: dict[str, Any] | None
+    saved_document: dict[str, object] | None
     """The document as last exported (gui/leaving.py asks before closing on anything newer)."""
     running: str | None
     failures: dict[str, str]
     bundle_mode: bool
     searching: bool
-    probe_options: dict[str, Any]
+    probe_options: dict[str, object]
     target: dict[str, Any]
 
     @property

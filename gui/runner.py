@@ -42,13 +42,13 @@ class StepRunner(QWizard):
     jobs: list[StepJob | CallJob]
     failures: dict[str, str]
     sampler: Sampler | None
-    partial_series: dict[str, Any] | None
+    partial_series: dict[str, object] | None
     """After Stop of the GPU retry: the series sampled so far (``SamplingSeries.to_dict()``), which the
     graph keeps showing (``GpuPlot.kept_partial``); None otherwise. Never put into the document."""
-    probe_options: dict[str, Any]
+    probe_options: dict[str, object]
     _applying: CallJob | None = None
     pages: dict[Page, Any]
-    saved_document: dict[str, Any] | None
+    saved_document: dict[str, object] | None
     sample_source: Callable[[], SampleSource] | None
     ticker: QTimer
     # The wizard's own (DoctorWizard, gui/wizard.py): its signals and how it draws the pages.
@@ -61,7 +61,7 @@ class StepRunner(QWizard):
     def bring_up_to_date(self, page: StepPage) -> None:
         raise NotImplementedError  # DoctorWizard's
 
-    _read: tuple[dict[str, Any], Report] | None = None
+    _read: tuple[dict[str, object], Report] | None = None
 
     @property
     def report(self) -> Report | None:

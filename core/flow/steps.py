@@ -95,7 +95,7 @@ def empty_inference(
 ) -> dict[str, Any]:
     """The document's ``inference`` before any test inference (``skipped_words``: why not, as
     catalogue words ``{id, params}``, given only where core said it so)."""
-    inference: dict[str, Any] = {
+    inference: dict[str, object] = {
         "skipped": skipped,
         "model": None,
         "cpu_baseline": None,
@@ -241,7 +241,7 @@ def apply_probe_run(document: Mapping[str, object], outcome: StepOutcome) -> dic
     return apply_step(apply_step(document, baseline_of(outcome)), outcome)
 
 
-def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, Any]) -> dict[str, Any]:
+def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, Any]) -> dict[str, object]:
     """The static inspection run again (check again): its facts, the test inference kept, re-judged."""
     new = copy.deepcopy(dict(static))
     if not previous or not previous.get("inference"):

@@ -25,7 +25,7 @@ import re
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from fallback_doctor.core.redaction.detect_identities import (
     IDENTITY_DETECTORS,
@@ -357,7 +357,7 @@ class Redactor:
 
     def redact_json(
         self, value: object, *, key: str | None = None, path: str = ""
-    ) -> tuple[Any, list[Redaction]]:
+    ) -> tuple[object, list[Redaction]]:
         """Redact every string of a JSON value; secret-named keys lose their values whole.
 
         Environment dictionaries (under "environment", "env", "environ") keep only allowlisted

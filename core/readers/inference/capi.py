@@ -70,7 +70,7 @@ def lib_path_first_env(env: Mapping[str, str], directories: Sequence[str]) -> di
 def run_capi_probe(
     lib_path: str,
     model: str,
-    request: Mapping[str, Any],
+    request: Mapping[str, object],
     env: Mapping[str, str],
     timeout_s: float,
     *,
@@ -131,7 +131,7 @@ def _live_listener(on_phase: Callable[[str, str, float, bool | None], None]) -> 
 
 
 def parse_capi_output(
-    outcome: ChildOutcome, request: Mapping[str, Any], work_dir: str | None = None
+    outcome: ChildOutcome, request: Mapping[str, object], work_dir: str | None = None
 ) -> ProbeResult:
     """Read the child's JSON lines into a ProbeResult; whatever it printed before dying still counts."""
     events, garbage = json_lines(outcome.stdout)

@@ -124,7 +124,7 @@ class SourceStatus:
             return f"{label}: {self.reason}"
         return f"{label}: {_STATE_WORDS.get(self.state, self.state)}"
 
-    def sentence_words(self) -> dict[str, Any] | None:
+    def sentence_words(self) -> dict[str, object] | None:
         """:meth:`sentence` as catalogue words ``{id, params}`` where the reason was said by id
         (shown in the reader's language); None: the sentence is shown as written."""
         reason = self.reason_words
@@ -137,7 +137,7 @@ class SourceStatus:
             source = {"id": f"evidence.source_name.{self.source}", "params": {}}
         return {"id": "evidence.status_sentence", "params": {"source": source, "reason": reason}}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         data = asdict(self)
         data["notes"] = list(self.notes)
@@ -171,7 +171,7 @@ _STATE_WORDS = {
 }
 
 
-def sentence_words_of(status: object) -> dict[str, Any] | None:
+def sentence_words_of(status: object) -> dict[str, object] | None:
     """The sentence words of a status as the document holds it (a dict), or of a live status."""
     if isinstance(status, SourceStatus):
         return status.sentence_words()

@@ -126,7 +126,7 @@ class Probe:
         }
         emit({"event": "error", "kind": kind, "error": sentence})
 
-    result_failure: dict[str, Any] | None = None
+    result_failure: dict[str, object] | None = None
 
     def session_options(self, verbose: bool) -> ctypes.c_void_p:
         """CreateSessionOptions with the thread cap (and VERBOSE session logging when asked)."""
@@ -200,7 +200,9 @@ class Probe:
         self.output_names = [o["name"] for o in outputs]
         return True
 
-    def measure(self, session: ctypes.c_void_p, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def measure(
+        self, session: ctypes.c_void_p, prefix: str
+    ) -> tuple[dict[str, object], list[dict[str, object]]]:
         """Warm-up runs, then timed runs (run log at WARNING); latency and the last outputs."""
         api = self.api
         assert api is not None
@@ -290,7 +292,7 @@ class Probe:
         with open(os.path.join(folder, "capi-outputs.json"), "w") as handle:
             json.dump(index, handle)
 
-    def load_baseline(self) -> list[dict[str, Any]] | None:
+    def load_baseline(self) -> list[dict[str, object]] | None:
         """The CPU outputs of an earlier child, from baseline_dir (None when there are none)."""
         folder = self.request.get("baseline_dir")
         if not folder or not os.path.exists(os.path.join(folder, "capi-outputs.json")):

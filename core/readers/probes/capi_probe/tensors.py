@@ -156,7 +156,7 @@ def run_once(
     inputs: Inputs,
     output_names: list[str],
     keep: bool,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """One Run; return the outputs' element types, shapes and bytes when ``keep``, then release them."""
     names = c_strings(output_names)
     outputs = (P * max(len(output_names), 1))()
@@ -182,7 +182,7 @@ def run_once(
     return result
 
 
-def read_value(api: Api, name: str, value: object) -> dict[str, Any]:
+def read_value(api: Api, name: str, value: object) -> dict[str, object]:
     """Element type, shape and raw bytes of an output tensor (GetTensorTypeAndShape, GetTensorMutableData)."""
     info = P()
     api.call("GetTensorTypeAndShape", value, ctypes.byref(info))

@@ -268,7 +268,7 @@ def save_baseline(np: ModuleType, folder: Optional[str], names: List[str], value
         json.dump(list(names), handle)
 
 
-def load_baseline(np: ModuleType, folder: Optional[str]) -> Optional[Tuple[List[str], List[Any]]]:
+def load_baseline(np: ModuleType, folder: Optional[str]) -> Optional[Tuple[List[str], List[object]]]:
     """The CPU baseline's outputs stored by an earlier child, or None."""
     if not folder or not os.path.exists(os.path.join(folder, "names.json")):
         return None

@@ -95,7 +95,7 @@ def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any,
     return ort, np
 
 
-def prepare_strategy(ort: ModuleType, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
+def prepare_strategy(ort: ModuleType, strategy: str, result: Dict[str, Any]) -> Dict[str, object]:
     """The strategy's entry; runs preload_dlls() for that strategy ("skipped" where it has none)."""
     entry: Dict[str, object] = {"name": strategy, "stage": "runtime_loaded"}
     if strategy == "as_is":

@@ -156,7 +156,7 @@ def _select_devices(ort: ModuleType, so: Any, out: Dict[str, object]) -> None:
         out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
 
 
-def run_selection(ort: ModuleType, request: Dict[str, Any], model: str) -> Dict[str, Any]:
+def run_selection(ort: ModuleType, request: Dict[str, Any], model: str) -> Dict[str, object]:
     """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
     wanted = str(request.get("selection") or "PREFER_GPU")
     mode = "devices" if wanted == "devices" else "policy"
