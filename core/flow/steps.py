@@ -68,7 +68,7 @@ class StepOutcome:
     verdict: str | None = None
     """The probe's verdict (gpu_active, fell_back_to_cpu, failed …)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The outcome as a JSON-ready dict (findings in the document's shape)."""
         data: dict[str, object] = to_jsonable(self)
         return data

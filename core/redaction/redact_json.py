@@ -127,7 +127,7 @@ def walk(redactor: Redactor, value: object, key: str | None, path: str, found: l
             value = _filter_environment(value, path, found)
         label = _label_of(value)
         record = _text_record(value)
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for item_key, item in value.items():
             name = str(item_key)
             child = f"{path}.{name}" if path else name

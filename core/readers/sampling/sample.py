@@ -75,7 +75,7 @@ class GpuSample:
             )
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (``None`` stays ``None``)."""
         return asdict(self)
 

@@ -73,7 +73,7 @@ class PhaseMark:
     sequence: int
     detail: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         return {
             "name": self.name,

@@ -54,7 +54,7 @@ def grade_failure(
 
 def run_cpu(
     ort: ModuleType, np: ModuleType, request: Dict[str, Any], result: Dict[str, Any], model: str
-) -> Tuple[Optional[Dict[str, object]], Optional[List[str]], Any]:
+) -> Tuple[Optional[Dict[str, object]], Optional[List[str]], object]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
     mark = log_mark()
     phase_start("cpu.session")
