@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import re
 import sys
+from typing import TypedDict
 
 # --- the OrtApi function table ----------------------------------------------------------------
 # Indices into struct OrtApi, from include/onnxruntime/core/session/onnxruntime_c_api.h
@@ -94,7 +95,19 @@ ONNX_TYPE_TENSOR = 1
 OrtArenaAllocator = 1
 OrtMemTypeDefault = 0
 
+
 # ONNXTensorElementDataType -> (name, array typecode or "e" for float16 via struct, item size)
+class Output(TypedDict):
+    """One output tensor of a Run as the probe keeps it: its name, ONNX element type (and that type's
+    name), its shape, and its raw bytes (empty for a type the probe does not decode)."""
+
+    name: str
+    element: int
+    dtype: str
+    shape: list[int]
+    data: bytes
+
+
 ELEMENT_TYPES = {
     1: ("float32", "f", 4),
     2: ("uint8", "B", 1),

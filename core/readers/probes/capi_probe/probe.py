@@ -13,7 +13,7 @@ import tempfile
 import time
 from typing import Any
 
-from .api import ELEMENT_TYPES, ORT_LOGGING_LEVEL_VERBOSE, ORT_LOGGING_LEVEL_WARNING, Api, OrtError, P
+from .api import ELEMENT_TYPES, ORT_LOGGING_LEVEL_VERBOSE, ORT_LOGGING_LEVEL_WARNING, Api, OrtError, Output, P
 from .output import Capture, emit, now, step
 from .stats import digest, latency, nodes_per_provider, ort_messages, untimed
 from .tensors import Inputs, make_data, product, resolve_shape, run_once, session_io
@@ -45,7 +45,7 @@ class Probe:
         self.inputs: list[dict[str, Any]] = []
         self.output_names: list[str] = []
         self.buffers: list[bytes] = []
-        self.cpu_outputs: list[dict[str, Any]] | None = None
+        self.cpu_outputs: list[Output] | None = None
 
     # phases
     def begin(self, name: str) -> None:
@@ -200,9 +200,7 @@ class Probe:
         self.output_names = [o["name"] for o in outputs]
         return True
 
-    def measure(
-        self, session: ctypes.c_void_p, prefix: str
-    ) -> tuple[dict[str, object], list[dict[str, object]]]:
+    def measure(self, session: ctypes.c_void_p, prefix: str) -> tuple[dict[str, object], list[Output]]:
         """Warm-up runs, then timed runs (run log at WARNING); latency and the last outputs."""
         api = self.api
         assert api is not None
@@ -275,7 +273,7 @@ class Probe:
             api.release("SessionOptions", options)
         return run
 
-    def store_baseline(self, outputs: list[dict[str, Any]]) -> None:
+    def store_baseline(self, outputs: list[Output]) -> None:
         """Write the CPU outputs (raw bytes + index) to baseline_dir for children that compare later."""
         folder = self.request.get("baseline_dir")
         if not folder:
@@ -286,24 +284,37 @@ class Probe:
             name = "capi-output-%d.bin" % number
             with open(os.path.join(folder, name), "wb") as handle:
                 handle.write(output["data"])
-            entry = {k: output[k] for k in ("name", "element", "dtype", "shape")}
-            entry["file"] = name
+            entry = {
+                "name": output["name"],
+                "element": output["element"],
+                "dtype": output["dtype"],
+                "shape": output["shape"],
+                "file": name,
+            }
             index.append(entry)
         with open(os.path.join(folder, "capi-outputs.json"), "w") as handle:
             json.dump(index, handle)
 
-    def load_baseline(self) -> list[dict[str, object]] | None:
+    def load_baseline(self) -> list[Output] | None:
         """The CPU outputs of an earlier child, from baseline_dir (None when there are none)."""
         folder = self.request.get("baseline_dir")
         if not folder or not os.path.exists(os.path.join(folder, "capi-outputs.json")):
             return None
         with open(os.path.join(folder, "capi-outputs.json")) as handle:
             index = json.load(handle)
-        outputs = []
+        outputs: list[Output] = []
         for item in index:
             with open(os.path.join(folder, item["file"]), "rb") as handle:
-                item["data"] = handle.read()
-            outputs.append(item)
+                data = handle.read()
+            outputs.append(
+                {
+                    "name": str(item["name"]),
+                    "element": int(item["element"]),
+                    "dtype": str(item["dtype"]),
+                    "shape": [int(dim) for dim in item["shape"]],
+                    "data": data,
+                }
+            )
         return outputs
 
     def finish(self) -> None:

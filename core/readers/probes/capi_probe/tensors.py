@@ -8,7 +8,16 @@ import random
 import struct
 from typing import Any
 
-from .api import ELEMENT_TYPES, ONNX_TYPE_TENSOR, Api, OrtArenaAllocator, OrtMemTypeDefault, P, c_strings
+from .api import (
+    ELEMENT_TYPES,
+    ONNX_TYPE_TENSOR,
+    Api,
+    OrtArenaAllocator,
+    OrtMemTypeDefault,
+    Output,
+    P,
+    c_strings,
+)
 
 # --- model metadata and inputs ------------------------------------------------------------------
 
@@ -156,7 +165,7 @@ def run_once(
     inputs: Inputs,
     output_names: list[str],
     keep: bool,
-) -> list[dict[str, object]]:
+) -> list[Output]:
     """One Run; return the outputs' element types, shapes and bytes when ``keep``, then release them."""
     names = c_strings(output_names)
     outputs = (P * max(len(output_names), 1))()
@@ -171,7 +180,7 @@ def run_once(
         len(output_names),
         outputs,
     )
-    result = []
+    result: list[Output] = []
     try:
         if keep:
             for index, name in enumerate(output_names):
@@ -182,7 +191,7 @@ def run_once(
     return result
 
 
-def read_value(api: Api, name: str, value: object) -> dict[str, object]:
+def read_value(api: Api, name: str, value: object) -> Output:
     """Element type, shape and raw bytes of an output tensor (GetTensorTypeAndShape, GetTensorMutableData)."""
     info = P()
     api.call("GetTensorTypeAndShape", value, ctypes.byref(info))
