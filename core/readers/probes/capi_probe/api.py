@@ -97,6 +97,22 @@ OrtMemTypeDefault = 0
 
 
 # ONNXTensorElementDataType -> (name, array typecode or "e" for float16 via struct, item size)
+class _Declared(TypedDict):
+    name: str
+    element: int
+    shape: list[int | str | None]
+    dtype: str
+
+
+class Declared(_Declared, total=False):
+    """A session's declared input or output: name, ONNX element type, dims (a symbol's name or None
+    where unknown), the type's name; ``error`` where it is not a tensor, ``resolved`` once the probe
+    chose concrete dims for an input."""
+
+    error: str
+    resolved: list[int]
+
+
 class Output(TypedDict):
     """One output tensor of a Run as the probe keeps it: its name, ONNX element type (and that type's
     name), its shape, and its raw bytes (empty for a type the probe does not decode)."""

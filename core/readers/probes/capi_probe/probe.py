@@ -13,7 +13,16 @@ import tempfile
 import time
 from typing import Any
 
-from .api import ELEMENT_TYPES, ORT_LOGGING_LEVEL_VERBOSE, ORT_LOGGING_LEVEL_WARNING, Api, OrtError, Output, P
+from .api import (
+    ELEMENT_TYPES,
+    ORT_LOGGING_LEVEL_VERBOSE,
+    ORT_LOGGING_LEVEL_WARNING,
+    Api,
+    Declared,
+    OrtError,
+    Output,
+    P,
+)
 from .output import Capture, emit, now, step
 from .stats import digest, latency, nodes_per_provider, ort_messages, untimed
 from .tensors import Inputs, make_data, product, resolve_shape, run_once, session_io
@@ -42,7 +51,7 @@ class Probe:
         }
         self.cost: dict[str, Any] = {}
         self.model: dict[str, Any] | None = None
-        self.inputs: list[dict[str, Any]] = []
+        self.inputs: list[Declared] = []
         self.output_names: list[str] = []
         self.buffers: list[bytes] = []
         self.cpu_outputs: list[Output] | None = None

@@ -12,6 +12,7 @@ from .api import (
     ELEMENT_TYPES,
     ONNX_TYPE_TENSOR,
     Api,
+    Declared,
     OrtArenaAllocator,
     OrtMemTypeDefault,
     Output,
@@ -49,7 +50,7 @@ def tensor_info(api: Api, type_info: ctypes.c_void_p) -> tuple[int, list[int | s
     return element.value, shape
 
 
-def session_io(api: Api, session: ctypes.c_void_p) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def session_io(api: Api, session: ctypes.c_void_p) -> tuple[list[Declared], list[Declared]]:
     """Names, element types and declared shapes of a session's inputs and outputs."""
     allocator = P()
     api.call("GetAllocatorWithDefaultOptions", ctypes.byref(allocator))
@@ -65,6 +66,7 @@ def session_io(api: Api, session: ctypes.c_void_p) -> tuple[list[dict[str, Any]]
             api.call("AllocatorFree", allocator, name_pointer)
             type_info = P()
             api.call("SessionGet%sTypeInfo" % kind, session, index, ctypes.byref(type_info))
+            item: Declared
             try:
                 element, shape = tensor_info(api, type_info)
                 item = {
@@ -126,7 +128,7 @@ def product(values: list[int]) -> int:
 class Inputs:
     """OrtValues over buffers we own, for one Run."""
 
-    def __init__(self, api: Api, inputs: list[dict[str, Any]], buffers: list[bytes]) -> None:
+    def __init__(self, api: Api, inputs: list[Declared], buffers: list[bytes]) -> None:
         self.api = api
         self.names = c_strings([item["name"] for item in inputs])
         self.memory_info = P()
