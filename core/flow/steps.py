@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.document.basics import checked, to_jsonable
+from fallback_doctor.core.document.view import as_dict, as_list
 from fallback_doctor.core.judgement.judge import (
     SettleContext,
     Verdict,
@@ -74,19 +75,21 @@ class StepOutcome:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> StepOutcome:
-        """Read an outcome back (what a step's child printed)."""
+    def from_json(cls, data: Mapping[str, object]) -> StepOutcome:
+        """Read an outcome back (what a step's child printed); a part of the wrong type reads as absent."""
+        result, words, model, series = (data.get(k) for k in ("result", "skipped_words", "model", "series"))
+        skipped, started, verdict = data.get("skipped"), data.get("started"), data.get("verdict")
         return cls(
             step=str(data["step"]),
-            result=data.get("result"),
-            skipped=data.get("skipped"),
-            skipped_words=data.get("skipped_words") if isinstance(data.get("skipped_words"), dict) else None,
-            model=data.get("model"),
-            series=data.get("series"),
-            started=data.get("started"),
-            findings=tuple(finding_from_dict(f) for f in data.get("findings") or ()),
+            result=result if isinstance(result, dict) else None,
+            skipped=skipped if isinstance(skipped, str) else None,
+            skipped_words=words if isinstance(words, dict) else None,
+            model=model if isinstance(model, dict) else None,
+            series=series if isinstance(series, dict) else None,
+            started=started if isinstance(started, int | float) and not isinstance(started, bool) else None,
+            findings=tuple(finding_from_dict(f) for f in as_list(data.get("findings"))),
             gpu_verified=bool(data.get("gpu_verified")),
-            verdict=data.get("verdict"),
+            verdict=verdict if isinstance(verdict, str) else None,
         )
 
 
@@ -110,11 +113,11 @@ def empty_inference(
     return inference
 
 
-def settle_context(document: Mapping[str, Any]) -> SettleContext:
+def settle_context(document: Mapping[str, object]) -> SettleContext:
     """What ranking needs from the document's environment (the same facts the snapshot gives)."""
-    environment = document.get("environment") or {}
-    target = environment.get("target") or {}
-    ort = environment.get("onnxruntime") or {}
+    environment = as_dict(document.get("environment"))
+    target = as_dict(environment.get("target"))
+    ort = as_dict(environment.get("onnxruntime"))
     lib_path = target.get("lib_path")
     return SettleContext(
         ort_is_lib_path=bool(lib_path) and ort.get("package_dir") == lib_path,
