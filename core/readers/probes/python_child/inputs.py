@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple, TypedDict, Union
 from probe_shared import latency  # type: ignore[import-not-found]
 
 from .capture import phase_end, phase_start
-from .common import _NUMPY_TYPES, UnusableModelError
+from .common import _NUMPY_TYPES, Request, UnusableModelError
 
 
 class InputDescription(TypedDict):
@@ -26,7 +26,7 @@ class InputDescription(TypedDict):
     resolved_shape: List[int]
 
 
-def resolve_shape(shape: List[Any], request: Dict[str, Any], name: Optional[str] = None) -> List[int]:
+def resolve_shape(shape: List[Any], request: Request, name: Optional[str] = None) -> List[int]:
     """Concrete dims: the parent's request["shapes"][name] where it has the input at this rank; else
     symbolic names from request["dims"], unknown ones request["default_dim"]."""
     planned = (request.get("shapes") or {}).get(name) if name is not None else None
@@ -46,7 +46,7 @@ def resolve_shape(shape: List[Any], request: Dict[str, Any], name: Optional[str]
 
 
 def make_inputs(
-    np: ModuleType, session_inputs: List[Any], request: Dict[str, Any]
+    np: ModuleType, session_inputs: List[Any], request: Request
 ) -> Tuple[Dict[str, object], List[InputDescription]]:
     """Deterministic input data for every declared input (same seed: same data in every child)."""
     feeds: Dict[str, object] = {}
@@ -208,9 +208,7 @@ def _median(ordered: List[float]) -> float:
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
-def provider_arg(
-    request: Dict[str, Any], providers: List[str]
-) -> List[Union[str, Tuple[str, Dict[str, str]]]]:
+def provider_arg(request: Request, providers: List[str]) -> List[Union[str, Tuple[str, Dict[str, str]]]]:
     """Providers with options (the TensorRT engine cache when asked)."""
     out: List[Union[str, Tuple[str, Dict[str, str]]]] = []
     cache = request.get("trt_cache_dir")

@@ -25,13 +25,13 @@ from .capture import (
     setup_capture,
     test_misbehave,
 )
-from .common import UnusableModelError
+from .common import Request, UnusableModelError
 from .inputs import load_baseline
 from .ort_now import _CALLBACK, log_mark, log_since, run_selection
 from .sessions import describe_runtime, run_cpu, run_gpu
 
 
-def new_result(request: Dict[str, Any]) -> Dict[str, Any]:
+def new_result(request: Request) -> Dict[str, Any]:
     """The result document before anything ran."""
     return {
         "kind": "python",
@@ -123,7 +123,7 @@ def prepare_strategy(ort: ModuleType, strategy: str, result: Dict[str, Any]) -> 
 
 
 def run_sessions(
-    ort: ModuleType, np: ModuleType, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
+    ort: ModuleType, np: ModuleType, request: Request, result: Dict[str, Any], entry: Dict[str, Any]
 ) -> None:
     """The CPU baseline, the GPU retry and (as is) the automatic selection, into the result."""
     model = request.get("model")
@@ -156,7 +156,7 @@ def main(argv: List[str]) -> int:
     setup_capture(capture)
     raw = sys.stdin.read()
     try:
-        request = json.loads(raw) if raw.strip() else {}
+        request: Request = json.loads(raw) if raw.strip() else {}
     except ValueError as error:
         emit({"event": "error", "message": "the request is not JSON: %s" % error})
         return 2

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 from probe_shared import count_placements  # type: ignore[import-not-found]
 
 from .capture import capture_offset, capture_since, important_lines, phase_end, phase_start
-from .common import _GPU_PROVIDERS
+from .common import _GPU_PROVIDERS, Request
 
 _CALLBACK: List[str] = []  # messages from set_default_logger_callback, written as ORT's own lines
 _CALLBACK_CAP = 20000
@@ -156,7 +156,7 @@ def _select_devices(ort: ModuleType, so: Any, out: Dict[str, object]) -> None:
         out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
 
 
-def run_selection(ort: ModuleType, request: Dict[str, Any], model: str) -> Dict[str, object]:
+def run_selection(ort: ModuleType, request: Request, model: str) -> Dict[str, object]:
     """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
     wanted = str(request.get("selection") or "PREFER_GPU")
     mode = "devices" if wanted == "devices" else "policy"
@@ -207,7 +207,7 @@ def cuda_provider_library(ort: ModuleType) -> Optional[str]:
 
 
 def _with_cuda_registered(
-    ort: ModuleType, request: Dict[str, Any], model: str, wanted: str, mode: str
+    ort: ModuleType, request: Request, model: str, wanted: str, mode: str
 ) -> Optional[Dict[str, object]]:
     """The same automatic selection once the CUDA provider's library is registered with the
     environment (register_execution_provider_library): automatic selection only chooses among
@@ -322,7 +322,7 @@ def _plugin_by_module(dist: Distribution) -> List[str]:
     return paths
 
 
-def session_options(ort: ModuleType, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:
+def session_options(ort: ModuleType, request: Request, verbose: bool, strict: bool = False) -> Any:
     """Session options: thread cap, VERBOSE log during creation, the strict key when asked."""
     so = ort.SessionOptions()
     threads = int(request.get("threads") or 0)

@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .capture import _OPEN_PHASES, important_lines, mapped_libraries, phase_end, phase_start, test_misbehave
-from .common import _GPU_PROVIDERS, _NUMPY_TYPES
+from .common import _GPU_PROVIDERS, _NUMPY_TYPES, Request
 from .inputs import compare, digest, gpu_memory, make_inputs, provider_arg, save_baseline, timed_runs
 from .ort_now import (
     ep_devices,
@@ -53,7 +53,7 @@ def grade_failure(
 
 
 def run_cpu(
-    ort: ModuleType, np: ModuleType, request: Dict[str, Any], result: Dict[str, Any], model: str
+    ort: ModuleType, np: ModuleType, request: Request, result: Dict[str, Any], model: str
 ) -> Tuple[Optional[Dict[str, object]], Optional[List[str]], object]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
     mark = log_mark()
@@ -112,7 +112,7 @@ def run_cpu(
 
 
 def gpu_session(
-    ort: ModuleType, request: Dict[str, Any], model: str, providers: List[str]
+    ort: ModuleType, request: Request, model: str, providers: List[str]
 ) -> Tuple[Any, Optional[str], float]:
     """The "gpu.session" phase: the session with the GPU provider(s), ORT's default log at VERBOSE."""
     phase_start("gpu.session")
@@ -136,7 +136,7 @@ def gpu_session(
 
 def compare_with_baseline(
     np: ModuleType,
-    request: Dict[str, Any],
+    request: Request,
     names: List[str],
     outputs: object,
     baseline: Optional[Tuple[Any, Any]],
@@ -160,7 +160,7 @@ def compare_with_baseline(
 def run_gpu(
     ort: ModuleType,
     np: ModuleType,
-    request: Dict[str, Any],
+    request: Request,
     result: Dict[str, Any],
     model: str,
     feeds: Optional[Dict[str, object]],
@@ -235,7 +235,7 @@ def run_gpu(
 
 
 def run_strict(
-    ort: ModuleType, request: Dict[str, Any], model: str, providers: List[str]
+    ort: ModuleType, request: Request, model: str, providers: List[str]
 ) -> Tuple[Dict[str, object], List[str]]:
     """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
     phase_start("gpu.strict")
