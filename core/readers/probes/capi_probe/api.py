@@ -97,6 +97,36 @@ OrtMemTypeDefault = 0
 
 
 # ONNXTensorElementDataType -> (name, array typecode or "e" for float16 via struct, item size)
+class Request(TypedDict, total=False):
+    """What the parent asks (core/readers/inference/capi.py): ProbeRequest's JSON plus the libPath
+    to load, the model and the work folder. Every key may be missing: readers give the default."""
+
+    lib_path: str
+    work_dir: str | None
+    model: str
+    runs: int
+    steady: bool
+    warmup: int
+    dims: dict[str, int]
+    default_dim: int
+    shapes: dict[str, list[int]]
+    input_ranges: dict[str, list[int]]
+    providers: list[str]
+    cpu_baseline: bool
+    gpu_retry: bool
+    strict: bool
+    strategy: str
+    threads: int
+    nice: int
+    tolerance_abs: float
+    tolerance_rel: float
+    baseline_dir: str | None
+    seed: int
+    trt_cache_dir: str | None
+    selection: str | None
+    test_mode: str | None
+
+
 class _Declared(TypedDict):
     name: str
     element: int

@@ -7,6 +7,7 @@ import os
 import sys
 import time
 
+from .api import Request
 from .gpu import GpuProbe
 from .output import emit, now
 
@@ -31,7 +32,7 @@ def test_misbehaviour(mode: str | None) -> None:
 def main() -> int:
     """Read the request, run the probe, write the result."""
     try:
-        request = json.loads(sys.stdin.read() or "{}")
+        request: Request = json.loads(sys.stdin.read() or "{}")
     except ValueError as error:
         emit({"event": "error", "kind": "error", "error": "the request is not JSON: %s" % error})
         return 2

@@ -22,6 +22,7 @@ from .api import (
     OrtError,
     Output,
     P,
+    Request,
 )
 from .output import Capture, emit, now, step
 from .stats import digest, latency, nodes_per_provider, ort_messages, untimed
@@ -33,7 +34,7 @@ from .tensors import Inputs, make_data, product, resolve_shape, run_once, sessio
 class Probe:
     """One probe run: load the library, the CPU baseline, the GPU retry, the strict run."""
 
-    def __init__(self, request: dict[str, Any]) -> None:
+    def __init__(self, request: Request) -> None:
         self.request = request
         self.work_dir = request.get("work_dir") or tempfile.mkdtemp(prefix="gfd-capi-")
         self.own_work_dir = not request.get("work_dir")
