@@ -61,7 +61,7 @@ def read_model_file(model: Any, result: Dict[str, Any]) -> bool:
     return True
 
 
-def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any, Any]]:
+def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[ModuleType, ModuleType]]:
     """import numpy and onnxruntime (the "import" phase) and describe them; None on failure."""
     offset = capture_offset()
     phase_start("import")
