@@ -179,7 +179,7 @@ class NvmlSource:
             self._notes[field] = describe_nvml_error(13, None).meaning
             return None
 
-    def _process_memory(self, handle: Any, pid: int | None, query: Any) -> dict[str, object]:
+    def _process_memory(self, handle: object, pid: int | None, query: Any) -> dict[str, object]:
         if pid is None:
             return {}
         listed: dict[int, float | None] = {}

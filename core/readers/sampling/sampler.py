@@ -164,7 +164,7 @@ class SamplingSeries:
         """The samples of one GPU (``None``: the gap samples of a tick without GPU readings)."""
         return tuple(sample for sample in self.samples if sample.gpu_index == index)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (report, bundle)."""
         return {
             "format": "gpu-fallback-doctor/samples/1",
