@@ -29,7 +29,7 @@ EXIT_MISMATCH = 1
 EXIT_REFUSED = 2
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``bundle show`` and ``bundle verify`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "bundle",

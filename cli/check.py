@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from fallback_doctor.cli.common import target_spec
 from fallback_doctor.cli.output import write_error
@@ -67,8 +68,8 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(handler=run, usage_error=parser.error)
 
 
-def _usage_unknown(parser: argparse.ArgumentParser) -> Any:
-    def error(message: str) -> None:
+def _usage_unknown(parser: argparse.ArgumentParser) -> Callable[[str], NoReturn]:
+    def error(message: str) -> NoReturn:
         parser.print_usage(sys.stderr)
         print(f"UNKNOWN - fallback-doctor check: {visible_line(message)}")
         sys.exit(3)

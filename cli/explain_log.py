@@ -60,7 +60,7 @@ def _labels(lang: str) -> dict[str, str]:
     return {name: label(f"explain_log.{name}", lang) for name in _NAMES}
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``explain-log`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "explain-log",
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _json_record(
     name: str, texts: list[LogText], diagnosis: LogDiagnosis, lang: str = "en"
-) -> dict[str, Any]:
+) -> dict[str, object]:
     record: dict[str, Any] = {"file": name}
     record.update(diagnosis.to_dict())
     for cause in record["causes"]:  # the keys' words in --lang, beside the keys

@@ -17,7 +17,6 @@ import datetime as dt
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.output import json_text, write_error, write_text
@@ -26,7 +25,7 @@ from fallback_doctor.core.door import LANGUAGES
 SAVED_NAMES = ("fleet-summary.txt", "fleet-summary.json", "fleet-summary.html")
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``fleet-summary`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "fleet-summary",

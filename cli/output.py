@@ -57,7 +57,7 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
-def json_text(document: Any) -> str:
+def json_text(document: object) -> str:
     """The document as pretty JSON that is safe on a terminal; ValueError when it is not JSON."""
     try:
         text = json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False)
@@ -70,7 +70,7 @@ def json_text(document: Any) -> str:
     return _JSON_UNSAFE.sub(_json_escape, text)
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -103,7 +103,7 @@ def write_error(text: str) -> None:
     write_text(text.rstrip("\n") + "\n", sys.stderr)
 
 
-def write_json(document: Any, stream: IO[str] | None = None) -> int:
+def write_json(document: object, stream: IO[str] | None = None) -> int:
     """Print ``document`` as whole JSON and return 0, or print nothing and return 2 (said on stderr)."""
     stream = sys.stdout if stream is None else stream
     try:

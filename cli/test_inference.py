@@ -18,7 +18,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from fallback_doctor.cli.common import UsageError, default_language
 from fallback_doctor.cli.test_inference_model import add_model_arguments, checked_model
@@ -45,7 +44,7 @@ from fallback_doctor.core.door import (
 )
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``test-inference`` on an argparse sub-parser collection."""
     parser = subparsers.add_parser(
         "test-inference",
@@ -168,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if gpu_verified(result) else 1
 
 
-def _finding_json(finding: Finding, lang: str) -> dict[str, Any]:
+def _finding_json(finding: Finding, lang: str) -> dict[str, object]:
     texts = words_of(finding, lang)
     return {
         "id": finding.id,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
 from fallback_doctor.cli.common import UsageError
 
@@ -27,7 +26,7 @@ DIM_HELP = (
 )
 
 
-def add_model_arguments(parser: Any) -> None:
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``--model`` and ``--dim`` on a sub-parser."""
     parser.add_argument("--model", metavar="FILE", help=MODEL_HELP)
     parser.add_argument("--dim", metavar="NAME=VALUE", action="append", default=[], help=DIM_HELP)

@@ -41,7 +41,9 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.bundle.naming import (
         default_bundle_name as default_bundle_name,
     )
-    from fallback_doctor.core.bundle.preview import BundleOptions, BundlePreview, ExtraMember
+    from fallback_doctor.core.bundle.preview import BundleOptions as BundleOptions
+    from fallback_doctor.core.bundle.preview import BundlePreview as BundlePreview
+    from fallback_doctor.core.bundle.preview import ExtraMember as ExtraMember
     from fallback_doctor.core.document.remedy import (
         remedy_lines as remedy_lines,
     )
@@ -76,8 +78,8 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.readers.sampling.sample import (
         sentence_words_of as sentence_words_of,
     )
-    from fallback_doctor.core.readers.sampling.sampler import Sampler
-    from fallback_doctor.core.readers.sampling.sources import SampleSource
+    from fallback_doctor.core.readers.sampling.sampler import Sampler as Sampler
+    from fallback_doctor.core.readers.sampling.sources import SampleSource as SampleSource
     from fallback_doctor.core.readers.targets.profile import TargetProfile, WizardField
     from fallback_doctor.core.readers.targets.registry import (
         wizard_profiles as wizard_profiles,
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # what mypy sees: the real functions, each with its real sign
     from fallback_doctor.core.readers.targets.registry import (
         wizard_target as wizard_target,
     )
+    from fallback_doctor.core.redaction.redaction import Redaction as Redaction
     from fallback_doctor.core.views.measures import (
         CpuView as CpuView,
     )

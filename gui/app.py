@@ -11,7 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.wizard import DoctorWizard
+    from PySide6.QtCore import QCoreApplication
 
 from fallback_doctor.wizard_options import GUI_DESCRIPTION, add_wizard_arguments
 
@@ -25,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def target_from_args(args: argparse.Namespace) -> dict[str, object]:
     """The wizard's target dict from the options (empty values left out)."""
     from fallback_doctor.core import facade
 
@@ -55,7 +59,7 @@ def target_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return {key: value for key, value in target.items() if value}
 
 
-def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
+def probe_options_from_args(args: argparse.Namespace) -> dict[str, object] | str:
     """The wizard's probe options from ``--model`` and ``--dim`` (the model field starts with them),
     or the usage error for a ``--dim`` that is not NAME=VALUE."""
     from fallback_doctor.gui.model_field import dims_from_text
@@ -63,13 +67,13 @@ def probe_options_from_args(args: argparse.Namespace) -> dict[str, Any] | str:
     dims, bad = dims_from_text(" ".join(args.dim or ()))
     if bad is not None:
         return f"--dim {bad}: expected NAME=VALUE with a positive integer, e.g. --dim batch=4"
-    options: dict[str, Any] = {"dims": dims} if dims else {}
+    options: dict[str, object] = {"dims": dims} if dims else {}
     if args.model:
         options["model"] = args.model
     return options
 
 
-def make_application() -> Any:
+def make_application() -> QCoreApplication:
     """The QApplication (high-DPI rounding that keeps fractional scales sharp)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QGuiApplication
@@ -104,7 +108,7 @@ def run(argv: Sequence[str]) -> int:
     return status
 
 
-def close_window(wizard: Any) -> None:
+def close_window(wizard: DoctorWizard) -> None:
     """The window stopped and deleted before the application is: in the other order (the
     interpreter's teardown picks one) Qt crashed at exit now and then (SIGSEGV, no Python frame)."""
     import shiboken6

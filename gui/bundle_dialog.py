@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import has, language, t
@@ -37,6 +37,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import BundleOptions, BundlePreview, ExtraMember, Redaction
+
 
 SHOWN_CHARACTERS = 400_000
 """At most this much of one member is shown (the whole member is redacted and written)."""
@@ -63,7 +67,7 @@ class RedactionView(QTextBrowser):
         self.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
         self.document().setDefaultFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
 
-    def show_member(self, text: str, redactions: Sequence[Any], highlight: bool) -> None:
+    def show_member(self, text: str, redactions: Sequence[Redaction], highlight: bool) -> None:
         """``text`` with ``redactions`` (spans in ``text``) highlighted; only the start of a huge text."""
         self.clear()
         cursor = QTextCursor(self.document())
@@ -127,13 +131,13 @@ class BundleDialog(QDialog):
     def __init__(
         self,
         document: dict[str, Any],
-        extras: Sequence[Any] | None = None,
+        extras: Sequence[ExtraMember] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.document = dict(document)
-        self.extras: list[Any] | None = list(extras) if extras is not None else None
-        self.preview: Any = None
+        self.extras: list[ExtraMember] | None = list(extras) if extras is not None else None
+        self.preview: BundlePreview | None = None
         self.written: str | None = None
         self.exclude: set[str] = set()
         self.redact_more: list[str] = []
@@ -258,7 +262,7 @@ class BundleDialog(QDialog):
 
     # -- the preview ----------------------------------------------------------------------------
 
-    def options(self) -> Any:
+    def options(self) -> BundleOptions:
         """The BundleOptions of the choices made so far."""
         return facade.bundle_options(
             redact=self.redact,
@@ -273,7 +277,7 @@ class BundleDialog(QDialog):
         generation = self._generation
         document, options, extras = self.document, self.options(), self.extras
 
-        def prepare() -> tuple[int, Any, list[Any]]:
+        def prepare() -> tuple[int, BundlePreview, list[ExtraMember]]:
             preview, members = facade.prepare_bundle(document, extras, options)
             return generation, preview, members
 
@@ -287,7 +291,8 @@ class BundleDialog(QDialog):
 
     @Slot(object)
     def _on_prepared(self, value: object) -> None:
-        generation, preview, extras = cast("tuple[int, Any, list[Any]]", value)
+        # Qt's Signal(object) carries no type: the value is what prepare() above returned.
+        generation, preview, extras = cast("tuple[int, BundlePreview, list[ExtraMember]]", value)
         if generation != self._generation:
             return
         self.extras = extras

@@ -5,20 +5,23 @@ was no way to the file, and no report without the zip)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.jobs import CallJob
 from PySide6.QtCore import QThreadPool, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+
+if TYPE_CHECKING:
+    from fallback_doctor.gui.page_base import DoctorWizard
 
 
 class HandOver(QWidget):
     """Save report… and Open folder, beside the bundle's export."""
 
-    def __init__(self, doctor: Any, note: Any, parent: QWidget | None = None) -> None:
+    def __init__(self, doctor: DoctorWizard, note: QLabel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doctor = doctor
         self.note = note

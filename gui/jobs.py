@@ -142,7 +142,7 @@ class StepJob(QRunnable):
             if self.cancelled:
                 kill_tree(process.pid)
             self.signals.started.emit(process.pid)
-            result: dict[str, Any] | None = None
+            result: dict[str, object] | None = None
             message: str | None = None
             try:
                 assert process.stdin is not None and process.stdout is not None
@@ -192,7 +192,7 @@ class CallSignals(QObject):
 class CallJob(QRunnable):
     """A short Python call on a pool thread (no native work that can hang: that goes to StepJob)."""
 
-    def __init__(self, work: Callable[[], Any]) -> None:
+    def __init__(self, work: Callable[[], object]) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.work = work

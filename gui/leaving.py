@@ -3,7 +3,7 @@ quit at once and the technician's half hour of steps was gone)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol
 
 from fallback_doctor.gui.i18n import t
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -11,7 +11,20 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 SAVE, DISCARD, STAY = "save", "discard", "stay"
 
 
-def has_unsaved_diagnosis(wizard: Any) -> bool:
+class Leaving(Protocol):
+    """What closing reads of the window (gui/wizard.py DoctorWizard)."""
+
+    @property
+    def document(self) -> object: ...
+    @property
+    def saved_document(self) -> object: ...
+    @property
+    def bundle_mode(self) -> bool: ...
+    def ask_to_leave(self) -> str: ...
+    def open_export_dialog(self) -> object: ...
+
+
+def has_unsaved_diagnosis(wizard: Leaving) -> bool:
     """A diagnosis made here (not an opened bundle) that changed since it was last exported."""
     document = wizard.document
     return document is not None and not wizard.bundle_mode and wizard.saved_document is not document
@@ -30,7 +43,7 @@ def ask_to_leave(parent: QWidget) -> str:
     return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(answer, STAY)
 
 
-def may_leave(wizard: Any) -> bool:
+def may_leave(wizard: Leaving) -> bool:
     """Whether the wizard may close now; SAVE opens the export and keeps the window open."""
     if not has_unsaved_diagnosis(wizard):
         return True

@@ -17,6 +17,7 @@ from fallback_doctor.gui.i18n import has, t
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -35,11 +36,13 @@ class DoctorWizard(Protocol):
     """What a page uses of the window (gui/wizard.py DoctorWizard), so pages need not import it."""
 
     document: dict[str, Any] | None
+    saved_document: dict[str, object] | None
+    """The document as last exported (gui/leaving.py asks before closing on anything newer)."""
     running: str | None
     failures: dict[str, str]
     bundle_mode: bool
     searching: bool
-    probe_options: dict[str, Any]
+    probe_options: dict[str, object]
     target: dict[str, Any]
 
     @property
@@ -48,11 +51,11 @@ class DoctorWizard(Protocol):
 
     def bundle_banner(self) -> str: ...
     def ensure(self, step: str | None) -> None: ...
-    def bring_up_to_date(self, page: Any) -> None: ...
+    def bring_up_to_date(self, page: StepPage) -> None: ...
     def run_step(self, step: str) -> None: ...
     def set_target(self, target: dict[str, Any]) -> None: ...
     def bundle_export_available(self) -> bool: ...
-    def open_export_dialog(self) -> Any: ...
+    def open_export_dialog(self) -> QDialog: ...
 
 
 class Page(IntEnum):
@@ -101,7 +104,7 @@ def tip(text: object) -> str:
     return f"<p>{esc(text)}</p>"
 
 
-def plain_label(parent: Any) -> QLabel:
+def plain_label(parent: QWidget | None) -> QLabel:
     """A word-wrapped, selectable label that never reads its text as markup."""
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.PlainText)
@@ -110,7 +113,7 @@ def plain_label(parent: Any) -> QLabel:
     return label
 
 
-def rich_label(parent: Any) -> QLabel:
+def rich_label(parent: QWidget | None) -> QLabel:
     """A label for the wizard's own markup (every document value in it passes through :func:`esc`)."""
     label = QLabel(parent)
     label.setTextFormat(Qt.TextFormat.RichText)
@@ -119,7 +122,7 @@ def rich_label(parent: Any) -> QLabel:
     return label
 
 
-def browser(parent: Any) -> QTextBrowser:
+def browser(parent: QWidget | None) -> QTextBrowser:
     """A read-only rich-text view that follows no link and loads nothing."""
     view = QTextBrowser(parent)
     view.setOpenLinks(False)
@@ -127,7 +130,7 @@ def browser(parent: Any) -> QTextBrowser:
     return view
 
 
-def with_caption(parent: Any, main: QWidget, caption: QWidget) -> QWidget:
+def with_caption(parent: QWidget | None, main: QWidget, caption: QWidget) -> QWidget:
     """``main`` (taking the height) with ``caption`` under it, as one widget for a splitter side."""
     holder = QWidget(parent)
     column = QVBoxLayout(holder)

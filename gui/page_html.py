@@ -7,7 +7,7 @@ document's own ``verdict_text``, so a crafted bundle cannot put a banner of its 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
@@ -29,12 +29,12 @@ VERDICT_COLOURS = {
 }
 
 
-def verdict_line(document: Report | Mapping[str, Any], lang: str) -> str:
+def verdict_line(document: Report | Mapping[str, object], lang: str) -> str:
     """The verdict in words (plain text), from the catalog by the verdict's code."""
     return facade.verdict_words(document, lang)
 
 
-def verdict_html(document: Report | Mapping[str, Any], lang: str) -> str:
+def verdict_html(document: Report | Mapping[str, object], lang: str) -> str:
     """The diagnosis page's verdict banner, coloured by the verdict's code."""
     report = facade.view_of(document)
     colour = VERDICT_COLOURS.get(report.verdict, STATUS_COLOURS["unknown"])
@@ -46,12 +46,14 @@ def verdict_html(document: Report | Mapping[str, Any], lang: str) -> str:
     return line
 
 
-def _finding(finding: Finding | Mapping[str, Any]) -> Finding:
+def _finding(finding: Finding | Mapping[str, object]) -> Finding:
     """A finding of a page's view (read from its JSON where a page hands that over)."""
     return finding if not isinstance(finding, Mapping) else facade.finding_of(finding)
 
 
-def findings_html(findings: Sequence[Finding | Mapping[str, Any]], lang: str, evidence: bool = False) -> str:
+def findings_html(
+    findings: Sequence[Finding | Mapping[str, object]], lang: str, evidence: bool = False
+) -> str:
     """Findings as blocks: severity, title, detail, fix (and the evidence)."""
     if not findings:
         return ""
@@ -71,7 +73,7 @@ def findings_html(findings: Sequence[Finding | Mapping[str, Any]], lang: str, ev
     return "".join(parts)
 
 
-def evidence_html(finding: Finding | Mapping[str, Any]) -> str:
+def evidence_html(finding: Finding | Mapping[str, object]) -> str:
     """A finding's evidence as a table (the first 16 items)."""
     items = _finding(finding).evidence
     if not items:
@@ -102,7 +104,7 @@ def with_code(text: str) -> str:
     )
 
 
-def finding_detail_html(finding: Finding | Mapping[str, Any], lang: str) -> str:
+def finding_detail_html(finding: Finding | Mapping[str, object], lang: str) -> str:
     """One finding in full: cause, fix, commands, how to verify, evidence, its codes."""
     finding = _finding(finding)
     words = facade.finding_words(finding, lang)

@@ -202,7 +202,7 @@ class StartPage(StepPage):
             chosen = {**chosen, "start_env": env}  # core/flow/step_child.py start_environment
         return chosen, problem
 
-    def _chosen(self) -> tuple[dict[str, Any] | None, str | None]:
+    def _chosen(self) -> tuple[dict[str, object] | None, str | None]:
         """The chosen target, or a problem in words."""
         chosen = next((k for k, r in self.radios.items() if r.isChecked()), "python")
         # The running server (its own interpreter, environment and libraries:

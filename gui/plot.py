@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
@@ -33,6 +33,9 @@ from fallback_doctor.gui.plot_data import (
     step_up,
 )
 from fallback_doctor.gui.plot_reveal import Reveal
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Sampler
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
@@ -87,7 +90,7 @@ class GpuPlot(QWidget):
         self._curves: dict[str, Any] = {}
         self._marks_drawn = 0
         self._no_gpu: QLabel | None = None
-        self.sampler: Any = None
+        self.sampler: Sampler | None = None
         self._sequence = 0
         self._t0: float | None = None
         self._data: dict[str, list[float]] = {"t": [], "gpu": [], "mem": [], "cpu": []}
@@ -219,7 +222,7 @@ class GpuPlot(QWidget):
         for _ in words or ():
             pass
 
-    def _axes(self) -> list[Any]:
+    def _axes(self) -> list[object]:
         """Every axis item of the two plots (gui/plot_reveal.py draws the visible ones ahead)."""
         return [plot.getAxis(side) for plot in (self._gpu_plot, self._cpu_plot) for side in SIDES]
 
@@ -232,7 +235,7 @@ class GpuPlot(QWidget):
 
     # -- live ---------------------------------------------------------------------------------
 
-    def start(self, sampler: Any) -> None:
+    def start(self, sampler: Sampler) -> None:
         """Draw from a running sampler until ``stop``."""
         self._build()
         self._x_floor = 10.0

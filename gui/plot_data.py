@@ -4,6 +4,7 @@ which GPU's samples to draw, axis ends grown in steps and the grid's lines. No Q
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 SIDES = ("left", "bottom", "right", "top")
@@ -39,7 +40,7 @@ def tick_step(span: float) -> float:
 
 
 def series_start(
-    samples: list[dict[str, Any]], marks: list[dict[str, Any]], _interval: Any = None
+    samples: list[dict[str, Any]], marks: list[dict[str, Any]], _interval: object = None
 ) -> float | None:
     """Where a series' time axis starts: its earliest sample or phase mark (epoch seconds)."""
     stamps = [cell_number(item.get("timestamp")) for item in [*samples, *marks]]
@@ -63,7 +64,7 @@ def one_gpu(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [s for s in samples if s.get("gpu_index") in (None, chosen)]
 
 
-def cell_number(value: Any) -> float | None:
+def cell_number(value: object) -> float | None:
     """A finite number from a sample's cell (a float, an int or its text), else None."""
     if isinstance(value, bool):
         return None
@@ -77,7 +78,7 @@ def cell_number(value: Any) -> float | None:
     return None
 
 
-def reading(cell: Any) -> float:
+def reading(cell: object) -> float:
     """A reading, or NaN for "not available" (a gap, never a zero)."""
     found = cell_number(cell)
     return math.nan if found is None else found
@@ -87,14 +88,14 @@ def or_zero(value: float) -> float:
     return 0.0 if value != value else value
 
 
-def has_gpu(sample: dict[str, Any]) -> bool:
+def has_gpu(sample: Mapping[str, object]) -> bool:
     return any(
         cell_number(sample.get(k)) is not None
         for k in ("utilization_percent", "memory_used_mib", "process_memory_mib")
     )
 
 
-def status_sentence(status: dict[str, Any]) -> str:
+def status_sentence(status: Mapping[str, object]) -> str:
     label = {"nvml": "NVML", "replay": "replay"}.get(
         str(status.get("source")), str(status.get("source") or "")
     )

@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, Any
 from fallback_doctor.core import facade
 from fallback_doctor.gui.i18n import language, t
 from fallback_doctor.gui.jobs import CallJob, StepJob
-from fallback_doctor.gui.page_base import Page
+from fallback_doctor.gui.page_base import Page, StepPage
 from PySide6.QtCore import QThreadPool, QTimer, SignalInstance, Slot
 from PySide6.QtWidgets import QWizard
 
 if TYPE_CHECKING:
-    from fallback_doctor.core.facade import Report
+    from collections.abc import Callable
+
+    from fallback_doctor.core.facade import Report, Sampler, SampleSource
+    from fallback_doctor.gui.bundle_dialog import BundleDialog
     from fallback_doctor.gui.page_diagnosis import DiagnosisPage
     from fallback_doctor.gui.page_gpu import GpuPage
 
@@ -36,17 +39,17 @@ class StepRunner(QWizard):
     bundle_info: dict[str, Any] | None
     running: str | None
     job: StepJob | None
-    jobs: list[Any]
+    jobs: list[StepJob | CallJob]
     failures: dict[str, str]
-    sampler: Any
-    partial_series: dict[str, Any] | None
+    sampler: Sampler | None
+    partial_series: dict[str, object] | None
     """After Stop of the GPU retry: the series sampled so far (``SamplingSeries.to_dict()``), which the
     graph keeps showing (``GpuPlot.kept_partial``); None otherwise. Never put into the document."""
-    probe_options: dict[str, Any]
+    probe_options: dict[str, object]
     _applying: CallJob | None = None
     pages: dict[Page, Any]
-    saved_document: dict[str, Any] | None
-    sample_source: Any
+    saved_document: dict[str, object] | None
+    sample_source: Callable[[], SampleSource] | None
     ticker: QTimer
     # The wizard's own (DoctorWizard, gui/wizard.py): its signals and how it draws the pages.
     document_changed: SignalInstance
@@ -55,10 +58,10 @@ class StepRunner(QWizard):
     def _queue_pages(self, retranslate: bool = False) -> None:
         raise NotImplementedError  # DoctorWizard's
 
-    def bring_up_to_date(self, page: Any) -> None:
+    def bring_up_to_date(self, page: StepPage) -> None:
         raise NotImplementedError  # DoctorWizard's
 
-    _read: tuple[dict[str, Any], Report] | None = None
+    _read: tuple[dict[str, object], Report] | None = None
 
     @property
     def report(self) -> Report | None:
@@ -105,7 +108,7 @@ class StepRunner(QWizard):
         if self.bundle_mode:
             self._open_bundle()
             return
-        request: dict[str, Any] = {"step": step, "target": self.target}
+        request: dict[str, object] = {"step": step, "target": self.target}
         if step != "diagnose":
             request["options"] = self.probe_options
         job = StepJob(request)
@@ -120,8 +123,8 @@ class StepRunner(QWizard):
             self._start_sampler()
         self._start(job)
 
-    def _start(self, job: Any) -> None:
-        self.jobs = [j for j in self.jobs if not getattr(j, "done", None) or not j.done.is_set()]
+    def _start(self, job: StepJob | CallJob) -> None:
+        self.jobs = [j for j in self.jobs if not isinstance(j, StepJob) or not j.done.is_set()]
         self.jobs.append(job)
         QThreadPool.globalInstance().start(job)
 
@@ -198,7 +201,7 @@ class StepRunner(QWizard):
         document = self.document
         series = self._stop_sampler(keep=True) if step == "gpu" else None
 
-        def apply() -> dict[str, Any] | None:
+        def apply() -> dict[str, object] | None:
             if step == "diagnose":
                 return facade.apply_inspection(document, data)
             if step in {"cpu", "gpu"} and document is not None:
@@ -259,7 +262,7 @@ class StepRunner(QWizard):
         """The diagnosis' failure on the status line of the pages it fills (the page on screen drawn
         first, so its drawing does not put the verdict of an earlier document over it)."""
         current = self.currentPage()
-        if current is not None:
+        if isinstance(current, StepPage):
             self.bring_up_to_date(current)
         for page in (Page.CONFIG, Page.LOG, Page.STACK):
             self.pages[page].status.setText(words)
@@ -271,7 +274,7 @@ class StepRunner(QWizard):
         self.sampler.start()
         self.gpu_page.plot.start(self.sampler)
 
-    def _stop_sampler(self, keep: bool) -> dict[str, Any] | None:
+    def _stop_sampler(self, keep: bool) -> dict[str, object] | None:
         sampler, self.sampler = self.sampler, None
         self.gpu_page.plot.stop(keep=keep)
         if sampler is None:
@@ -284,7 +287,7 @@ class StepRunner(QWizard):
     def _open_bundle(self) -> None:
         path = str(self.target.get("bundle"))
 
-        def open_it() -> dict[str, Any]:
+        def open_it() -> dict[str, object]:
             return facade.open_bundle(path)
 
         job = CallJob(open_it)
@@ -332,7 +335,7 @@ class StepRunner(QWizard):
         """Whether this build can write bundles (core/bundle)."""
         return facade.export_available()
 
-    def open_export_dialog(self) -> Any:
+    def open_export_dialog(self) -> BundleDialog:
         """The bundle preview (nothing is written until the technician saves)."""
         from fallback_doctor.gui.bundle_dialog import BundleDialog
 

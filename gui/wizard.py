@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fallback_doctor.core import facade
 from fallback_doctor.gui.gc_guard import collect_on_gui_thread, freeze_survivors, hold_collections
@@ -25,6 +25,9 @@ from fallback_doctor.gui.window_fit import fit_to_screen
 from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QActionGroup, QCloseEvent
 from PySide6.QtWidgets import QMenu, QPushButton, QWidget, QWizard
+
+if TYPE_CHECKING:
+    from fallback_doctor.core.facade import Sampler, SampleSource
 
 __all__ = ["DoctorWizard", "Page"]
 
@@ -88,7 +91,7 @@ class DoctorWizard(StepRunner):
         *,
         settings: QSettings | None = None,
         probe_options: dict[str, Any] | None = None,
-        sample_source: Callable[[], Any] | None = None,
+        sample_source: Callable[[], SampleSource] | None = None,
         lang: str | None = None,
     ) -> None:
         super().__init__()
@@ -108,9 +111,9 @@ class DoctorWizard(StepRunner):
         self.bundle_info: dict[str, Any] | None = None
         self.running: str | None = None
         self.job: StepJob | None = None
-        self.jobs: list[Any] = []
+        self.jobs: list[StepJob | CallJob] = []
         self.failures: dict[str, str] = {}
-        self.sampler: Any = None
+        self.sampler: Sampler | None = None
         self.partial_series: dict[str, Any] | None = None
         self.searching = True
         self._started = 0.0
@@ -406,7 +409,7 @@ class DoctorWizard(StepRunner):
 
     # -- the target -----------------------------------------------------------------------------
 
-    def _remembered_target(self) -> dict[str, Any]:
+    def _remembered_target(self) -> dict[str, object]:
         value = self.settings.value("target")
         if isinstance(value, str):
             try:

@@ -13,7 +13,6 @@ import csv
 import html
 import io
 import math
-from typing import Any
 
 from fallback_doctor.core.document.view import Document, view_of
 from fallback_doctor.core.language.texts import label
@@ -36,11 +35,11 @@ _PHASE_KEYS = (
 )
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _float(value: Any) -> float | None:
+def _float(value: object) -> float | None:
     if isinstance(value, int | float):
         return float(value) if math.isfinite(value) else None
     if not isinstance(value, str) or value.strip() in ("", "NA", "N/A", "None", "nan", "-"):

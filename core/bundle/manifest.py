@@ -139,7 +139,7 @@ class ManifestInfo:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def build_manifest(info: ManifestInfo, members: list[MemberEntry]) -> dict[str, Any]:
+def build_manifest(info: ManifestInfo, members: list[MemberEntry]) -> dict[str, object]:
     """The manifest document (manifest.json)."""
     return {
         "schema": BUNDLE_SCHEMA,
@@ -167,7 +167,7 @@ def build_manifest(info: ManifestInfo, members: list[MemberEntry]) -> dict[str, 
     }
 
 
-def _cut_json(cut: Cut) -> dict[str, Any]:
+def _cut_json(cut: Cut) -> dict[str, object]:
     return {
         "member": cut.member,
         "why": cut.why,
@@ -180,7 +180,7 @@ class ManifestError(ValueError):
     """The manifest is not one this version can read; the message says what is wrong."""
 
 
-def validate_manifest(manifest: Any) -> dict[str, Any]:
+def validate_manifest(manifest: object) -> dict[str, object]:
     """Check the manifest's shape and schema version; returns it, raises :class:`ManifestError`."""
     if not isinstance(manifest, dict):
         raise ManifestError(f"{MANIFEST_NAME}: not a JSON object")

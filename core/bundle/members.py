@@ -16,7 +16,7 @@ from fallback_doctor.core.bundle.export import extras_from_document
 from fallback_doctor.core.bundle.preview import ExtraMember
 
 
-def probe_member_name(output: Mapping[str, Any]) -> str:
+def probe_member_name(output: Mapping[str, object]) -> str:
     """A probe output's member name: the GPU retry's as the probe named it, the baseline's prefixed."""
     name = str(output.get("name") or "output.txt")
     return name if output.get("step") == "gpu_retry" else f"cpu_baseline.{name}"

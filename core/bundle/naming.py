@@ -10,13 +10,12 @@ import re
 import socket
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _HOST_LENGTH = 40
 
 
-def _host_part(document: Mapping[str, Any]) -> str:
+def _host_part(document: Mapping[str, object]) -> str:
     """This machine's short host name, or "log" where the evidence is a log from elsewhere."""
     from fallback_doctor.core.readers.targets.registry import find_profile
 
@@ -28,7 +27,7 @@ def _host_part(document: Mapping[str, Any]) -> str:
     return _UNSAFE.sub("-", host).strip("-.")[:_HOST_LENGTH] or "host"
 
 
-def _date_part(document: Mapping[str, Any]) -> str:
+def _date_part(document: Mapping[str, object]) -> str:
     """The diagnosis's own time (``created``), minutes included; now where it has none."""
     created = document.get("created")
     try:
@@ -38,6 +37,6 @@ def _date_part(document: Mapping[str, Any]) -> str:
     return when.strftime("%Y%m%d-%H%M")
 
 
-def default_bundle_name(document: Mapping[str, Any], suffix: str = ".zip") -> str:
+def default_bundle_name(document: Mapping[str, object], suffix: str = ".zip") -> str:
     """``fallback-doctor-<host>-<yyyymmdd-hhmm>.zip`` (or ``suffix``) for the diagnosis in ``document``."""
     return f"fallback-doctor-{_host_part(document)}-{_date_part(document)}{suffix}"

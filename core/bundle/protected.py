@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 _PROMISE = "the tool changes none of the target's files (refused even with --force)"
 
@@ -25,7 +24,7 @@ class OutputIsTargetFileError(PermissionError):
     """The output path is one of the target's files or inside one of its folders."""
 
 
-def _strings(values: Any) -> list[str]:
+def _strings(values: object) -> list[str]:
     if isinstance(values, str):
         return [values]
     if isinstance(values, list | tuple):
@@ -33,14 +32,14 @@ def _strings(values: Any) -> list[str]:
     return []
 
 
-def _section(document: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
-    current: Any = document
+def _section(document: Mapping[str, object], *keys: str) -> Mapping[str, object]:
+    current: object = document
     for key in keys:
         current = current.get(key) if isinstance(current, Mapping) else None
     return current if isinstance(current, Mapping) else {}
 
 
-def target_paths(document: Mapping[str, Any], sources: Iterable[str] = ()) -> tuple[str, ...]:
+def target_paths(document: Mapping[str, object], sources: Iterable[str] = ()) -> tuple[str, ...]:
     """The target's files and folders the report ``document`` names, and ``sources`` (files
     read for the bundle), each as written (``refusal`` resolves them)."""
     target = _section(document, "environment", "target")

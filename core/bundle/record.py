@@ -84,7 +84,7 @@ def environment_record(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def samples_csv_from_rows(rows: Sequence[dict[str, Any]], fields: Sequence[str] | None = None) -> str:
+def samples_csv_from_rows(rows: Sequence[dict[str, object]], fields: Sequence[str] | None = None) -> str:
     """samples.csv from sample dicts (``GpuSample.to_dict()``); empty cells where a value is None."""
     if fields is None:
         from fallback_doctor.core.readers.sampling.sample import SAMPLE_FIELDS
@@ -100,7 +100,7 @@ def samples_csv_from_rows(rows: Sequence[dict[str, Any]], fields: Sequence[str] 
 
 def samples_in_document(document: dict[str, Any]) -> str | None:
     """samples.csv from a sample list the document carries (``samples`` or a probe's ``series``)."""
-    candidates: list[Any] = [document.get("samples")]
+    candidates: list[object] = [document.get("samples")]
     for key in ("probe", "inference", "sampling"):
         value = document.get(key)
         if isinstance(value, dict):

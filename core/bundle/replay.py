@@ -38,9 +38,9 @@ def series_from_samples_csv(
     """
     if not text:
         return None
-    samples: list[dict[str, Any]] = []
+    samples: list[dict[str, object]] = []
     for row in _rows(text):
-        sample: dict[str, Any] = {}
+        sample: dict[str, object] = {}
         for key, raw in row.items():
             if key is None:
                 continue
@@ -70,7 +70,7 @@ BUNDLE_SAMPLES = "samples.csv of the bundle (recorded on the other machine)"
 BUNDLE_SAMPLES_WORDS: dict[str, Any] = {"id": "evidence.provenance.bundle", "params": {}}
 
 
-def open_for_showing(path: str | Path, provenance: str | None = None) -> dict[str, Any]:
+def open_for_showing(path: str | Path, provenance: str | None = None) -> dict[str, object]:
     """``{"document", "info"}`` of a bundle: the checked document (series replayed) and where it is from.
 
     Raises BundleRefusedError (core/bundle/safe_open.py) when the bundle is refused, naming why.

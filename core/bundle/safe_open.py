@@ -270,7 +270,7 @@ def _read_archive(
     return members
 
 
-def parse_json_member(members: dict[str, bytes], name: str) -> Any:
+def parse_json_member(members: dict[str, bytes], name: str) -> object:
     """A member parsed as JSON; :class:`BundleRefusedError` naming it when missing or malformed."""
     if name not in members:
         raise BundleRefusedError(
@@ -296,7 +296,7 @@ def parse_json_member(members: dict[str, bytes], name: str) -> Any:
         ) from None
 
 
-def validate_report(document: Any) -> dict[str, Any]:
+def validate_report(document: object) -> dict[str, Any]:
     """The report document, checked against the published schema; else BundleRefusedError naming the field.
 
     Every renderer (bundle show, report.html, the wizard) can then show it without guessing.

@@ -99,7 +99,7 @@ def build_bundle_bytes(
             )
         )
     counts = preview.redaction_counts()
-    redaction: dict[str, Any]
+    redaction: dict[str, object]
     if preview.options.redact:
         redaction = {
             "enabled": True,

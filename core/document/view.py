@@ -19,39 +19,44 @@ from typing import Any, NamedTuple, TypeAlias
 
 from fallback_doctor.core.language import evidence_text, texts
 
-_EMPTY: Mapping[str, Any] = {}
+_EMPTY: Mapping[str, object] = {}
 
 JsonDocument: TypeAlias = dict[str, Any]
 """The report document as JSON (what ``diagnose --json`` prints and a bundle's report.json holds):
 its leaves are JSON values, so ``Any`` here is JSON's, named once; readers take :class:`Report`."""
 
 
-def as_dict(value: Any) -> dict[str, Any]:
+def as_dict(value: object) -> dict[str, Any]:
     """``value`` when it is a JSON object, else {} (the one defensive reader of a document's part)."""
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list[Any]:
+def as_list(value: object) -> list[Any]:
     """``value`` when it is a JSON array, else []."""
     return value if isinstance(value, list) else []
 
 
-def _text(value: Any) -> str:
+def as_number(value: object) -> float | None:
+    """``value`` when it is a JSON number (an int or a float, not a bool), else None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text(value: object) -> str:
     """A string field ("" when missing)."""
     return "" if value is None else str(value)
 
 
-def _string(value: Any) -> str:
+def _string(value: object) -> str:
     """A string field that must be one ("" for anything else: a number where a word belongs)."""
     return value if isinstance(value, str) else ""
 
 
-def _optional(value: Any) -> str | None:
+def _optional(value: object) -> str | None:
     """A string field that may be absent (None), as the schema's ``["string", "null"]``."""
     return None if value is None or value == "" else str(value)
 
 
-def _line(value: Any) -> int | None:
+def _line(value: object) -> int | None:
     """A line number (a positive int; anything else: None)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -64,7 +69,7 @@ class Evidence:
     value: str
     source: str | None
     line: int | None
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class Remediation:
     verify: str | None
     steps: tuple[Mapping[str, Any], ...]
     script: str
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
 
 @dataclass(frozen=True)
@@ -94,8 +99,8 @@ class Finding:
     detail: str
     evidence: tuple[Evidence, ...]
     remediation: Remediation
-    texts: Mapping[str, Mapping[str, Any]]
-    raw: Mapping[str, Any]
+    texts: Mapping[str, Mapping[str, object]]
+    raw: Mapping[str, object]
 
 
 @dataclass(frozen=True)
@@ -104,12 +109,12 @@ class Session:
     its nodes were placed, its latency (``latency``: p50_ms, runs…), the outputs compared, its error."""
 
     active_providers: tuple[str, ...]
-    nodes_per_provider: Mapping[str, Any]
-    latency: Mapping[str, Any]
-    comparison: Mapping[str, Any]
+    nodes_per_provider: Mapping[str, object]
+    latency: Mapping[str, object]
+    comparison: Mapping[str, object]
     ort_messages: tuple[str, ...]
     error: str | None
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
     @property
     def runs(self) -> int | None:
@@ -126,10 +131,10 @@ class Strategy:
     stage: str
     skipped: str | None
     gpu: Session
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
 
-def session_of(value: Any) -> Session:
+def session_of(value: object) -> Session:
     """A measured session read from the document (tolerant: a non-object is an unmeasured one)."""
     data = as_dict(value)
     return Session(
@@ -143,7 +148,7 @@ def session_of(value: Any) -> Session:
     )
 
 
-def strategy_of(value: Any) -> Strategy:
+def strategy_of(value: object) -> Strategy:
     """A GPU strategy read from the document."""
     data = as_dict(value)
     return Strategy(
@@ -160,17 +165,17 @@ class Inference:
     """The document's test inference: the model, the CPU baseline, the GPU retry, the recorded series."""
 
     skipped: str | None
-    model: Mapping[str, Any]
-    cpu_baseline: Mapping[str, Any]
-    gpu_retry: Mapping[str, Any]
+    model: Mapping[str, object]
+    cpu_baseline: Mapping[str, object]
+    gpu_retry: Mapping[str, object]
     verdict: str | None
     gpu_verified: bool
-    series: Mapping[str, Any]
+    series: Mapping[str, object]
     cpu: Session
     """The CPU baseline's session (unmeasured where the step has not run)."""
     strategies: tuple[Strategy, ...]
     """The GPU retry's strategies, in the order they were tried."""
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
     @property
     def as_is(self) -> Strategy:
@@ -187,12 +192,12 @@ class Report:
     created: str
     verdict: str
     quick: bool
-    target: Mapping[str, Any]
+    target: Mapping[str, object]
     findings: tuple[Finding, ...]
     first_cause: str | None
-    environment: Mapping[str, Mapping[str, Any]]
+    environment: Mapping[str, Mapping[str, object]]
     inference: Inference
-    raw: Mapping[str, Any]
+    raw: Mapping[str, object]
 
     def part(self, name: str) -> Mapping[str, Any]:
         """One part of the environment snapshot ({} when it was not collected): "target", "log"…"""
@@ -208,7 +213,7 @@ class Report:
         return _text(self.target.get("kind") or self.part("target").get("kind"))
 
 
-def evidence_of(item: Any) -> Evidence:
+def evidence_of(item: object) -> Evidence:
     """One evidence item read from the document (tolerant: a non-object is an empty item)."""
     data = as_dict(item)
     return Evidence(
@@ -220,7 +225,7 @@ def evidence_of(item: Any) -> Evidence:
     )
 
 
-def remediation_of(value: Any) -> Remediation:
+def remediation_of(value: object) -> Remediation:
     """A finding's remediation read from the document."""
     data = as_dict(value)
     return Remediation(
@@ -233,7 +238,7 @@ def remediation_of(value: Any) -> Remediation:
     )
 
 
-def finding_of(value: Any) -> Finding:
+def finding_of(value: object) -> Finding:
     """One finding read from the document."""
     data = as_dict(value)
     role = data.get("role")
@@ -252,7 +257,7 @@ def finding_of(value: Any) -> Finding:
     )
 
 
-def inference_of(value: Any) -> Inference:
+def inference_of(value: object) -> Inference:
     """The test inference read from the document ({} parts where a step has not run)."""
     data = as_dict(value)
     return Inference(
@@ -277,7 +282,7 @@ def view_of(document: Document) -> Report:
     """The typed view of ``document``, parsed once (a view is returned as it is)."""
     if isinstance(document, Report):
         return document
-    data: Mapping[str, Any] = document if isinstance(document, Mapping) else {}
+    data: Mapping[str, object] = document if isinstance(document, Mapping) else {}
     version = data.get("schema_version")
     first = data.get("first_cause")
     return Report(

@@ -65,7 +65,7 @@ class StackCombo:
         )
 
 
-def _str(value: Any) -> str | None:
+def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 

@@ -96,7 +96,7 @@ def file_stem(host: str) -> str:
     return f"{cleaned}~{fleet_host_digest(host)[:16]}"
 
 
-def _read_status(path: Path) -> dict[str, Any]:
+def _read_status(path: Path) -> dict[str, object]:
     """A status file as a mapping; {"state": "tool_failed", …} saying why when it is unreadable."""
     try:
         raw = read_regular_file(path, MAX_STATUS + 1)
@@ -112,11 +112,11 @@ def _read_status(path: Path) -> dict[str, Any]:
     return data
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _identity(recorded: Any, host: str | None, stem: str) -> str:
+def _identity(recorded: object, host: str | None, stem: str) -> str:
     """Whether the manifest's record names ``host`` (or, for a loose bundle, the host of ``stem``)."""
     if not isinstance(recorded, str) or not recorded:
         return "unrecorded"

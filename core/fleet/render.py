@@ -17,7 +17,7 @@ from fallback_doctor.core.language.texts import label
 from fallback_doctor.core.views.escape import visible_line
 
 
-def shown(value: Any) -> Any:
+def shown(value: object) -> Any:
     """The summary document with every string (keys too) shown on one line, escapes visible."""
     if isinstance(value, str):
         return visible_line(value)
@@ -116,7 +116,7 @@ def render_text(document: dict[str, Any], lang: str = "en") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(visible_line("" if value is None else str(value)), quote=True)
 
 

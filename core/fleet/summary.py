@@ -147,7 +147,7 @@ def wizard_command(bundle: str) -> str:
     return f"fallback-doctor gui --bundle {shlex.quote(bundle)}"
 
 
-def _row_json(row: HostRow) -> dict[str, Any]:
+def _row_json(row: HostRow) -> dict[str, object]:
     cause = row.first_cause
     return {
         "host": row.host,
@@ -180,7 +180,7 @@ def _row_json(row: HostRow) -> dict[str, Any]:
     }
 
 
-def summary_document(rows: Sequence[HostRow], created: str, folder: str) -> dict[str, Any]:
+def summary_document(rows: Sequence[HostRow], created: str, folder: str) -> dict[str, object]:
     """The fleet summary as one versioned JSON document (what ``fleet-summary --json`` prints)."""
     categories = by_category(rows)
     return {

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fallback_doctor.core.document.basics import checked, to_jsonable
+from fallback_doctor.core.document.view import as_dict, as_list
 from fallback_doctor.core.judgement.judge import (
     SettleContext,
     Verdict,
@@ -68,25 +69,27 @@ class StepOutcome:
     verdict: str | None = None
     """The probe's verdict (gpu_active, fell_back_to_cpu, failed …)."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The outcome as a JSON-ready dict (findings in the document's shape)."""
-        data: dict[str, Any] = to_jsonable(self)
+        data: dict[str, object] = to_jsonable(self)
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> StepOutcome:
-        """Read an outcome back (what a step's child printed)."""
+    def from_json(cls, data: Mapping[str, object]) -> StepOutcome:
+        """Read an outcome back (what a step's child printed); a part of the wrong type reads as absent."""
+        result, words, model, series = (data.get(k) for k in ("result", "skipped_words", "model", "series"))
+        skipped, started, verdict = data.get("skipped"), data.get("started"), data.get("verdict")
         return cls(
             step=str(data["step"]),
-            result=data.get("result"),
-            skipped=data.get("skipped"),
-            skipped_words=data.get("skipped_words") if isinstance(data.get("skipped_words"), dict) else None,
-            model=data.get("model"),
-            series=data.get("series"),
-            started=data.get("started"),
-            findings=tuple(finding_from_dict(f) for f in data.get("findings") or ()),
+            result=result if isinstance(result, dict) else None,
+            skipped=skipped if isinstance(skipped, str) else None,
+            skipped_words=words if isinstance(words, dict) else None,
+            model=model if isinstance(model, dict) else None,
+            series=series if isinstance(series, dict) else None,
+            started=started if isinstance(started, int | float) and not isinstance(started, bool) else None,
+            findings=tuple(finding_from_dict(f) for f in as_list(data.get("findings"))),
             gpu_verified=bool(data.get("gpu_verified")),
-            verdict=data.get("verdict"),
+            verdict=verdict if isinstance(verdict, str) else None,
         )
 
 
@@ -95,7 +98,7 @@ def empty_inference(
 ) -> dict[str, Any]:
     """The document's ``inference`` before any test inference (``skipped_words``: why not, as
     catalogue words ``{id, params}``, given only where core said it so)."""
-    inference: dict[str, Any] = {
+    inference: dict[str, object] = {
         "skipped": skipped,
         "model": None,
         "cpu_baseline": None,
@@ -110,11 +113,11 @@ def empty_inference(
     return inference
 
 
-def settle_context(document: Mapping[str, Any]) -> SettleContext:
+def settle_context(document: Mapping[str, object]) -> SettleContext:
     """What ranking needs from the document's environment (the same facts the snapshot gives)."""
-    environment = document.get("environment") or {}
-    target = environment.get("target") or {}
-    ort = environment.get("onnxruntime") or {}
+    environment = as_dict(document.get("environment"))
+    target = as_dict(environment.get("target"))
+    ort = as_dict(environment.get("onnxruntime"))
     lib_path = target.get("lib_path")
     return SettleContext(
         ort_is_lib_path=bool(lib_path) and ort.get("package_dir") == lib_path,
@@ -136,14 +139,14 @@ def judge(document: dict[str, Any], findings: Sequence[Finding]) -> dict[str, An
     return checked(document)
 
 
-def application_python(document: Mapping[str, Any]) -> str | None:
+def application_python(document: Mapping[str, object]) -> str | None:
     """The application's interpreter (the script's ``PY``): the target's, None for a native server."""
     target = document.get("target") or {}
     python = target.get("python") if isinstance(target, Mapping) else None
     return str(python) if python else None
 
 
-def _as_document(finding: Finding, python: str | None) -> dict[str, Any]:
+def _as_document(finding: Finding, python: str | None) -> dict[str, object]:
     """A finding as the document holds it: with its declared role and its fix as a script."""
     from fallback_doctor.core.document.script import fix_script
 
@@ -206,7 +209,9 @@ def apply_step(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, A
     return judge(new, findings)
 
 
-def _baseline(result: Mapping[str, Any], cpu: Any, started: float | None, step: str) -> dict[str, Any]:
+def _baseline(
+    result: Mapping[str, object], cpu: object, started: float | None, step: str
+) -> dict[str, object]:
     """``inference.cpu_baseline``: the CPU session, the runtime it ran on, how its child failed."""
     return {
         "session": cpu if isinstance(cpu, dict) else None,
@@ -234,12 +239,12 @@ def baseline_of(outcome: StepOutcome) -> StepOutcome:
     )
 
 
-def apply_probe_run(document: Mapping[str, Any], outcome: StepOutcome) -> dict[str, Any]:
+def apply_probe_run(document: Mapping[str, object], outcome: StepOutcome) -> dict[str, Any]:
     """A probe run that measured the CPU baseline and the GPU retry, applied as those two steps."""
     return apply_step(apply_step(document, baseline_of(outcome)), outcome)
 
 
-def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, Any]) -> dict[str, Any]:
+def apply_inspection(previous: Mapping[str, Any] | None, static: Mapping[str, Any]) -> dict[str, object]:
     """The static inspection run again (check again): its facts, the test inference kept, re-judged."""
     new = copy.deepcopy(dict(static))
     if not previous or not previous.get("inference"):

@@ -35,7 +35,7 @@ import secrets
 import stat
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Generic, TypeAlias, TypeVar
 
 from fallback_doctor.core.readers.cache_folder import open_own_folder, refusal_note, refusal_words
 
@@ -93,11 +93,13 @@ def _safe_to_read(handle_fd: int) -> bool:
     return geteuid is None or info.st_uid == geteuid()
 
 
-Entry = tuple[FileIdentity, str, Any]
+V = TypeVar("V")
+
+Entry: TypeAlias = tuple[FileIdentity, str, V]
 """(identity of the file, digest of the bytes the value was made from, the value)."""
 
 
-class FactCache:
+class FactCache(Generic[V]):
     """One cache file of facts about files, for one kind of fact (``name``) and format ``version``.
 
     ``validate`` turns a stored value back into a trusted shape or None (then the entry is
@@ -113,8 +115,8 @@ class FactCache:
         name: str,
         version: int,
         directory: str | None,
-        validate: Callable[[Any], Any | None],
-        check: Callable[[str, Any, str], bool] | None = None,
+        validate: Callable[[object], V | None],
+        check: Callable[[str, V, str], bool] | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -126,10 +128,10 @@ class FactCache:
         self._folder_tried = False
         self.refusal: str | None = None
         """Why the folder is not used, in English (None when it is, or caching is off)."""
-        self._entries: dict[str, Entry] | None = None
-        self._stored: dict[str, Any] = {}
+        self._entries: dict[str, Entry[V]] | None = None
+        self._stored: dict[str, object] = {}
         """Entries as read from the file, checked one by one when first asked for (most never are)."""
-        self._used: dict[str, Entry] = {}
+        self._used: dict[str, Entry[V]] = {}
         self._dirty = False
         self.hits = 0
         self.misses = 0
@@ -153,7 +155,7 @@ class FactCache:
             os.close(self._folder_fd)
         self._folder_fd, self._folder_tried = None, False
 
-    def _load(self) -> dict[str, Entry]:
+    def _load(self) -> dict[str, Entry[V]]:
         if self._entries is not None:
             return self._entries
         self._entries = {}
@@ -188,7 +190,7 @@ class FactCache:
         self._stored = dict(list(entries.items())[:MAX_ENTRIES])
         return self._entries
 
-    def _entry(self, path: str) -> Entry | None:
+    def _entry(self, path: str) -> Entry[V] | None:
         """The checked entry for ``path``: one put in this run, else the file's, checked now."""
         entries = self._load()
         entry = entries.get(path)
@@ -198,7 +200,7 @@ class FactCache:
                 entries[path] = entry
         return entry
 
-    def _parse_entry(self, key: Any, item: Any) -> Entry | None:
+    def _parse_entry(self, key: object, item: object) -> Entry[V] | None:
         if not isinstance(key, str) or not isinstance(item, list) or len(item) != 3:
             return None
         identity, digest, value = item
@@ -218,7 +220,7 @@ class FactCache:
             return None
         return (identity[0], identity[1], identity[2], identity[3]), digest, checked
 
-    def get(self, path: str, identity: FileIdentity | None) -> Any | None:
+    def get(self, path: str, identity: FileIdentity | None) -> V | None:
         """The value stored for ``path`` when its identity is still ``identity`` and the file,
         read again where the value came from, still gives it; else None."""
         if identity is None:
@@ -243,7 +245,7 @@ class FactCache:
         return entry[2]
 
     def put(
-        self, path: str, before: FileIdentity | None, after: FileIdentity | None, value: Any, digest: str
+        self, path: str, before: FileIdentity | None, after: FileIdentity | None, value: V, digest: str
     ) -> None:
         """Keep ``value`` (made from bytes whose SHA-256 is ``digest``) for ``path`` if the file
         stayed the same file while it was read."""
@@ -253,7 +255,7 @@ class FactCache:
         self._used[path] = (before, digest, value)
         self._dirty = True
 
-    def save(self, encode: Callable[[Any], Any]) -> None:
+    def save(self, encode: Callable[[V], object]) -> None:
         """Write the entries back (atomically) when something was added; errors are ignored.
 
         ``encode`` turns a value into JSON data (``validate`` must accept what it returns).

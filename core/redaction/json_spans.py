@@ -18,7 +18,7 @@ Spans = dict[str, tuple[int, int, Any]]
 """JSON path -> (start, end, the leaf itself) of each leaf token (and of each key, at "path#key")."""
 
 
-def pretty(value: Any) -> tuple[str, Spans]:
+def pretty(value: object) -> tuple[str, Spans]:
     """``json.dumps(value, ensure_ascii=False, indent=2)`` and where each leaf token stands.
 
     The leaf is kept beside its span: a key holding "." or "[" makes a path that cannot be
@@ -33,7 +33,7 @@ def pretty(value: Any) -> tuple[str, Spans]:
         out.append(text)
         length += len(text)
 
-    def walk(item: Any, path: str, indent: int) -> None:
+    def walk(item: object, path: str, indent: int) -> None:
         if isinstance(item, dict) and item:
             emit("{")
             for number, (key, child) in enumerate(item.items()):

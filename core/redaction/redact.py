@@ -25,7 +25,7 @@ import re
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from fallback_doctor.core.redaction.detect_identities import (
     IDENTITY_DETECTORS,
@@ -204,7 +204,7 @@ class Redactor:
             elif kind == "email":
                 self._remember("user", value.split("@", 1)[0])
 
-    def learn_json(self, value: Any, key: str | None = None) -> None:
+    def learn_json(self, value: object, key: str | None = None) -> None:
         """:meth:`learn` on every string (and key) inside a JSON value, and on values named by their key."""
         from fallback_doctor.core.redaction.redact_json import learn_json
 
@@ -356,8 +356,8 @@ class Redactor:
     # -- JSON ------------------------------------------------------------------------------
 
     def redact_json(
-        self, value: Any, *, key: str | None = None, path: str = ""
-    ) -> tuple[Any, list[Redaction]]:
+        self, value: object, *, key: str | None = None, path: str = ""
+    ) -> tuple[object, list[Redaction]]:
         """Redact every string of a JSON value; secret-named keys lose their values whole.
 
         Environment dictionaries (under "environment", "env", "environ") keep only allowlisted

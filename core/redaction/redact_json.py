@@ -77,13 +77,13 @@ _FIELDS = "\0fields"
 ``{key}``), ours, not telling keys; their values are redacted as free text."""
 
 
-def _text_record(value: Mapping[str, Any]) -> bool:
+def _text_record(value: Mapping[str, object]) -> bool:
     """A finding's words as a key and parameters (``{"key": "cuda.missing", "params": {...}}``)."""
     key = value.get("key")
     return isinstance(key, str) and _CODE.match(key) is not None and isinstance(value.get("params"), dict)
 
 
-def _context(parent: Mapping[str, Any], parent_key: str | None, name: str) -> str | None:
+def _context(parent: Mapping[str, object], parent_key: str | None, name: str) -> str | None:
     """The key a child is read under: none inside a text record's parameters."""
     if parent_key == _FIELDS:
         return None
@@ -92,7 +92,7 @@ def _context(parent: Mapping[str, Any], parent_key: str | None, name: str) -> st
     return name
 
 
-def learn_json(redactor: Redactor, value: Any, key: str | None = None) -> None:
+def learn_json(redactor: Redactor, value: object, key: str | None = None) -> None:
     """:meth:`Redactor.learn` on every string inside a JSON value, and on values named by their key."""
     if isinstance(value, dict):
         record = _text_record(value)
@@ -120,14 +120,14 @@ def _is_code(key: str | None, value: str) -> bool:
     )
 
 
-def walk(redactor: Redactor, value: Any, key: str | None, path: str, found: list[Redaction]) -> Any:
+def walk(redactor: Redactor, value: object, key: str | None, path: str, found: list[Redaction]) -> Any:
     """The redacted copy of ``value``; what was replaced is appended to ``found``."""
     if isinstance(value, dict):
         if key is not None and _ENV_KEY.search(key) and _is_env(value):
             value = _filter_environment(value, path, found)
         label = _label_of(value)
         record = _text_record(value)
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for item_key, item in value.items():
             name = str(item_key)
             child = f"{path}.{name}" if path else name
@@ -175,9 +175,9 @@ def _walk_string(redactor: Redactor, text: str, key: str | None, path: str, foun
     return result.text
 
 
-def _filter_environment(env: Mapping[str, Any], path: str, found: list[Redaction]) -> dict[str, Any]:
+def _filter_environment(env: Mapping[str, Any], path: str, found: list[Redaction]) -> dict[str, object]:
     allowed = allowlist()
-    kept: dict[str, Any] = {}
+    kept: dict[str, object] = {}
     for name, item in env.items():
         where = f"{path}.{name}" if path else str(name)
         if not allowed.allows(name):
@@ -190,13 +190,13 @@ def _filter_environment(env: Mapping[str, Any], path: str, found: list[Redaction
     return kept
 
 
-def _is_env(value: Mapping[str, Any]) -> bool:
+def _is_env(value: Mapping[str, object]) -> bool:
     return all(isinstance(item, str) for item in value.values()) and all(
         _VAR_NAME.fullmatch(str(name)) for name in value
     )
 
 
-def _label_of(value: Mapping[str, Any]) -> str | None:
+def _label_of(value: Mapping[str, object]) -> str | None:
     if "value" not in value:
         return None
     for field in ("label", "name", "key"):

@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Any
 
 from fallback_doctor.core.platform.resource_files import RESOURCES
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from fallback_doctor.core.document.view import Document, Session, session_of, view_of
+from fallback_doctor.core.document.view import Document, Session, as_number, session_of, view_of
 from fallback_doctor.core.document.view import as_dict as _dict
 from fallback_doctor.core.document.view import as_list as _list
 from fallback_doctor.core.language.evidence_text import record_words
@@ -21,14 +21,14 @@ class CpuView(TypedDict):
     """The CPU page: the baseline session (the document's object), its runs, the model, why it failed."""
 
     ran: bool
-    session: Mapping[str, Any]
-    runs: Any
-    model: Any
+    session: Mapping[str, object]
+    runs: object
+    model: object
     failure: str | None
-    failure_words: Any
+    failure_words: object
     """The failure's sentence as catalogue words (``{id, params}``) where the record has them."""
-    measured_by: Any
-    skipped: Any
+    measured_by: object
+    skipped: object
 
 
 class GpuSummary(TypedDict):
@@ -38,45 +38,45 @@ class GpuSummary(TypedDict):
     baseline_ran: bool
     verdict: str | None
     gpu_verified: bool
-    cpu: Mapping[str, Any]
-    gpu: Mapping[str, Any]
+    cpu: Mapping[str, object]
+    gpu: Mapping[str, object]
     cpu_p50: float | None
     gpu_p50: float | None
     speedup: float | None
     on_gpu: bool
     gpu_one_run: bool
-    outputs_equal: Any
+    outputs_equal: object
     cpu_providers: list[str]
     gpu_providers: list[str]
-    cpu_nodes: Mapping[str, Any]
-    gpu_nodes: Mapping[str, Any]
-    strategies: list[Mapping[str, Any]]
-    messages: list[Any]
-    findings: list[Mapping[str, Any]]
+    cpu_nodes: Mapping[str, object]
+    gpu_nodes: Mapping[str, object]
+    strategies: list[Mapping[str, object]]
+    messages: list[object]
+    findings: list[Mapping[str, object]]
     failure: dict[str, Any]
     series: dict[str, Any] | None
 
 
-def _session(session: Session | Mapping[str, Any] | None) -> Session:
+def _session(session: Session | Mapping[str, object] | None) -> Session:
     return session if isinstance(session, Session) else session_of(session)
 
 
-def latency_rows(session: Session | Mapping[str, Any] | None) -> dict[str, float | None]:
+def latency_rows(session: Session | Mapping[str, object] | None) -> dict[str, float | None]:
     """p50/p95/p99/mean in ms and batches per second of one measured session (None where absent)."""
     latency = _session(session).latency
     return {
-        key: latency.get(key)
+        key: as_number(latency.get(key))
         for key in ("p50_ms", "p95_ms", "p99_ms", "mean_ms", "batches_per_s", "items_per_s")
     }
 
 
-def one_run(session: Session | Mapping[str, Any] | None) -> bool:
+def one_run(session: Session | Mapping[str, object] | None) -> bool:
     """Whether a session was measured by a single run (the GPU retry's cold run): it has no median,
     no percentiles and no mean, and it is no match for a warmed baseline."""
     return _session(session).latency.get("runs") == 1
 
 
-def runs_text(session: Session | Mapping[str, Any] | None, lang: str) -> str:
+def runs_text(session: Session | Mapping[str, object] | None, lang: str) -> str:
     """How a session was measured: "20 runs, after warm-up", "one run, not warmed up: 47.4 ms"."""
     latency = _session(session).latency
     runs = latency.get("runs")
@@ -160,7 +160,7 @@ def gpu_summary(document: Document) -> GpuSummary:
     }
 
 
-def gpu_headline(summary: Mapping[str, Any]) -> str:
+def gpu_headline(summary: Mapping[str, object]) -> str:
     """What the GPU retry showed: "gpu_verified", "fallback" or "other" (the page's colour and words)."""
     if summary["gpu_verified"]:
         return "gpu_verified"
@@ -174,12 +174,12 @@ def gpu_headline(summary: Mapping[str, Any]) -> str:
     return "other"
 
 
-def ms_text(value: float | None, lang: str = "en") -> str:
+def ms_text(value: object, lang: str = "en") -> str:
     """A latency as every view shows it ("12.3 ms"; "-" when not measured)."""
     return label("ms", lang, value=value) if isinstance(value, int | float) else "-"
 
 
-def session_rows(session: Session | Mapping[str, Any] | None, lang: str) -> list[tuple[str, str]]:
+def session_rows(session: Session | Mapping[str, object] | None, lang: str) -> list[tuple[str, str]]:
     """A measured session as (label, value) rows, in ``lang``."""
     session = _session(session)
     latency = latency_rows(session)
@@ -205,7 +205,7 @@ def session_rows(session: Session | Mapping[str, Any] | None, lang: str) -> list
     ]
 
 
-def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
+def strategy_lines(summary: Mapping[str, object], lang: str) -> list[str]:
     """Each attempt of the GPU retry on a line of its own, in words: how far the application as it
     runs got, and for each library strategy what it changed ("with LD_LIBRARY_PATH=… first, ONNX
     Runtime loads further and now stops at libcuda.so.1"), as the finding's "tried here" says it."""
@@ -233,7 +233,7 @@ def strategy_lines(summary: Mapping[str, Any], lang: str) -> list[str]:
     return lines
 
 
-def progress_words(event: Mapping[str, Any], running: str | None, lang: str) -> str | None:
+def progress_words(event: Mapping[str, object], running: str | None, lang: str) -> str | None:
     """A step's progress event as the status line says it, in words: "Collecting: the NVIDIA
     driver", "Running the test model on the CPU… (CPU warm-up)"; never an internal tag such as
     "[cpu.warmup]" or "native". None: the event changes nothing on the line."""

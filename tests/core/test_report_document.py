@@ -198,3 +198,18 @@ def test_a_document_of_the_wrong_shape_is_refused_with_the_field_path(static: di
     legacy = {**json.loads(json.dumps(static)), "schema_version": 1}
     with pytest.raises(DocumentError, match="schema_version"):
         check_document(legacy)
+
+
+def test_a_step_outcome_reads_back_as_it_was_written_and_parts_of_the_wrong_type_read_as_absent() -> None:
+    """What a step's child prints (``to_json``) is what the wizard reads back (``from_json``); a part
+    of the wrong type (a hand-edited or truncated line) is absent, not passed on."""
+    outcome = _outcome("gpu_retry", 12.5, _fell_back())
+    written = json.loads(json.dumps(outcome.to_json()))
+    again = StepOutcome.from_json(written)
+    assert again.to_json() == outcome.to_json()
+    assert again.result == outcome.result and again.started == 12.5
+    assert [f.id for f in again.findings] == ["inference.fell_back"]
+    odd = StepOutcome.from_json(
+        {**written, "result": "text", "model": [], "started": "soon", "verdict": 3, "findings": {}}
+    )
+    assert (odd.result, odd.model, odd.started, odd.verdict, odd.findings) == (None, None, None, None, ())

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, ParamSpec, TypeVar
 
 from fallback_doctor.core.model.facts.python_env import PythonEnvFacts
 from fallback_doctor.core.model.facts.target import TargetFacts
@@ -25,7 +25,15 @@ from fallback_doctor.core.readers.targets.profile import Probe
 from fallback_doctor.core.readers.targets.registry import find_profile, probe_of
 from fallback_doctor.core.readers.targets.spec import TargetKind, TargetSpec
 
+if TYPE_CHECKING:
+    from fallback_doctor.core.model.facts.libraries import LibraryFacts
+    from fallback_doctor.core.model.facts.logs import LogFacts
+    from fallback_doctor.core.model.facts.onnxruntime import OrtFacts
+    from fallback_doctor.core.model.facts.process import ProcessFacts
+    from fallback_doctor.core.model.facts.torch import TorchFacts
+
 T = TypeVar("T")
+P = ParamSpec("P")
 
 Progress = Callable[[str], None]
 
@@ -81,12 +89,14 @@ class _Collection:
         self.progress = progress
         self.outcomes: list[CollectorOutcome] = []
 
-    def start(self, name: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> _Task[tuple[T, float]]:
+    def start(
+        self, name: str, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+    ) -> _Task[tuple[T, float]]:
         if self.progress is not None:
             self.progress(name)
         return _Task(name, functools.partial(_timed, func, *args, **kwargs))
 
-    def wait(self, name: str, future: _Task[Any], timeout_s: float) -> Any:
+    def wait(self, name: str, future: _Task[tuple[T, float]], timeout_s: float) -> T | None:
         started = time.monotonic()
         try:
             value, duration = future.result(timeout=timeout_s)
@@ -108,7 +118,7 @@ class _Collection:
         return value
 
 
-def _timed(func: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
+def _timed(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> tuple[T, float]:
     started = time.monotonic()
     value = func(*args, **kwargs)
     return value, time.monotonic() - started
@@ -214,7 +224,7 @@ def _evidence_alone(
 
 def _onnxruntime_and_torch(
     run: _Collection, bareun: TargetFacts | None, python: PythonEnvFacts | None, budget: float
-) -> tuple[Any, Any]:
+) -> tuple[OrtFacts | None, TorchFacts | None]:
     """ONNX Runtime's facts (from a Bareun libPath, else from the interpreter) and torch's."""
     from fallback_doctor.core.readers.collect.onnxruntime import collect_onnxruntime
     from fallback_doctor.core.readers.collect.torch import collect_torch
@@ -240,9 +250,9 @@ def _libraries(
     request: CollectRequest,
     target: TargetFacts | None,
     python: PythonEnvFacts | None,
-    onnxruntime: Any,
+    onnxruntime: OrtFacts | None,
     env: Mapping[str, str],
-) -> Any:
+) -> LibraryFacts | None:
     """How the loader resolves the GPU libraries, for the interpreter's and the target's folders."""
     from fallback_doctor.core.readers.collect.libraries import collect_libraries
 
@@ -314,7 +324,7 @@ def _python_for(target: TargetFacts | None, spec: TargetSpec, request: CollectRe
     return spec.python
 
 
-def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> Any:
+def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> ProcessFacts | None:
     """The running server (``--pid``, else found by executable, library or port), read-only."""
     from fallback_doctor.core.readers.collect.find_process import find_server_process
     from fallback_doctor.core.readers.collect.process import collect_process
@@ -325,7 +335,7 @@ def _find_process(target: TargetFacts, shell_env: Mapping[str, str]) -> Any:
     return collect_process(pid, shell_env=shell_env)
 
 
-def _collect_log(target: TargetFacts, spec: TargetSpec) -> Any:
+def _collect_log(target: TargetFacts, spec: TargetSpec) -> LogFacts | None:
     """The target's logs, diagnosed (core/readers/collect/log.py)."""
     from fallback_doctor.core.readers.collect.log import collect_log
 
@@ -335,7 +345,7 @@ def _collect_log(target: TargetFacts, spec: TargetSpec) -> Any:
 _NATIVE_PREFIXES = ("libcudart.so", "libcudnn.so", "cudart64_", "cudnn64_")
 
 
-def native_requests(libraries: Any, onnxruntime: Any) -> list[str]:
+def native_requests(libraries: LibraryFacts | None, onnxruntime: OrtFacts | None) -> list[str]:
     """The libraries whose own version the native child should read: the ones the loader takes.
 
     The CUDA runtime and cuDNN are loaded by the path the resolver found (so the child

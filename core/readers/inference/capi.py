@@ -70,7 +70,7 @@ def lib_path_first_env(env: Mapping[str, str], directories: Sequence[str]) -> di
 def run_capi_probe(
     lib_path: str,
     model: str,
-    request: Mapping[str, Any],
+    request: Mapping[str, object],
     env: Mapping[str, str],
     timeout_s: float,
     *,
@@ -131,7 +131,7 @@ def _live_listener(on_phase: Callable[[str, str, float, bool | None], None]) -> 
 
 
 def parse_capi_output(
-    outcome: ChildOutcome, request: Mapping[str, Any], work_dir: str | None = None
+    outcome: ChildOutcome, request: Mapping[str, object], work_dir: str | None = None
 ) -> ProbeResult:
     """Read the child's JSON lines into a ProbeResult; whatever it printed before dying still counts."""
     events, garbage = json_lines(outcome.stdout)
@@ -217,10 +217,10 @@ def _gpu_name(request: Mapping[str, Any]) -> str:
 
 def _failure_words(
     outcome: ChildOutcome, doing: dict[str, Any], garbage: list[str], errored: bool
-) -> tuple[FailureKind, dict[str, Any] | None]:
+) -> tuple[FailureKind, dict[str, object] | None]:
     """How the C-API child failed and the sentence as catalogue words (None: the child's own
     error message, shown as written)."""
-    words: dict[str, Any] | None
+    words: dict[str, object] | None
     if outcome.outside is not None:
         kind, words = FailureKind.OUTSIDE, outcome.sentence_words(doing)
     elif outcome.timed_out:
@@ -249,7 +249,7 @@ def _failure_words(
 
 def _partial_result(
     outcome: ChildOutcome,
-    request: Mapping[str, Any],
+    request: Mapping[str, object],
     events: list[dict[str, Any]],
     garbage: list[str],
     cost: ProbeCost,
@@ -307,7 +307,7 @@ def _partial_result(
     )
 
 
-def _model(data: Mapping[str, Any]) -> ModelRun | None:
+def _model(data: Mapping[str, object]) -> ModelRun | None:
     try:
         return from_jsonable(ModelRun, data)
     except (TypeError, ValueError):

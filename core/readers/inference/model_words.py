@@ -68,7 +68,7 @@ def _short(provider: str) -> str:
     return provider.replace("ExecutionProvider", "")
 
 
-def placement_words(nodes_per_provider: Mapping[str, int] | None, lang: str) -> str:
+def placement_words(nodes_per_provider: Mapping[str, object] | None, lang: str) -> str:
     """``CUDA 151 of 151 nodes``: the GPU provider with the most nodes (else the CPU), then the rest.
 
     "" when the session's placement is unknown (ONNX Runtime said nothing of it).

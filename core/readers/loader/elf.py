@@ -11,7 +11,7 @@ import io
 import os
 import struct
 from dataclasses import dataclass
-from typing import Any
+from typing import BinaryIO, Literal
 
 from fallback_doctor.core.platform.files import open_regular_file
 
@@ -118,7 +118,7 @@ _DT_NEEDED, _DT_STRTAB, _DT_STRSZ, _DT_SONAME, _DT_RPATH, _DT_RUNPATH = 1, 5, 10
 _MAX_STRTAB_BYTES = 16 * 1024 * 1024
 
 
-def _parse_program_headers(stream: Any) -> ElfDynamic | None:
+def _parse_program_headers(stream: BinaryIO) -> ElfDynamic | None:
     """The dynamic entries through the program headers, with ``struct`` only.
 
     This is what ld.so itself reads (PT_DYNAMIC, the string table mapped by PT_LOAD),
@@ -130,7 +130,7 @@ def _parse_program_headers(stream: Any) -> ElfDynamic | None:
     return None if found is None else found[0]
 
 
-def read_dynamic_digested(stream: Any, *, lazy: bool = False) -> tuple[ElfDynamic, str] | None:
+def read_dynamic_digested(stream: BinaryIO, *, lazy: bool = False) -> tuple[ElfDynamic, str] | None:
     """The fast path's dynamic section and a SHA-256 of every byte it was made from.
 
     The digest covers the ELF header, the program header table, the PT_DYNAMIC entries and
@@ -199,7 +199,7 @@ def read_dynamic_digested(stream: Any, *, lazy: bool = False) -> tuple[ElfDynami
 
 
 def _dynamic_of(
-    entries: list[tuple[int, int]], strings: _StringTable, machine: str, wide: bool, digest: Any
+    entries: list[tuple[int, int]], strings: _StringTable, machine: str, wide: bool, digest: hashlib._Hash
 ) -> ElfDynamic:
     """The ElfDynamic the entries name, each string read (and added to ``digest``) once."""
     values = dict(entries)
@@ -231,7 +231,7 @@ way in both modes, so the digests agree)."""
 class _StringTable:
     """The dynamic string table, read whole or one string at a time (``lazy``)."""
 
-    def __init__(self, stream: Any, offset: int, size: int, lazy: bool) -> None:
+    def __init__(self, stream: BinaryIO, offset: int, size: int, lazy: bool) -> None:
         self.stream, self.offset, self.size, self.lazy = stream, offset, size, lazy
         self.whole: bytes | None = None
         if not lazy:
@@ -252,7 +252,7 @@ class _StringTable:
         return bytes(window[: end if end >= 0 else len(window)])
 
 
-def _dynamic_entries(stream: Any, dynamic: tuple[int, int], dyn_format: str) -> list[tuple[int, int]]:
+def _dynamic_entries(stream: BinaryIO, dynamic: tuple[int, int], dyn_format: str) -> list[tuple[int, int]]:
     """The (d_tag, d_val) pairs of PT_DYNAMIC up to DT_NULL. By hand: ``readelf -d LIB``."""
     stream.seek(dynamic[0])
     raw = stream.read(dynamic[1])
@@ -266,9 +266,9 @@ def _dynamic_entries(stream: Any, dynamic: tuple[int, int], dyn_format: str) -> 
     return entries
 
 
-def _parse_stream(stream: Any) -> ElfDynamic:
+def _parse_stream(stream: BinaryIO) -> ElfDynamic:
     # Imported here: pyelftools is only needed when a file is actually read.
-    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.dynamic import DynamicSection, DynamicSegment, DynamicTag
     from elftools.elf.elffile import ELFFile
 
     try:
@@ -276,7 +276,7 @@ def _parse_stream(stream: Any) -> ElfDynamic:
         elf_class = int(elf.elfclass)
         machine_raw = str(elf["e_machine"])
         machine = _MACHINES.get(machine_raw, machine_raw)
-        tags: list[Any] = []
+        tags: list[DynamicTag] = []
         found_dynamic = False
         for section in elf.iter_sections():
             if not isinstance(section, DynamicSection):
@@ -291,9 +291,8 @@ def _parse_stream(stream: Any) -> ElfDynamic:
         if not found_dynamic:
             # Stripped section headers: fall back to the PT_DYNAMIC segment.
             for segment in elf.iter_segments():
-                if segment["p_type"] == "PT_DYNAMIC":
-                    dynamic_segment: Any = segment
-                    tags = list(dynamic_segment.iter_tags())
+                if segment["p_type"] == "PT_DYNAMIC" and isinstance(segment, DynamicSegment):
+                    tags = list(segment.iter_tags())
                     break
         soname: str | None = None
         needed: list[str] = []
@@ -301,14 +300,18 @@ def _parse_stream(stream: Any) -> ElfDynamic:
         rpath: tuple[str, ...] = ()
         for tag in tags:
             kind = tag.entry.d_tag
+            if kind not in ("DT_NEEDED", "DT_SONAME", "DT_RUNPATH", "DT_RPATH"):
+                continue
+            # pyelftools sets a string tag's text as an attribute named after it (DT_NEEDED: .needed).
+            text = str(getattr(tag, kind[3:].lower()))
             if kind == "DT_NEEDED":
-                needed.append(str(tag.needed))
+                needed.append(text)
             elif kind == "DT_SONAME":
-                soname = str(tag.soname)
+                soname = text
             elif kind == "DT_RUNPATH":
-                runpath = _split_path(str(tag.runpath))
-            elif kind == "DT_RPATH":
-                rpath = _split_path(str(tag.rpath))
+                runpath = _split_path(text)
+            else:
+                rpath = _split_path(text)
         return ElfDynamic(
             soname=soname,
             needed=tuple(needed),
@@ -363,7 +366,7 @@ def elf_identity_from_bytes(header: bytes) -> tuple[int, str] | None:
     elf_class = {1: 32, 2: 64}.get(header[4])
     if elf_class is None:
         return None
-    byteorder: Any = "little" if header[5] == 1 else "big"
+    byteorder: Literal["little", "big"] = "little" if header[5] == 1 else "big"
     code = int.from_bytes(header[18:20], byteorder)
     return elf_class, _EM_CODES.get(code, f"EM_{code}")
 

@@ -12,8 +12,6 @@ with its old size and mtime, is then read again, never believed. By hand: ``read
 
 from __future__ import annotations
 
-from typing import Any
-
 from fallback_doctor.core.readers.cache import FactCache, FileIdentity, default_cache_dir, file_identity
 from fallback_doctor.core.readers.loader.elf import ElfDynamic, elf_identity, read_elf_dynamic_digested
 
@@ -22,13 +20,13 @@ CACHE_VERSION = 2
 """2: each entry carries the digest of what was read (issue 28)."""
 
 
-def _strings(value: Any) -> tuple[str, ...] | None:
+def _strings(value: object) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         return None
     return tuple(value)
 
 
-def decode(value: Any) -> ElfDynamic | None:
+def decode(value: object) -> ElfDynamic | None:
     """A stored entry back to an ElfDynamic; None for anything of another shape."""
     if not isinstance(value, dict):
         return None
@@ -47,7 +45,7 @@ def decode(value: Any) -> ElfDynamic | None:
     return ElfDynamic(soname, needed, runpath, rpath, machine, elf_class)
 
 
-def encode(dynamic: ElfDynamic) -> dict[str, Any]:
+def encode(dynamic: ElfDynamic) -> dict[str, object]:
     """An ElfDynamic as JSON data (``decode`` reads it back)."""
     return {
         "soname": dynamic.soname,
@@ -59,13 +57,13 @@ def encode(dynamic: ElfDynamic) -> dict[str, Any]:
     }
 
 
-def check(path: str, value: Any, digest: str) -> bool:
+def check(path: str, value: ElfDynamic, digest: str) -> bool:
     """Whether ``path``, read again where ``value`` came from, still gives it with ``digest``."""
     again, again_digest = read_elf_dynamic_digested(path, lazy=True)
     return again_digest == digest and again == value
 
 
-def open_cache(directory: str | None = None, *, persistent: bool = True) -> FactCache:
+def open_cache(directory: str | None = None, *, persistent: bool = True) -> FactCache[ElfDynamic]:
     """The ELF fact cache in ``directory`` (default: the user's cache dir); in memory only
     when ``persistent`` is False or caching is turned off."""
     folder = (directory or default_cache_dir()) if persistent else None
@@ -75,7 +73,7 @@ def open_cache(directory: str | None = None, *, persistent: bool = True) -> Fact
 class ElfReader:
     """``read_elf_dynamic`` and ``elf_identity`` with the answers kept by file identity."""
 
-    def __init__(self, cache: FactCache | None = None) -> None:
+    def __init__(self, cache: FactCache[ElfDynamic] | None = None) -> None:
         self.cache = cache if cache is not None else open_cache(persistent=False)
         self.reads = 0
         """How many files were actually read (for the benchmarks and tests)."""

@@ -233,7 +233,7 @@ def _read_all() -> list[tuple[str, dict[str, Any]]]:
 def load_signatures() -> SignatureBase:
     """Load and check every file of resources/signatures/ (cached)."""
     signatures: list[Signature] = []
-    tables: dict[str, dict[str, Any]] = {}
+    tables: dict[str, dict[str, object]] = {}
     libraries: list[LibraryRule] = []
     families: dict[str, Family] = {}
     component_majors: dict[str, dict[str, int]] = {}

@@ -26,7 +26,7 @@ import json
 import os
 import re
 import sys
-from typing import Any
+from typing import Mapping
 
 # CUresult / cudaError_t numbers we name ourselves when libcuda cannot (cuda.h,
 # driver_types.h). 35 is the runtime's cudaErrorInsufficientDriver.
@@ -60,7 +60,7 @@ CUDNN_COMPANIONS_LINUX = {
 }
 
 
-def emit(obj: dict[str, Any]) -> None:
+def emit(obj: Mapping[str, object]) -> None:
     """Write one JSON line and flush it, so it survives a crash of this process."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=True, sort_keys=True) + "\n")
     sys.stdout.flush()
@@ -71,7 +71,7 @@ def begin(step: str) -> None:
     emit({"event": "begin", "step": step})
 
 
-def load(name: str) -> tuple[Any, str | None]:
+def load(name: str) -> tuple[ctypes.CDLL | None, str | None]:
     """Load a library as the application would; return (library, None) or (None, error)."""
     try:
         if sys.platform == "win32":
@@ -92,7 +92,7 @@ class _LinkMap(ctypes.Structure):
     ]
 
 
-def _dlinfo_function() -> Any:
+def _dlinfo_function() -> ctypes._NamedFuncPointer | None:
     for candidate in (None, "libdl.so.2"):
         try:
             return ctypes.CDLL(candidate).dlinfo
@@ -101,7 +101,7 @@ def _dlinfo_function() -> Any:
     return None
 
 
-def loaded_path(library: Any, name: str) -> str | None:
+def loaded_path(library: ctypes.CDLL, name: str) -> str | None:
     """The file the loader took: dlinfo's link map (Linux), GetModuleFileName (Windows)."""
     if sys.platform == "win32":
         try:
@@ -137,7 +137,9 @@ def _path_from_maps(name: str) -> str | None:
     return None
 
 
-def attempt_record(name: str, kind: str, library: Any, error: str | None, path: str | None) -> dict[str, Any]:
+def attempt_record(
+    name: str, kind: str, library: ctypes.CDLL | None, error: str | None, path: str | None
+) -> dict[str, object]:
     """A fresh record of one load attempt, in the shape NativeFacts.LoadAttempt reads."""
     return {
         "name": name,
@@ -154,7 +156,7 @@ def attempt_record(name: str, kind: str, library: Any, error: str | None, path: 
     }
 
 
-def int_call(library: Any, symbol: str) -> tuple[int | None, int | None]:
+def int_call(library: ctypes.CDLL, symbol: str) -> tuple[int | None, int | None]:
     """Call ``symbol(int*)``; return (status, value) or (None, None) when it is absent."""
     function = getattr(library, symbol, None)
     if function is None:
@@ -171,7 +173,7 @@ def probe_libcuda() -> None:
     begin("loading " + name)
     library, error = load(name)
     record = attempt_record(name, "libcuda", library, error, loaded_path(library, name) if library else None)
-    result: dict[str, Any] = {"event": "libcuda", "attempt": record, "cu_driver_version": None}
+    result: dict[str, object] = {"event": "libcuda", "attempt": record, "cu_driver_version": None}
     if library is None:
         emit(result)
         return
@@ -203,7 +205,7 @@ def probe_libcuda() -> None:
     emit({"event": "cu_devices", "count": count if status == 0 else None, "devices": devices})
 
 
-def error_name(library: Any, code: int) -> str:
+def error_name(library: ctypes.CDLL, code: int) -> str:
     """cuGetErrorName of a CUresult, or our own name when libcuda cannot say."""
     get_name = getattr(library, "cuGetErrorName", None)
     if get_name is not None:
@@ -215,7 +217,7 @@ def error_name(library: Any, code: int) -> str:
     return CU_RESULT_NAMES.get(code, "CUresult " + str(code))
 
 
-def describe_device(library: Any, ordinal: int) -> list[Any]:
+def describe_device(library: ctypes.CDLL, ordinal: int) -> list[str | int]:
     """[name, cc major, cc minor] of one device (cuDeviceGetName, attributes 75/76)."""
     device = ctypes.c_int(0)
     if library.cuDeviceGet(ctypes.byref(device), ordinal) != 0:
@@ -245,7 +247,7 @@ def kind_of(name: str) -> str:
     return "library"
 
 
-def probe_cudart(name: str, library: Any, record: dict[str, Any]) -> None:
+def probe_cudart(name: str, library: ctypes.CDLL, record: dict[str, object]) -> None:
     """cudaRuntimeGetVersion and cudaDriverGetVersion (0 when there is no driver)."""
     begin("calling cudaRuntimeGetVersion in " + name)
     status, version = int_call(library, "cudaRuntimeGetVersion")
@@ -275,9 +277,10 @@ def companion_files(major: int, directory: str) -> list[tuple[str, str]]:
     return [(part, os.path.join(directory, "libcudnn_%s.so.%d" % (part, major))) for part in parts]
 
 
-def probe_cudnn(name: str, library: Any, record: dict[str, Any]) -> None:
+def probe_cudnn(name: str, library: ctypes.CDLL, record: dict[str, object]) -> None:
     """Check the sub-libraries first; call cudnnGetVersion only when it cannot abort us."""
-    path = record["path"]
+    recorded = record["path"]
+    path = recorded if isinstance(recorded, str) else None
     major = cudnn_major(name, path)
     directory = os.path.dirname(path) if path else None
     if major is None or directory is None:

@@ -13,7 +13,7 @@ from typing import Any
 
 def json_lines(stdout: str, *, require: str | None = "event") -> tuple[list[dict[str, Any]], list[str]]:
     """The JSON-object lines of ``stdout`` (with the key ``require``, if given) and the other lines."""
-    events: list[dict[str, Any]] = []
+    events: list[dict[str, object]] = []
     garbage: list[str] = []
     for line in stdout.splitlines():
         if not line.strip():

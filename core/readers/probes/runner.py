@@ -78,7 +78,7 @@ class ChildOutcome:
         """True when the child exited by itself with status 0."""
         return self.returncode == 0 and not self.timed_out
 
-    def sentence_words(self, doing: Any = None) -> dict[str, Any]:
+    def sentence_words(self, doing: object = None) -> dict[str, object]:
         """:meth:`sentence` as catalogue words ``{id, params}`` (``doing``: words too), shown in the
         reader's language; the same English as :meth:`sentence`."""
         doing = doing if doing is not None else _said("evidence.doing.running")
@@ -380,6 +380,6 @@ def _end(process: subprocess.Popen[bytes], token: str, since: int) -> None:
         kill_leftovers(token, since)
 
 
-def _said(key: str, **params: Any) -> dict[str, Any]:
+def _said(key: str, **params: Any) -> dict[str, object]:
     """Catalogue words as the document holds them: ``{"id": key, "params": {...}}``."""
     return {"id": key, "params": params}

@@ -126,7 +126,7 @@ class NvmlSource:
         for index, handle in self._handles:
             values: dict[str, Any] = {}
 
-            def query(field: str, function: Any, *args: Any, handle: Any = handle) -> Any:
+            def query(field: str, function: object, *args: Any, handle: object = handle) -> Any:
                 return self._query(handle, field, function, *args)
 
             rates = query("utilization", nvml.nvmlDeviceGetUtilizationRates)
@@ -179,7 +179,7 @@ class NvmlSource:
             self._notes[field] = describe_nvml_error(13, None).meaning
             return None
 
-    def _process_memory(self, handle: Any, pid: int | None, query: Any) -> dict[str, Any]:
+    def _process_memory(self, handle: object, pid: int | None, query: Any) -> dict[str, object]:
         if pid is None:
             return {}
         listed: dict[int, float | None] = {}
@@ -295,7 +295,7 @@ def pid_namespace_nested(proc_root: str = "/") -> bool:
     return False
 
 
-def _mismatch_error(nvml: Any) -> type[BaseException]:
+def _mismatch_error(nvml: object) -> type[BaseException]:
     """pynvml's NVMLLibraryMismatchError (not an NVMLError), or a class nothing raises."""
     error = getattr(nvml, "NVMLLibraryMismatchError", None)
     return error if isinstance(error, type) and issubclass(error, BaseException) else _NeverRaisedError

@@ -42,7 +42,7 @@ def parse_query_gpu_csv(
     """
     problems: list[str] = []
     names: tuple[str, ...] | None = None
-    rows: list[tuple[int, dict[str, Any]]] = []
+    rows: list[tuple[int, dict[str, object]]] = []
     for number, raw in enumerate(body.split("\n"), start=1):
         line = raw.strip().rstrip("\r").strip()
         if not line:
@@ -79,7 +79,7 @@ def _looks_like_header(cells: Sequence[str]) -> bool:
     return known > 0 and known * 2 >= len(cells)
 
 
-def _row_values(row: dict[str, str]) -> dict[str, Any]:
+def _row_values(row: dict[str, str]) -> dict[str, object]:
     values: dict[str, Any] = {}
     for name, text in row.items():
         target = QUERY_FIELDS.get(name)
@@ -303,7 +303,7 @@ def _smi_gpu_values(line: str) -> dict[str, Any] | None:
     cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
     if len(cells) < 3 or "MiB" not in cells[1]:
         return None
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     first = cells[0].split()
     temperature = next((word for word in first if re.fullmatch(r"\d+C", word)), None)
     values["temperature_c"] = parse_value(temperature[:-1]) if temperature else None
@@ -376,7 +376,7 @@ def parse_time_csv(body: str, *, columns: Sequence[str]) -> tuple[list[GpuSample
     problems: list[str] = []
     if not columns:
         return [], ["no column names for the CSV rows (pass columns=...)"]
-    rows: list[tuple[int, dict[str, Any]]] = []
+    rows: list[tuple[int, dict[str, object]]] = []
     day_offset = 0.0
     last: float | None = None
     moment: float | None = None

@@ -281,5 +281,5 @@ def provenance_words(recorded_here: bool, source: str | None = None) -> dict[str
         return {"id": "evidence.provenance.here", "params": {}}
     if source is None:
         return {"id": "evidence.provenance.replayed", "params": {}}
-    named: Any = source or {"id": "evidence.provenance.source_not_stated", "params": {}}
+    named: object = source or {"id": "evidence.provenance.source_not_stated", "params": {}}
     return {"id": "evidence.provenance.replayed_from", "params": {"source": named}}

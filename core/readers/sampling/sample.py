@@ -75,7 +75,7 @@ class GpuSample:
             )
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (``None`` stays ``None``)."""
         return asdict(self)
 
@@ -124,7 +124,7 @@ class SourceStatus:
             return f"{label}: {self.reason}"
         return f"{label}: {_STATE_WORDS.get(self.state, self.state)}"
 
-    def sentence_words(self) -> dict[str, Any] | None:
+    def sentence_words(self) -> dict[str, object] | None:
         """:meth:`sentence` as catalogue words ``{id, params}`` where the reason was said by id
         (shown in the reader's language); None: the sentence is shown as written."""
         reason = self.reason_words
@@ -132,12 +132,12 @@ class SourceStatus:
             reason = {"id": f"evidence.source_state.{self.state}", "params": {}}
         if reason is None:
             return None
-        source: Any = _SOURCE_LABELS.get(self.source, self.source)
+        source: object = _SOURCE_LABELS.get(self.source, self.source)
         if self.source in ("replay", "psutil", "none"):
             source = {"id": f"evidence.source_name.{self.source}", "params": {}}
         return {"id": "evidence.status_sentence", "params": {"source": source, "reason": reason}}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         data = asdict(self)
         data["notes"] = list(self.notes)
@@ -171,7 +171,7 @@ _STATE_WORDS = {
 }
 
 
-def sentence_words_of(status: Any) -> dict[str, Any] | None:
+def sentence_words_of(status: object) -> dict[str, object] | None:
     """The sentence words of a status as the document holds it (a dict), or of a live status."""
     if isinstance(status, SourceStatus):
         return status.sentence_words()

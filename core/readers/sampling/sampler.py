@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from fallback_doctor.core.readers.sampling.recordings import provenance_words
 from fallback_doctor.core.readers.sampling.ring import RingBuffer
@@ -51,6 +51,9 @@ from fallback_doctor.core.readers.sampling.sample import (
     SourceStatus,
 )
 from fallback_doctor.core.readers.sampling.sources import CpuSource, SampleSource
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 PHASE_SESSION_CREATION = "session_creation"
 PHASE_WARM_UP = "warm_up"
@@ -73,7 +76,7 @@ class PhaseMark:
     sequence: int
     detail: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         return {
             "name": self.name,
@@ -161,7 +164,7 @@ class SamplingSeries:
         """The samples of one GPU (``None``: the gap samples of a tick without GPU readings)."""
         return tuple(sample for sample in self.samples if sample.gpu_index == index)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (report, bundle)."""
         return {
             "format": "gpu-fallback-doctor/samples/1",
@@ -259,7 +262,7 @@ class SamplingSeries:
         )
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
@@ -416,9 +419,9 @@ class Sampler:
                 next_due += skipped * self._interval
             self._stop_event.wait(max(0.0, next_due - time.monotonic()))
 
-    def _guard(self, what: str, function: Callable[..., Any], *args: Any) -> Any:
+    def _guard(self, what: str, function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
         try:
-            return function(*args)
+            return function(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - a broken source must not kill the sampler
             text = f"could not {what}: {type(error).__name__}: {error}"
             if text not in self._errors:

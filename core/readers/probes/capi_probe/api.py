@@ -9,7 +9,7 @@ from __future__ import annotations
 import ctypes
 import re
 import sys
-from typing import Any
+from typing import TypedDict
 
 # --- the OrtApi function table ----------------------------------------------------------------
 # Indices into struct OrtApi, from include/onnxruntime/core/session/onnxruntime_c_api.h
@@ -95,7 +95,65 @@ ONNX_TYPE_TENSOR = 1
 OrtArenaAllocator = 1
 OrtMemTypeDefault = 0
 
+
 # ONNXTensorElementDataType -> (name, array typecode or "e" for float16 via struct, item size)
+class Request(TypedDict, total=False):
+    """What the parent asks (core/readers/inference/capi.py): ProbeRequest's JSON plus the libPath
+    to load, the model and the work folder. Every key may be missing: readers give the default."""
+
+    lib_path: str
+    work_dir: str | None
+    model: str
+    runs: int
+    steady: bool
+    warmup: int
+    dims: dict[str, int]
+    default_dim: int
+    shapes: dict[str, list[int]]
+    input_ranges: dict[str, list[int]]
+    providers: list[str]
+    cpu_baseline: bool
+    gpu_retry: bool
+    strict: bool
+    strategy: str
+    threads: int
+    nice: int
+    tolerance_abs: float
+    tolerance_rel: float
+    baseline_dir: str | None
+    seed: int
+    trt_cache_dir: str | None
+    selection: str | None
+    test_mode: str | None
+
+
+class _Declared(TypedDict):
+    name: str
+    element: int
+    shape: list[int | str | None]
+    dtype: str
+
+
+class Declared(_Declared, total=False):
+    """A session's declared input or output: name, ONNX element type, dims (a symbol's name or None
+    where unknown), the type's name; ``error`` where it is not a tensor, ``resolved`` once the probe
+    chose concrete dims for an input."""
+
+    error: str
+    resolved: list[int]
+
+
+class Output(TypedDict):
+    """One output tensor of a Run as the probe keeps it: its name, ONNX element type (and that type's
+    name), its shape, and its raw bytes (empty for a type the probe does not decode)."""
+
+    name: str
+    element: int
+    dtype: str
+    shape: list[int]
+    data: bytes
+
+
 ELEMENT_TYPES = {
     1: ("float32", "f", 4),
     2: ("uint8", "B", 1),
@@ -126,7 +184,7 @@ INT_P = ctypes.POINTER(ctypes.c_int)
 PATH_T = ctypes.c_wchar_p if sys.platform == "win32" else ctypes.c_char_p
 FUNCTION_TYPE = ctypes.WINFUNCTYPE if sys.platform == "win32" else ctypes.CFUNCTYPE  # type: ignore[attr-defined]
 
-SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
+SIGNATURES: dict[str, tuple[type[ctypes._CData] | None, list[type[ctypes._CData]]]] = {
     "CreateStatus": (P, [ctypes.c_int, ctypes.c_char_p]),
     "GetErrorCode": (ctypes.c_int, [P]),
     "GetErrorMessage": (ctypes.c_char_p, [P]),
@@ -226,7 +284,7 @@ class OrtError(Exception):
 class Api:
     """The OrtApi function table of a loaded library, called by name through ctypes."""
 
-    def __init__(self, library: Any) -> None:
+    def __init__(self, library: ctypes.CDLL) -> None:
         self.library = library
         base_type = ctypes.POINTER(ctypes.c_void_p * 2)
         get_base = library.OrtGetApiBase
@@ -241,8 +299,8 @@ class Api:
         raw = get_version()
         self.version = raw.decode("utf-8", "replace") if raw else "?"
         self.api_version = 0
-        self.table: Any = None
-        self.functions: dict[str, Any] = {}
+        self.table: ctypes._Pointer[ctypes.c_void_p] | None = None
+        self.functions: dict[str, ctypes._CFunctionType] = {}
 
     def negotiate(self) -> int:
         """GetApi with the highest version this library supports (its minor first, then down)."""
@@ -263,22 +321,24 @@ class Api:
             "GetApi returned NULL for every API version from %d down to %d" % (candidates[0], API_MINIMUM)
         )
 
-    def fn(self, name: str) -> Any:
+    def fn(self, name: str) -> ctypes._CFunctionType:
         """The function pointer ``name`` of the table, typed from SIGNATURES."""
         if name not in self.functions:
             restype, argtypes = SIGNATURES[name]
+            if self.table is None:
+                raise RuntimeError("the OrtApi table is read before negotiate()")
             address = self.table[API_INDEX[name]]
             if not address:
                 raise OrtError(name, 9, "the OrtApi table of this library has no %s" % name)
             self.functions[name] = FUNCTION_TYPE(restype, *argtypes)(address)
         return self.functions[name]
 
-    def call(self, name: str, *args: Any) -> None:
+    def call(self, name: str, *args: object) -> None:
         """Call a status-returning function; raise OrtError with ONNX Runtime's own message."""
         status = self.fn(name)(*args)
         self.check(name, status)
 
-    def check(self, name: str, status: Any) -> None:
+    def check(self, name: str, status: int | None) -> None:
         """Turn a non-NULL OrtStatus* into OrtError (and release it)."""
         if status:
             code = int(self.fn("GetErrorCode")(status))
@@ -287,7 +347,7 @@ class Api:
             self.fn("ReleaseStatus")(status)
             raise OrtError(name, code, message)
 
-    def release(self, name: str, pointer: Any) -> None:
+    def release(self, name: str, pointer: object) -> None:
         """Release* of one object; NULL is ignored, as the C API allows."""
         if pointer:
             self.fn("Release" + name)(pointer)
@@ -313,6 +373,6 @@ class Api:
         return result
 
 
-def c_strings(values: list[str]) -> Any:
+def c_strings(values: list[str]) -> ctypes.Array[ctypes.c_char_p]:
     """A char*[] of UTF-8 strings."""
     return (ctypes.c_char_p * len(values))(*[v.encode("utf-8") for v in values])

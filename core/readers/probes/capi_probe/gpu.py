@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-from typing import Any
 
 from .api import API_CUDA_V2, GPU_PROVIDERS, OrtError, P, c_strings
 from .output import emit, step
@@ -16,7 +15,7 @@ from .stats import compare, digest, nodes_per_provider, ort_messages
 class GpuProbe(Probe):
     """The probe with its GPU retry and strict run."""
 
-    def append_providers(self, options: Any, phase: str) -> tuple[list[str], list[str], bool]:
+    def append_providers(self, options: ctypes.c_void_p, phase: str) -> tuple[list[str], list[str], bool]:
         """Append the requested GPU providers; (appended, ONNX Runtime's errors, providers library loaded)."""
         api = self.api
         assert api is not None
@@ -52,7 +51,7 @@ class GpuProbe(Probe):
             )
         return appended, errors, bool(appended)
 
-    def append_cuda(self, options: Any) -> None:
+    def append_cuda(self, options: ctypes.c_void_p) -> None:
         """CreateCUDAProviderOptions, SessionOptionsAppendExecutionProvider_CUDA_V2 (or the old export)."""
         api = self.api
         assert api is not None
@@ -82,7 +81,7 @@ class GpuProbe(Probe):
         finally:
             api.fn("ReleaseCUDAProviderOptions")(cuda) if cuda else None
 
-    def append_tensorrt(self, options: Any) -> None:
+    def append_tensorrt(self, options: ctypes.c_void_p) -> None:
         """CreateTensorRTProviderOptions (engine cache), SessionOptionsAppendExecutionProvider_TensorRT_V2."""
         api = self.api
         assert api is not None
@@ -100,12 +99,12 @@ class GpuProbe(Probe):
         finally:
             api.fn("ReleaseTensorRTProviderOptions")(trt) if trt else None
 
-    def gpu_retry(self) -> dict[str, Any]:
+    def gpu_retry(self) -> dict[str, object]:
         """Providers as requested (GPU first, then the CPU), VERBOSE session log, runs, comparison, strict."""
         api = self.api
         assert api is not None
         requested = list(self.request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
-        run: dict[str, Any] = {
+        run: dict[str, object] = {
             "stage": "runtime_loaded",
             "requested_providers": requested,
             "verdict": "failed",
@@ -191,13 +190,13 @@ class GpuProbe(Probe):
             and "cuda_call" not in text.lower()
         )
 
-    def strict_run(self) -> dict[str, Any]:
+    def strict_run(self) -> dict[str, object]:
         """session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's own error."""
         api = self.api
         assert api is not None
         self.begin("gpu.strict")
         options = session = None
-        result: dict[str, Any] = {"attempted": True, "session_created": False, "error": None}
+        result: dict[str, object] = {"attempted": True, "session_created": False, "error": None}
         try:
             options = self.session_options(verbose=False)
             step("gpu.strict", "calling AddSessionConfigEntry(session.disable_cpu_ep_fallback, 1)")
@@ -217,7 +216,7 @@ class GpuProbe(Probe):
         return result
 
 
-def gpu_memory() -> dict[str, Any]:
+def gpu_memory() -> dict[str, object]:
     """GPU memory held by this process and by others, from NVML (nvmlDeviceGetComputeRunningProcesses)."""
     name = "nvml.dll" if sys.platform == "win32" else "libnvidia-ml.so.1"
     try:

@@ -6,8 +6,8 @@ import json
 import os
 import sys
 import time
-from typing import Any
 
+from .api import Request
 from .gpu import GpuProbe
 from .output import emit, now
 
@@ -32,7 +32,7 @@ def test_misbehaviour(mode: str | None) -> None:
 def main() -> int:
     """Read the request, run the probe, write the result."""
     try:
-        request = json.loads(sys.stdin.read() or "{}")
+        request: Request = json.loads(sys.stdin.read() or "{}")
     except ValueError as error:
         emit({"event": "error", "kind": "error", "error": "the request is not JSON: %s" % error})
         return 2
@@ -45,8 +45,8 @@ def main() -> int:
             pass
     test_misbehaviour(request.get("test_mode"))
     probe = GpuProbe(request)
-    result: dict[str, Any] = {"kind": "capi", "schema": 1, "completed": False}
-    strategy: dict[str, Any] = {
+    result: dict[str, object] = {"kind": "capi", "schema": 1, "completed": False}
+    strategy: dict[str, object] = {
         "name": request.get("strategy") or "as_is",
         "stage": "nothing",
         "description": "the C API of %s, driven through ctypes" % request.get("lib_path"),

@@ -11,7 +11,6 @@ import os
 import re
 import sys
 import time
-from typing import Any
 
 T0 = time.monotonic()
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -27,7 +26,7 @@ def now() -> float:
     return round(time.monotonic() - T0, 6)
 
 
-def emit(obj: dict[str, Any]) -> None:
+def emit(obj: dict[str, object]) -> None:
     """Write one JSON line and flush it, so it survives a crash of this process."""
     sys.stdout.write(json.dumps(obj, ensure_ascii=True, sort_keys=True) + "\n")
     sys.stdout.flush()

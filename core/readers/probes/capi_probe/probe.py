@@ -13,7 +13,17 @@ import tempfile
 import time
 from typing import Any
 
-from .api import ELEMENT_TYPES, ORT_LOGGING_LEVEL_VERBOSE, ORT_LOGGING_LEVEL_WARNING, Api, OrtError, P
+from .api import (
+    ELEMENT_TYPES,
+    ORT_LOGGING_LEVEL_VERBOSE,
+    ORT_LOGGING_LEVEL_WARNING,
+    Api,
+    Declared,
+    OrtError,
+    Output,
+    P,
+    Request,
+)
 from .output import Capture, emit, now, step
 from .stats import digest, latency, nodes_per_provider, ort_messages, untimed
 from .tensors import Inputs, make_data, product, resolve_shape, run_once, session_io
@@ -24,7 +34,7 @@ from .tensors import Inputs, make_data, product, resolve_shape, run_once, sessio
 class Probe:
     """One probe run: load the library, the CPU baseline, the GPU retry, the strict run."""
 
-    def __init__(self, request: dict[str, Any]) -> None:
+    def __init__(self, request: Request) -> None:
         self.request = request
         self.work_dir = request.get("work_dir") or tempfile.mkdtemp(prefix="gfd-capi-")
         self.own_work_dir = not request.get("work_dir")
@@ -42,10 +52,10 @@ class Probe:
         }
         self.cost: dict[str, Any] = {}
         self.model: dict[str, Any] | None = None
-        self.inputs: list[dict[str, Any]] = []
+        self.inputs: list[Declared] = []
         self.output_names: list[str] = []
         self.buffers: list[bytes] = []
-        self.cpu_outputs: list[dict[str, Any]] | None = None
+        self.cpu_outputs: list[Output] | None = None
 
     # phases
     def begin(self, name: str) -> None:
@@ -126,9 +136,9 @@ class Probe:
         }
         emit({"event": "error", "kind": kind, "error": sentence})
 
-    result_failure: dict[str, Any] | None = None
+    result_failure: dict[str, object] | None = None
 
-    def session_options(self, verbose: bool) -> Any:
+    def session_options(self, verbose: bool) -> ctypes.c_void_p:
         """CreateSessionOptions with the thread cap (and VERBOSE session logging when asked)."""
         api = self.api
         assert api is not None
@@ -144,7 +154,7 @@ class Probe:
         )
         return options
 
-    def create_session(self, options: Any, phase: str) -> tuple[Any, float]:
+    def create_session(self, options: ctypes.c_void_p, phase: str) -> tuple[ctypes.c_void_p, float]:
         """CreateSession from the model path; (session, seconds)."""
         api = self.api
         assert api is not None
@@ -156,7 +166,7 @@ class Probe:
         api.call("CreateSession", self.env, path, options, ctypes.byref(session))
         return session, time.monotonic() - started
 
-    def describe_model(self, session: Any) -> bool:
+    def describe_model(self, session: ctypes.c_void_p) -> bool:
         """Inputs and outputs from the session; the inputs built from the declared types and shapes."""
         api = self.api
         assert api is not None
@@ -200,7 +210,7 @@ class Probe:
         self.output_names = [o["name"] for o in outputs]
         return True
 
-    def measure(self, session: Any, prefix: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def measure(self, session: ctypes.c_void_p, prefix: str) -> tuple[dict[str, object], list[Output]]:
         """Warm-up runs, then timed runs (run log at WARNING); latency and the last outputs."""
         api = self.api
         assert api is not None
@@ -236,7 +246,7 @@ class Probe:
         api = self.api
         assert api is not None
         # stage and verdict grade GPU attempts: the CPU baseline keeps "runtime_loaded" / "not_run".
-        run: dict[str, Any] = {
+        run: dict[str, object] = {
             "stage": "runtime_loaded",
             "requested_providers": ["CPUExecutionProvider"],
             "verdict": "not_run",
@@ -273,7 +283,7 @@ class Probe:
             api.release("SessionOptions", options)
         return run
 
-    def store_baseline(self, outputs: list[dict[str, Any]]) -> None:
+    def store_baseline(self, outputs: list[Output]) -> None:
         """Write the CPU outputs (raw bytes + index) to baseline_dir for children that compare later."""
         folder = self.request.get("baseline_dir")
         if not folder:
@@ -284,24 +294,37 @@ class Probe:
             name = "capi-output-%d.bin" % number
             with open(os.path.join(folder, name), "wb") as handle:
                 handle.write(output["data"])
-            entry = {k: output[k] for k in ("name", "element", "dtype", "shape")}
-            entry["file"] = name
+            entry = {
+                "name": output["name"],
+                "element": output["element"],
+                "dtype": output["dtype"],
+                "shape": output["shape"],
+                "file": name,
+            }
             index.append(entry)
         with open(os.path.join(folder, "capi-outputs.json"), "w") as handle:
             json.dump(index, handle)
 
-    def load_baseline(self) -> list[dict[str, Any]] | None:
+    def load_baseline(self) -> list[Output] | None:
         """The CPU outputs of an earlier child, from baseline_dir (None when there are none)."""
         folder = self.request.get("baseline_dir")
         if not folder or not os.path.exists(os.path.join(folder, "capi-outputs.json")):
             return None
         with open(os.path.join(folder, "capi-outputs.json")) as handle:
             index = json.load(handle)
-        outputs = []
+        outputs: list[Output] = []
         for item in index:
             with open(os.path.join(folder, item["file"]), "rb") as handle:
-                item["data"] = handle.read()
-            outputs.append(item)
+                data = handle.read()
+            outputs.append(
+                {
+                    "name": str(item["name"]),
+                    "element": int(item["element"]),
+                    "dtype": str(item["dtype"]),
+                    "shape": [int(dim) for dim in item["shape"]],
+                    "data": data,
+                }
+            )
         return outputs
 
     def finish(self) -> None:

@@ -9,9 +9,8 @@ import array
 import hashlib
 import re
 import struct
-from typing import Any
 
-from .api import ELEMENT_TYPES
+from .api import ELEMENT_TYPES, Output
 
 try:  # imported as fallback_doctor.core.readers.probes.capi_probe
     from ..probe_shared import count_placements
@@ -21,7 +20,7 @@ except (ImportError, ValueError):  # run by path (3.8 raises ValueError): capi_p
     from probe_shared import latency as latency  # type: ignore[no-redef]
 
 
-def numbers(output: dict[str, Any]) -> list[float] | None:
+def numbers(output: Output) -> list[float] | None:
     """The values of a numeric output as floats, or None for a type we do not decode."""
     _name, code, size = ELEMENT_TYPES.get(output["element"], ("", "", 0))
     data = output["data"]
@@ -34,10 +33,10 @@ def numbers(output: dict[str, Any]) -> list[float] | None:
     return [float(v) for v in values]
 
 
-def digest(output: dict[str, Any]) -> dict[str, Any]:
+def digest(output: Output) -> dict[str, object]:
     """An OutputDigest: sha256 of the raw bytes, mean, largest magnitude, the first values."""
     values = numbers(output)
-    result = {
+    result: dict[str, object] = {
         "name": output["name"],
         "dtype": output["dtype"],
         "shape": output["shape"],
@@ -54,11 +53,9 @@ def digest(output: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def compare(
-    gpu: list[dict[str, Any]], cpu: list[dict[str, Any]], tol_abs: float, tol_rel: float
-) -> dict[str, Any]:
+def compare(gpu: list[Output], cpu: list[Output], tol_abs: float, tol_rel: float) -> dict[str, object]:
     """OutputComparison: |gpu - cpu| <= abs + rel * |cpu| everywhere, same names, dtypes, shapes."""
-    result = {
+    result: dict[str, object] = {
         "equal": False,
         "bitwise_equal": False,
         "max_abs_diff": None,
@@ -68,7 +65,7 @@ def compare(
         "detail": "",
     }
 
-    def signature(outputs: list[dict[str, Any]]) -> list[Any]:
+    def signature(outputs: list[Output]) -> list[tuple[str, str, list[int]]]:
         return [(o["name"], o["dtype"], o["shape"]) for o in outputs]
 
     if signature(gpu) != signature(cpu):

@@ -8,12 +8,22 @@ import random
 import struct
 from typing import Any
 
-from .api import ELEMENT_TYPES, ONNX_TYPE_TENSOR, Api, OrtArenaAllocator, OrtMemTypeDefault, P, c_strings
+from .api import (
+    ELEMENT_TYPES,
+    ONNX_TYPE_TENSOR,
+    Api,
+    Declared,
+    OrtArenaAllocator,
+    OrtMemTypeDefault,
+    Output,
+    P,
+    c_strings,
+)
 
 # --- model metadata and inputs ------------------------------------------------------------------
 
 
-def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
+def tensor_info(api: Api, type_info: ctypes.c_void_p) -> tuple[int, list[int | str | None]]:
     """(element type, dims with symbolic names or None for unknown) of a tensor type info."""
     onnx_type = ctypes.c_int(0)
     api.call("GetOnnxTypeFromTypeInfo", type_info, ctypes.byref(onnx_type))
@@ -29,7 +39,7 @@ def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
     api.call("GetDimensions", info, dims, count.value)
     symbols = (ctypes.c_char_p * max(count.value, 1))()
     api.call("GetSymbolicDimensions", info, symbols, count.value)
-    shape: list[Any] = []
+    shape: list[int | str | None] = []
     for i in range(count.value):
         if dims[i] >= 0:
             shape.append(int(dims[i]))
@@ -40,7 +50,7 @@ def tensor_info(api: Api, type_info: Any) -> tuple[int, list[Any]]:
     return element.value, shape
 
 
-def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def session_io(api: Api, session: ctypes.c_void_p) -> tuple[list[Declared], list[Declared]]:
     """Names, element types and declared shapes of a session's inputs and outputs."""
     allocator = P()
     api.call("GetAllocatorWithDefaultOptions", ctypes.byref(allocator))
@@ -56,6 +66,7 @@ def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[
             api.call("AllocatorFree", allocator, name_pointer)
             type_info = P()
             api.call("SessionGet%sTypeInfo" % kind, session, index, ctypes.byref(type_info))
+            item: Declared
             try:
                 element, shape = tensor_info(api, type_info)
                 item = {
@@ -73,7 +84,9 @@ def session_io(api: Api, session: Any) -> tuple[list[dict[str, Any]], list[dict[
     return result[0], result[1]
 
 
-def resolve_shape(shape: list[Any], dims: dict[str, int], default_dim: int, planned: Any = None) -> list[int]:
+def resolve_shape(
+    shape: list[int | str | None], dims: dict[str, int], default_dim: int, planned: object = None
+) -> list[int]:
     """Replace symbolic and unknown dimensions: the parent's ``planned`` shape where it has this rank,
     else by name from ``dims``, else ``default_dim``."""
     if isinstance(planned, list) and len(planned) == len(shape):
@@ -115,7 +128,7 @@ def product(values: list[int]) -> int:
 class Inputs:
     """OrtValues over buffers we own, for one Run."""
 
-    def __init__(self, api: Api, inputs: list[dict[str, Any]], buffers: list[bytes]) -> None:
+    def __init__(self, api: Api, inputs: list[Declared], buffers: list[bytes]) -> None:
         self.api = api
         self.names = c_strings([item["name"] for item in inputs])
         self.memory_info = P()
@@ -148,8 +161,13 @@ class Inputs:
 
 
 def run_once(
-    api: Api, session: Any, run_options: Any, inputs: Inputs, output_names: list[str], keep: bool
-) -> list[dict[str, Any]]:
+    api: Api,
+    session: ctypes.c_void_p,
+    run_options: ctypes.c_void_p,
+    inputs: Inputs,
+    output_names: list[str],
+    keep: bool,
+) -> list[Output]:
     """One Run; return the outputs' element types, shapes and bytes when ``keep``, then release them."""
     names = c_strings(output_names)
     outputs = (P * max(len(output_names), 1))()
@@ -164,7 +182,7 @@ def run_once(
         len(output_names),
         outputs,
     )
-    result = []
+    result: list[Output] = []
     try:
         if keep:
             for index, name in enumerate(output_names):
@@ -175,7 +193,7 @@ def run_once(
     return result
 
 
-def read_value(api: Api, name: str, value: Any) -> dict[str, Any]:
+def read_value(api: Api, name: str, value: object) -> Output:
     """Element type, shape and raw bytes of an output tensor (GetTensorTypeAndShape, GetTensorMutableData)."""
     info = P()
     api.call("GetTensorTypeAndShape", value, ctypes.byref(info))

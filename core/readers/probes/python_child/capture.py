@@ -10,7 +10,7 @@ import signal
 import sys
 import tempfile
 import time
-from typing import IO, Any, Dict, List, Optional, Set, Tuple
+from typing import IO, Dict, List, Optional, Set, Tuple, Union
 
 from probe_shared import strip_ansi  # type: ignore[import-not-found]
 
@@ -19,12 +19,12 @@ _PROTO: Optional[IO[str]] = None  # the protocol stream (a duplicate of the orig
 _CAPTURE: Optional[Tuple[str, int]] = None  # (path, fd) of the file that receives fds 1 and 2
 _OWN_CAPTURE = False  # True when this process made the capture file (and removes it)
 _OPEN_PHASES: List[Tuple[str, float]] = []
-_PHASES: List[Dict[str, Any]] = []
+_PHASES: List[Dict[str, object]] = []
 _IMPORTANT_TAGS = ("[E:onnxruntime", "[W:onnxruntime", "[F:onnxruntime", " when using [", "UserWarning")
 _IMPORTANT_STARTS = ("EP Error", "Falling back to")
 
 
-def emit(obj: Dict[str, Any]) -> None:
+def emit(obj: Dict[str, object]) -> None:
     """Write one protocol line (JSON) and flush it."""
     obj.setdefault("t", round(time.monotonic() - _START, 6))
     obj.setdefault("wall", time.time())
@@ -119,7 +119,7 @@ def mapped_libraries() -> Optional[Set[str]]:
     return names
 
 
-def lower_priority(nice: Any) -> None:
+def lower_priority(nice: Union[int, str, None]) -> None:
     """Lower this process's priority (it may run beside a production server)."""
     if nice and hasattr(os, "nice"):
         try:

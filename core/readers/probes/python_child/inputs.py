@@ -7,15 +7,26 @@ import json
 import math
 import os
 import time
-from typing import Any, Dict, List, Optional, Tuple, Union
+from types import ModuleType
+from typing import Any, Dict, List, Optional, Tuple, TypedDict, Union
 
 from probe_shared import latency  # type: ignore[import-not-found]
 
 from .capture import phase_end, phase_start
-from .common import _NUMPY_TYPES, UnusableModelError
+from .common import _NUMPY_TYPES, Request, UnusableModelError
 
 
-def resolve_shape(shape: List[Any], request: Dict[str, Any], name: Optional[str] = None) -> List[int]:
+class InputDescription(TypedDict):
+    """One declared input: its name, numpy dtype, declared dims (None where symbolic and unnamed)
+    and the concrete dims the probe fed."""
+
+    name: str
+    dtype: str
+    shape: List[Optional[Union[int, str]]]
+    resolved_shape: List[int]
+
+
+def resolve_shape(shape: List[Any], request: Request, name: Optional[str] = None) -> List[int]:
     """Concrete dims: the parent's request["shapes"][name] where it has the input at this rank; else
     symbolic names from request["dims"], unknown ones request["default_dim"]."""
     planned = (request.get("shapes") or {}).get(name) if name is not None else None
@@ -35,11 +46,11 @@ def resolve_shape(shape: List[Any], request: Dict[str, Any], name: Optional[str]
 
 
 def make_inputs(
-    np: Any, session_inputs: List[Any], request: Dict[str, Any]
-) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+    np: ModuleType, session_inputs: List[Any], request: Request
+) -> Tuple[Dict[str, object], List[InputDescription]]:
     """Deterministic input data for every declared input (same seed: same data in every child)."""
-    feeds: Dict[str, Any] = {}
-    described: List[Dict[str, Any]] = []
+    feeds: Dict[str, object] = {}
+    described: List[InputDescription] = []
     ranges = request.get("input_ranges") or {}
     seed = int(request.get("seed") or 0)
     for index, arg in enumerate(session_inputs):
@@ -78,10 +89,10 @@ def make_inputs(
     return feeds, described
 
 
-def digest(np: Any, name: str, value: Any) -> Dict[str, Any]:
+def digest(np: ModuleType, name: str, value: Any) -> Dict[str, object]:
     """A short summary of one output tensor."""
     arr = np.ascontiguousarray(value)
-    info: Dict[str, Any] = {
+    info: Dict[str, object] = {
         "name": name,
         "dtype": str(arr.dtype),
         "shape": list(arr.shape),
@@ -96,8 +107,8 @@ def digest(np: Any, name: str, value: Any) -> Dict[str, Any]:
 
 
 def compare(
-    np: Any, names: List[str], gpu_values: Any, cpu_values: Any, atol: float, rtol: float
-) -> Dict[str, Any]:
+    np: ModuleType, names: List[str], gpu_values: Any, cpu_values: Any, atol: float, rtol: float
+) -> Dict[str, object]:
     """GPU outputs against the CPU baseline's, within |g - c| <= atol + rtol * |c|."""
     result: Dict[str, Any] = {
         "equal": True,
@@ -137,16 +148,16 @@ def compare(
 
 
 def timed_runs(
-    ort: Any,
-    np: Any,
+    ort: ModuleType,
+    np: ModuleType,
     session: Any,
-    feeds: Dict[str, Any],
+    feeds: Dict[str, object],
     warmup: int,
     runs: int,
     prefix: str,
     batch: Optional[int],
     steady: bool = False,
-) -> Tuple[Dict[str, Any], Any]:
+) -> Tuple[Dict[str, object], Any]:
     """Warm-up runs, then timed runs (ONNX Runtime's run log at ERROR only, so the VERBOSE session
     log costs nothing here); returns (stats, outputs of the last run).
 
@@ -197,9 +208,7 @@ def _median(ordered: List[float]) -> float:
     return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2.0
 
 
-def provider_arg(
-    request: Dict[str, Any], providers: List[str]
-) -> List[Union[str, Tuple[str, Dict[str, str]]]]:
+def provider_arg(request: Request, providers: List[str]) -> List[Union[str, Tuple[str, Dict[str, str]]]]:
     """Providers with options (the TensorRT engine cache when asked)."""
     out: List[Union[str, Tuple[str, Dict[str, str]]]] = []
     cache = request.get("trt_cache_dir")
@@ -211,7 +220,7 @@ def provider_arg(
     return out
 
 
-def gpu_memory(pid: int) -> Dict[str, Any]:
+def gpu_memory(pid: int) -> Dict[str, object]:
     """GPU memory of this process and of the others, via NVML when pynvml is importable here."""
     try:
         import pynvml
@@ -246,7 +255,7 @@ def gpu_memory(pid: int) -> Dict[str, Any]:
     return {"probe_bytes": mine, "others_bytes": others, "total_bytes": total, "note": ""}
 
 
-def save_baseline(np: Any, folder: Optional[str], names: List[str], values: Any) -> None:
+def save_baseline(np: ModuleType, folder: Optional[str], names: List[str], values: Any) -> None:
     """Store the CPU baseline's outputs for a later child (another strategy) to compare with."""
     if not folder:
         return
@@ -257,7 +266,7 @@ def save_baseline(np: Any, folder: Optional[str], names: List[str], values: Any)
         json.dump(list(names), handle)
 
 
-def load_baseline(np: Any, folder: Optional[str]) -> Optional[Tuple[List[str], List[Any]]]:
+def load_baseline(np: ModuleType, folder: Optional[str]) -> Optional[Tuple[List[str], List[object]]]:
     """The CPU baseline's outputs stored by an earlier child, or None."""
     if not folder or not os.path.exists(os.path.join(folder, "names.json")):
         return None

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from types import ModuleType
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import capture as capture_state
@@ -24,13 +25,13 @@ from .capture import (
     setup_capture,
     test_misbehave,
 )
-from .common import UnusableModelError
+from .common import Request, UnusableModelError
 from .inputs import load_baseline
 from .ort_now import _CALLBACK, log_mark, log_since, run_selection
 from .sessions import describe_runtime, run_cpu, run_gpu
 
 
-def new_result(request: Dict[str, Any]) -> Dict[str, Any]:
+def new_result(request: Request) -> Dict[str, Any]:
     """The result document before anything ran."""
     return {
         "kind": "python",
@@ -60,7 +61,7 @@ def read_model_file(model: Any, result: Dict[str, Any]) -> bool:
     return True
 
 
-def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any, Any]]:
+def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[ModuleType, ModuleType]]:
     """import numpy and onnxruntime (the "import" phase) and describe them; None on failure."""
     offset = capture_offset()
     phase_start("import")
@@ -80,7 +81,7 @@ def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any,
         return None
     result["cost"] = {"import_s": time.perf_counter() - import_begin}
     phase_end()
-    runtime: Dict[str, Any] = result["runtime"]
+    runtime: Dict[str, object] = result["runtime"]
     runtime["ort_version"] = getattr(ort, "__version__", None)
     runtime["ort_location"] = os.path.dirname(getattr(ort, "__file__", "") or "") or None
     runtime["numpy_version"] = getattr(np, "__version__", None)
@@ -94,9 +95,9 @@ def import_runtime(result: Dict[str, Any], strategy: str) -> Optional[Tuple[Any,
     return ort, np
 
 
-def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[str, Any]:
+def prepare_strategy(ort: ModuleType, strategy: str, result: Dict[str, Any]) -> Dict[str, object]:
     """The strategy's entry; runs preload_dlls() for that strategy ("skipped" where it has none)."""
-    entry: Dict[str, Any] = {"name": strategy, "stage": "runtime_loaded"}
+    entry: Dict[str, object] = {"name": strategy, "stage": "runtime_loaded"}
     if strategy == "as_is":
         entry["description"] = "the application's environment as it is"
         return entry
@@ -122,7 +123,7 @@ def prepare_strategy(ort: Any, strategy: str, result: Dict[str, Any]) -> Dict[st
 
 
 def run_sessions(
-    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], entry: Dict[str, Any]
+    ort: ModuleType, np: ModuleType, request: Request, result: Dict[str, Any], entry: Dict[str, Any]
 ) -> None:
     """The CPU baseline, the GPU retry and (as is) the automatic selection, into the result."""
     model = request.get("model")
@@ -155,7 +156,7 @@ def main(argv: List[str]) -> int:
     setup_capture(capture)
     raw = sys.stdin.read()
     try:
-        request = json.loads(raw) if raw.strip() else {}
+        request: Request = json.loads(raw) if raw.strip() else {}
     except ValueError as error:
         emit({"event": "error", "message": "the request is not JSON: %s" % error})
         return 2

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, SupportsInt, Tuple, Union
+
+if TYPE_CHECKING:
+    from importlib.metadata import Distribution
 
 from probe_shared import count_placements  # type: ignore[import-not-found]
 
 from .capture import capture_offset, capture_since, important_lines, phase_end, phase_start
-from .common import _GPU_PROVIDERS
+from .common import _GPU_PROVIDERS, Request
 
 _CALLBACK: List[str] = []  # messages from set_default_logger_callback, written as ORT's own lines
 _CALLBACK_CAP = 20000
@@ -17,7 +21,7 @@ _ASSIGNMENT_KEY = "session.record_ep_graph_assignment_info"
 _NAMES_KEPT = 40
 
 
-def install_logger_callback(ort: Any) -> str:
+def install_logger_callback(ort: ModuleType) -> str:
     """Receive ONNX Runtime's messages through set_default_logger_callback where it exists (1.32+).
 
     Its docstring warns that messages from ONNX Runtime's worker threads still go to the platform
@@ -50,13 +54,14 @@ def log_since(mark: Tuple[int, int]) -> str:
     return text + "".join(line + "\n" for line in extra)
 
 
-def has_assignment_api(ort: Any) -> bool:
+def has_assignment_api(ort: ModuleType) -> bool:
     """InferenceSession.get_provider_graph_assignment_info exists (onnxruntime 1.31.1 has it)."""
     return hasattr(getattr(ort, "InferenceSession", None), "get_provider_graph_assignment_info")
 
 
-def placement_from_api(session: Any) -> Optional[List[Dict[str, Any]]]:
-    """Per provider: nodes, subgraphs, operator types and the first names, from the session itself."""
+def placement_from_api(session: object) -> Optional[Tuple[Dict[str, int], List[Dict[str, object]]]]:
+    """(nodes per provider, per provider: nodes, subgraphs, operator types and the first names), from
+    the session itself."""
     getter = getattr(session, "get_provider_graph_assignment_info", None)
     if getter is None:
         return None
@@ -64,49 +69,59 @@ def placement_from_api(session: Any) -> Optional[List[Dict[str, Any]]]:
         subgraphs = list(getter())
     except Exception:  # noqa: BLE001 (the session option was not honoured)
         return None
-    per: Dict[str, Dict[str, Any]] = {}
+    nodes: Dict[str, int] = {}
+    parts: Dict[str, int] = {}
+    op_types: Dict[str, Dict[str, int]] = {}
+    names: Dict[str, List[str]] = {}
     for subgraph in subgraphs:
         name = str(subgraph.ep_name)
-        empty: Dict[str, Any] = {"provider": name, "nodes": 0, "subgraphs": 0, "op_types": {}, "names": []}
-        entry = per.setdefault(name, empty)
-        entry["subgraphs"] += 1
+        parts[name] = parts.get(name, 0) + 1
+        nodes.setdefault(name, 0)
+        ops = op_types.setdefault(name, {})
+        kept = names.setdefault(name, [])
         for node in subgraph.get_nodes():
-            entry["nodes"] += 1
+            nodes[name] += 1
             op = "%s.%s" % (node.domain, node.op_type) if node.domain else str(node.op_type)
-            entry["op_types"][op] = entry["op_types"].get(op, 0) + 1
-            if len(entry["names"]) < _NAMES_KEPT:
-                entry["names"].append(str(node.name))
-    return list(per.values())
+            ops[op] = ops.get(op, 0) + 1
+            if len(kept) < _NAMES_KEPT:
+                kept.append(str(node.name))
+    return nodes, [
+        {"provider": p, "nodes": nodes[p], "subgraphs": parts[p], "op_types": op_types[p], "names": names[p]}
+        for p in parts
+    ]
 
 
-def placement(session: Any, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, Any]]]:
+def placement(session: object, log: str) -> Tuple[Dict[str, int], str, List[Dict[str, object]]]:
     """(nodes per provider, their source, per-provider detail): the API where it answers, else the log."""
     exact = placement_from_api(session)
-    if exact:
-        return {p["provider"]: p["nodes"] for p in exact}, "get_provider_graph_assignment_info", exact
+    if exact and exact[1]:
+        return exact[0], "get_provider_graph_assignment_info", exact[1]
     counts = count_placements(log)
     source = "verbose log" if counts else "no node placement lines in the VERBOSE log"
     return counts, source, [{"provider": k, "nodes": v} for k, v in counts.items()]
 
 
-def _enum_name(value: Any) -> str:
+def _enum_name(value: object) -> str:
     """OrtHardwareDeviceType.GPU -> "GPU"."""
     return str(value).rsplit(".", 1)[-1]
 
 
-def _number(value: Any) -> Optional[int]:
+def _number(value: Union[str, SupportsInt, None]) -> Optional[int]:
+    """A device attribute as an int; None where the runtime has none or it is not a number."""
+    if value is None:
+        return None
     try:
         return int(value)
     except (TypeError, ValueError):
         return None
 
 
-def ep_devices(ort: Any) -> Optional[List[Dict[str, Any]]]:
+def ep_devices(ort: ModuleType) -> Optional[List[Dict[str, object]]]:
     """onnxruntime.get_ep_devices() as plain data, or None where this ONNX Runtime has none."""
     getter = getattr(ort, "get_ep_devices", None)
     if getter is None:
         return None
-    out: List[Dict[str, Any]] = []
+    out: List[Dict[str, object]] = []
     try:
         for device in getter():
             hardware = getattr(device, "device", None)
@@ -131,7 +146,7 @@ def _warnings(log: str) -> List[str]:
     return [line for line in important_lines(log) if any(mark in line for mark in marks)]
 
 
-def _select_devices(ort: Any, so: Any, out: Dict[str, Any]) -> None:
+def _select_devices(ort: ModuleType, so: Any, out: Dict[str, object]) -> None:
     """add_provider_for_devices with the GPU devices get_ep_devices() lists (none: nothing added)."""
     gpus = [d for d in ort.get_ep_devices() if _enum_name(getattr(d.device, "type", "")) == "GPU"]
     out["policy"] = "add_provider_for_devices(%s)" % ", ".join(sorted({str(d.ep_name) for d in gpus}))
@@ -141,11 +156,11 @@ def _select_devices(ort: Any, so: Any, out: Dict[str, Any]) -> None:
         out["error"] = "get_ep_devices() listed no GPU device, so add_provider_for_devices had none to add"
 
 
-def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, Any]:
+def run_selection(ort: ModuleType, request: Request, model: str) -> Dict[str, object]:
     """A session made the automatic way (a policy, or add_provider_for_devices), and what it picked."""
     wanted = str(request.get("selection") or "PREFER_GPU")
     mode = "devices" if wanted == "devices" else "policy"
-    out: Dict[str, Any] = {"mode": mode, "policy": wanted}
+    out: Dict[str, object] = {"mode": mode, "policy": wanted}
     so = session_options(ort, request, True)
     policies = getattr(ort, "OrtExecutionProviderDevicePolicy", None)
     if not hasattr(so, "set_provider_selection_policy") or policies is None:
@@ -179,8 +194,10 @@ def run_selection(ort: Any, request: Dict[str, Any], model: str) -> Dict[str, An
     return out
 
 
-def cuda_provider_library(ort: Any) -> Optional[str]:
+def cuda_provider_library(ort: ModuleType) -> Optional[str]:
     """The CUDA provider's own library in this onnxruntime's capi folder, or None."""
+    if ort.__file__ is None:  # a namespace package: no capi folder to look in
+        return None
     capi = os.path.join(os.path.dirname(os.path.abspath(ort.__file__)), "capi")
     for name in ("libonnxruntime_providers_cuda.so", "onnxruntime_providers_cuda.dll"):
         path = os.path.join(capi, name)
@@ -190,8 +207,8 @@ def cuda_provider_library(ort: Any) -> Optional[str]:
 
 
 def _with_cuda_registered(
-    ort: Any, request: Dict[str, Any], model: str, wanted: str, mode: str
-) -> Optional[Dict[str, Any]]:
+    ort: ModuleType, request: Request, model: str, wanted: str, mode: str
+) -> Optional[Dict[str, object]]:
     """The same automatic selection once the CUDA provider's library is registered with the
     environment (register_execution_provider_library): automatic selection only chooses among
     registered providers, and onnxruntime-gpu does not register its CUDA provider by itself
@@ -201,7 +218,7 @@ def _with_cuda_registered(
     path = cuda_provider_library(ort)
     if register is None or path is None or "CUDAExecutionProvider" not in ort.get_available_providers():
         return None
-    out: Dict[str, Any] = {"library": path}
+    out: Dict[str, object] = {"library": path}
     name = "CUDAExecutionProvider"
     try:
         register(name, path)
@@ -234,7 +251,7 @@ def _with_cuda_registered(
     return out
 
 
-def plugin_eps(ort: Any, build_info: Optional[str]) -> Tuple[List[str], List[str]]:
+def plugin_eps(ort: ModuleType, build_info: Optional[str]) -> Tuple[List[str], List[str]]:
     """Plugin execution providers: the bundled CUDA plugin (build info "cuda-plugin-ep=") and the
     onnxruntime-ep-* packages' libraries, each registered once to see whether it loads here."""
     found: List[str] = []
@@ -289,7 +306,7 @@ def _plugin_libraries() -> List[Tuple[str, str]]:
     return out[:8]
 
 
-def _plugin_by_module(dist: Any) -> List[str]:
+def _plugin_by_module(dist: Distribution) -> List[str]:
     """The library paths a plugin package's modules report (get_library_path()), or []."""
     import importlib
 
@@ -305,7 +322,7 @@ def _plugin_by_module(dist: Any) -> List[str]:
     return paths
 
 
-def session_options(ort: Any, request: Dict[str, Any], verbose: bool, strict: bool = False) -> Any:
+def session_options(ort: ModuleType, request: Request, verbose: bool, strict: bool = False) -> Any:
     """Session options: thread cap, VERBOSE log during creation, the strict key when asked."""
     so = ort.SessionOptions()
     threads = int(request.get("threads") or 0)

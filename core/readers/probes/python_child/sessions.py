@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import time
+from types import ModuleType
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from .capture import _OPEN_PHASES, important_lines, mapped_libraries, phase_end, phase_start, test_misbehave
-from .common import _GPU_PROVIDERS, _NUMPY_TYPES
+from .common import _GPU_PROVIDERS, _NUMPY_TYPES, Request
 from .inputs import compare, digest, gpu_memory, make_inputs, provider_arg, save_baseline, timed_runs
 from .ort_now import (
     ep_devices,
@@ -20,7 +21,9 @@ from .ort_now import (
 )
 
 
-def create_session(ort: Any, model: str, so: Any, providers: List[Any]) -> Tuple[Any, Optional[str]]:
+def create_session(
+    ort: ModuleType, model: str, so: object, providers: List[Any]
+) -> Tuple[Any, Optional[str]]:
     """Create a session; returns (session or None, error text or None)."""
     try:
         return ort.InferenceSession(model, sess_options=so, providers=providers), None
@@ -50,8 +53,8 @@ def grade_failure(
 
 
 def run_cpu(
-    ort: Any, np: Any, request: Dict[str, Any], result: Dict[str, Any], model: str
-) -> Tuple[Optional[Dict[str, Any]], Optional[List[str]], Any]:
+    ort: ModuleType, np: ModuleType, request: Request, result: Dict[str, Any], model: str
+) -> Tuple[Optional[Dict[str, object]], Optional[List[str]], object]:
     """The CPU baseline: CPU provider, warm-up, timed runs, digests."""
     mark = log_mark()
     phase_start("cpu.session")
@@ -60,7 +63,7 @@ def run_cpu(
     create_s = time.perf_counter() - begin
     phase_end(session is not None)
     log = log_since(mark)
-    cpu: Dict[str, Any] = {
+    cpu: Dict[str, object] = {
         "requested_providers": ["CPUExecutionProvider"],
         "session_create_s": create_s,
         "ort_messages": important_lines(log),
@@ -109,7 +112,7 @@ def run_cpu(
 
 
 def gpu_session(
-    ort: Any, request: Dict[str, Any], model: str, providers: List[str]
+    ort: ModuleType, request: Request, model: str, providers: List[str]
 ) -> Tuple[Any, Optional[str], float]:
     """The "gpu.session" phase: the session with the GPU provider(s), ORT's default log at VERBOSE."""
     phase_start("gpu.session")
@@ -132,8 +135,12 @@ def gpu_session(
 
 
 def compare_with_baseline(
-    np: Any, request: Dict[str, Any], names: List[str], outputs: Any, baseline: Optional[Tuple[Any, Any]]
-) -> Dict[str, Any]:
+    np: ModuleType,
+    request: Request,
+    names: List[str],
+    outputs: object,
+    baseline: Optional[Tuple[Any, Any]],
+) -> Dict[str, object]:
     """The GPU outputs against the CPU baseline's, or why there is no comparison."""
     atol = float(request.get("tolerance_abs", 1e-3))
     rtol = float(request.get("tolerance_rel", 1e-3))
@@ -151,25 +158,26 @@ def compare_with_baseline(
 
 
 def run_gpu(
-    ort: Any,
-    np: Any,
-    request: Dict[str, Any],
+    ort: ModuleType,
+    np: ModuleType,
+    request: Request,
     result: Dict[str, Any],
     model: str,
-    feeds: Optional[Dict[str, Any]],
+    feeds: Optional[Dict[str, object]],
     baseline: Optional[Tuple[Any, Any]],
-) -> Dict[str, Any]:
+) -> Dict[str, object]:
     """The GPU retry: GPU provider(s) then CPU, VERBOSE creation log, placement, strict run, compare."""
     providers = list(request.get("providers") or ["CUDAExecutionProvider", "CPUExecutionProvider"])
     wanted_gpu = [p for p in providers if p in _GPU_PROVIDERS]
-    gpu: Dict[str, Any] = {"requested_providers": providers}
+    gpu: Dict[str, object] = {"requested_providers": providers}
     mark = log_mark()
     mapped_before = mapped_libraries()
     session, error, gpu["session_create_s"] = gpu_session(ort, request, model, providers)
     log = log_since(mark)
     mapped_after = mapped_libraries()
-    gpu["ort_messages"] = important_lines(log)
-    result["log_excerpt"].extend(gpu["ort_messages"])
+    messages = important_lines(log)
+    gpu["ort_messages"] = messages
+    result["log_excerpt"].extend(messages)
     if session is None:
         gpu.update(
             {
@@ -206,7 +214,7 @@ def run_gpu(
             phase_end(False)
         gpu["error"] = "%s: %s" % (type(run_error).__name__, run_error)
         gpu["verdict"] = "failed"
-        gpu["ort_messages"] = gpu["ort_messages"] + important_lines(log_since(mark))
+        gpu["ort_messages"] = messages + important_lines(log_since(mark))
         return gpu
     names = [o.name for o in session.get_outputs()]
     gpu["latency"] = stats
@@ -227,8 +235,8 @@ def run_gpu(
 
 
 def run_strict(
-    ort: Any, request: Dict[str, Any], model: str, providers: List[str]
-) -> Tuple[Dict[str, Any], List[str]]:
+    ort: ModuleType, request: Request, model: str, providers: List[str]
+) -> Tuple[Dict[str, object], List[str]]:
     """A session with session.disable_cpu_ep_fallback = 1: a fallback becomes ONNX Runtime's error."""
     phase_start("gpu.strict")
     mark = log_mark()
@@ -238,24 +246,25 @@ def run_strict(
     )
     phase_end(session is not None)
     log = log_since(mark)
-    out: Dict[str, Any] = {"attempted": True, "session_created": session is not None, "error": error}
+    created = session is not None
     if session is not None:
         active = list(session.get_providers())
         if not any(p in _GPU_PROVIDERS for p in active):
-            out["session_created"] = False
-            out["error"] = "the strict session was created without a GPU provider: %s" % active
+            created = False
+            error = "the strict session was created without a GPU provider: %s" % active
     lines = important_lines(log)
-    if out["error"] is None and session is None:
-        out["error"] = lines[-1] if lines else None
+    if error is None and session is None:
+        error = lines[-1] if lines else None
     ep_errors = [line for line in lines if line.startswith("EP Error")]
-    if session is None and ep_errors and out["error"] and "Conflicting session configuration" in out["error"]:
+    if session is None and ep_errors and error and "Conflicting session configuration" in error:
         # Python retried on the CPU alone after the GPU provider failed, which the strict key forbids:
         # the provider's own error comes first.
-        out["error"] = "%s (then: %s)" % (ep_errors[0], out["error"])
+        error = "%s (then: %s)" % (ep_errors[0], error)
+    out: Dict[str, object] = {"attempted": True, "session_created": created, "error": error}
     return out, lines
 
 
-def describe_runtime(ort: Any, runtime: Dict[str, Any], notes: List[str]) -> None:
+def describe_runtime(ort: ModuleType, runtime: Dict[str, object], notes: List[str]) -> None:
     """Where the log is read from, get_device(), get_ep_devices() and the plugin providers."""
     runtime["log_source"] = install_logger_callback(ort)
     try:
@@ -263,5 +272,6 @@ def describe_runtime(ort: Any, runtime: Dict[str, Any], notes: List[str]) -> Non
     except Exception:  # noqa: BLE001
         runtime["get_device"] = None
     runtime["ep_devices"] = ep_devices(ort) or []
-    runtime["plugin_eps"], plugin_notes = plugin_eps(ort, runtime.get("build_info"))
+    build_info = runtime.get("build_info")
+    runtime["plugin_eps"], plugin_notes = plugin_eps(ort, build_info if isinstance(build_info, str) else None)
     notes.extend(plugin_notes)
