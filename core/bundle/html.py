@@ -164,14 +164,15 @@ def _stack(document: Report, lang: str) -> str:
             + (f' <span class="meta">{_e(said)}</span>' if said else "")
             + "</li>"
         )
-        details.append(_layer_rows(layer, f"{name}: {words}", css, lang))
+        details.append(_layer_rows(layer, f"{name}: {words}", lang))
     note = elsewhere_note(document, lang)  # a log from elsewhere: this machine was not inspected
     said_first = f'<p class="meta">{_e(note)}</p>' if note else ""
     return said_first + '<ul class="stack">' + "".join(items) + "</ul>" + "".join(details)
 
 
-def _layer_rows(layer: dict[str, Any], title: str, css: str, lang: str) -> str:
-    """One layer's libraries and facts as the wizard's stack page lists them, open where it is broken."""
+def _layer_rows(layer: dict[str, Any], title: str, lang: str) -> str:
+    """One layer's libraries and facts as the wizard's stack page lists them, folded (the findings
+    come next: the first cause stays near the top of the page)."""
     libraries = "".join(
         f'<tr><td><code>{_e(name)}</code></td><td class="{"" if found else "absent"}"><code>{_e(where)}'
         "</code></td></tr>"
@@ -188,8 +189,7 @@ def _layer_rows(layer: dict[str, Any], title: str, css: str, lang: str) -> str:
         for key, rows in (("stack.libraries", libraries), ("stack.facts", facts))
         if rows
     )
-    opened = " open" if css in ("error", "warning") else ""
-    return f'<details class="layer"{opened}><summary>{_e(title)}</summary>{tables}</details>'
+    return f'<details class="layer"><summary>{_e(title)}</summary>{tables}</details>'
 
 
 def _finding(

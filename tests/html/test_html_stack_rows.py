@@ -107,7 +107,7 @@ def test_report_html_lists_each_layers_libraries_and_facts_as_the_stack_page(
 ) -> None:
     tables = _assert_same_rows(not_on_path, lang)
     cuda = next(title for title in tables.layers if title.startswith(label("layer.cuda", lang)))
-    assert tables.opened[cuda], "a broken layer's rows are open"
+    assert not any(tables.opened.values()), "folded: the findings stay near the top of the page"
     # The CUDA libraries installed where the loader does not look are said so, in the page's words.
     assert label("stack.lib_unreachable", lang) in {where for _, where in tables.layers[cuda]}
 
