@@ -79,7 +79,7 @@ def test_every_folder_the_readme_layout_names_exists() -> None:
 
 def test_every_core_part_the_architecture_names_exists() -> None:
     text = MAPS["docs/architecture.md"].read_text(encoding="utf-8")
-    named_core = set(re.findall(r"core/((?:[a-z_]+/)*[a-z_]+(?:/|\.py))", text))
+    named_core = set(re.findall(r"(?<![\w/])core/((?:[a-z_]+/)*[a-z_]+(?:/|\.py))", text))
     absent = sorted(part for part in named_core if not (CORE / part.rstrip("/")).exists())
     assert absent == []
     rows = set(re.findall(r"`([a-z_]+)`", text[text.index("| row | what it holds |") :].split("\n\n")[0]))
